@@ -1,0 +1,135 @@
+/// Everything about an image that is not its pixels, gathered from whichever container it
+/// came in (PNG chunks, JPEG APPn segments, GIF extensions).
+public struct ImageMetadata: Sendable, Equatable {
+    /// An embedded ICC colour profile, decompressed.
+    public var iccProfile: [UInt8]?
+    /// The ICC profile's name where the container gives one (PNG iCCP).
+    public var iccProfileName: String?
+    /// Raw EXIF bytes (a TIFF structure, starting `II*\0` or `MM\0*`).
+    public var exif: [UInt8]?
+    /// The EXIF orientation; ``Orientation/up`` when absent. Decoders do not apply it unless asked.
+    public var orientation: Orientation
+    /// The file gamma (PNG gAMA: 1/2.2 is 0.45455).
+    public var gamma: Double?
+    /// The sRGB rendering intent (PNG sRGB: 0 perceptual ... 3 absolute colorimetric).
+    public var sRGBIntent: UInt8?
+    public var chromaticities: Chromaticities?
+    /// Text entries (PNG tEXt, zTXt, iTXt; JPEG COM and GIF comments have keyword "Comment").
+    public var texts: [TextEntry]
+    public var density: Density?
+    /// The last-modification time (PNG tIME).
+    public var modificationTime: Timestamp?
+    /// The suggested background colour as 16-bit RGB (PNG bKGD, expanded from any colour type).
+    public var background: [UInt16]?
+    /// The number of significant bits per channel (PNG sBIT), in the image's channel order.
+    public var significantBits: [UInt8]?
+
+    public init(iccProfile: [UInt8]? = nil, iccProfileName: String? = nil, exif: [UInt8]? = nil,
+                orientation: Orientation = .up, gamma: Double? = nil, sRGBIntent: UInt8? = nil,
+                chromaticities: Chromaticities? = nil, texts: [TextEntry] = [], density: Density? = nil,
+                modificationTime: Timestamp? = nil, background: [UInt16]? = nil,
+                significantBits: [UInt8]? = nil) {
+        self.iccProfile = iccProfile
+        self.iccProfileName = iccProfileName
+        self.exif = exif
+        self.orientation = orientation
+        self.gamma = gamma
+        self.sRGBIntent = sRGBIntent
+        self.chromaticities = chromaticities
+        self.texts = texts
+        self.density = density
+        self.modificationTime = modificationTime
+        self.background = background
+        self.significantBits = significantBits
+    }
+
+    /// True when nothing is set.
+    public var isEmpty: Bool { self == ImageMetadata() }
+
+    /// The names of the fields that are set, for `info`-style listings (stable order).
+    public var keys: [String] {
+        var keys: [String] = []
+        if iccProfile != nil { keys.append("icc") }
+        if exif != nil { keys.append("exif") }
+        if orientation != .up { keys.append("orientation") }
+        if gamma != nil { keys.append("gamma") }
+        if sRGBIntent != nil { keys.append("srgb") }
+        if chromaticities != nil { keys.append("chromaticities") }
+        if !texts.isEmpty { keys.append("text") }
+        if density != nil { keys.append("density") }
+        if modificationTime != nil { keys.append("time") }
+        if background != nil { keys.append("background") }
+        if significantBits != nil { keys.append("significantBits") }
+        return keys
+    }
+}
+
+/// One keyword/value text entry.
+public struct TextEntry: Sendable, Equatable {
+    public enum Kind: String, Sendable, Equatable {
+        /// Latin-1 text (PNG tEXt), or a comment (JPEG COM, GIF comment extension).
+        case plain
+        /// Latin-1 text stored compressed (PNG zTXt).
+        case compressed
+        /// UTF-8 text with a language tag (PNG iTXt), compressed or not.
+        case international
+    }
+    public var keyword: String
+    public var text: String
+    public var kind: Kind
+    /// iTXt language tag.
+    public var language: String
+    /// iTXt translated keyword.
+    public var translatedKeyword: String
+    /// iTXt: whether the text is (to be) stored compressed.
+    public var compressed: Bool
+
+    public init(keyword: String, text: String, kind: Kind = .plain, language: String = "",
+                translatedKeyword: String = "", compressed: Bool = false) {
+        self.keyword = keyword
+        self.text = text
+        self.kind = kind
+        self.language = language
+        self.translatedKeyword = translatedKeyword
+        self.compressed = compressed || kind == .compressed
+    }
+}
+
+/// Pixel density: per metre (PNG pHYs unit 1), per inch or per centimetre (JPEG JFIF), or
+/// an aspect ratio only.
+public struct Density: Sendable, Equatable {
+    public enum Unit: String, Sendable, Equatable { case aspectRatio, perInch, perCentimetre, perMetre }
+    public var x: Int
+    public var y: Int
+    public var unit: Unit
+    public init(x: Int, y: Int, unit: Unit) { self.x = x; self.y = y; self.unit = unit }
+
+    /// Dots per inch where the unit allows it.
+    public var dpi: (x: Double, y: Double)? {
+        switch unit {
+        case .aspectRatio: nil
+        case .perInch: (Double(x), Double(y))
+        case .perCentimetre: (Double(x) * 2.54, Double(y) * 2.54)
+        case .perMetre: (Double(x) * 0.0254, Double(y) * 0.0254)
+        }
+    }
+}
+
+/// CIE chromaticities of the white point and primaries (PNG cHRM).
+public struct Chromaticities: Sendable, Equatable {
+    public var whiteX, whiteY, redX, redY, greenX, greenY, blueX, blueY: Double
+    public init(whiteX: Double, whiteY: Double, redX: Double, redY: Double,
+                greenX: Double, greenY: Double, blueX: Double, blueY: Double) {
+        self.whiteX = whiteX; self.whiteY = whiteY; self.redX = redX; self.redY = redY
+        self.greenX = greenX; self.greenY = greenY; self.blueX = blueX; self.blueY = blueY
+    }
+}
+
+/// A calendar time in UTC (PNG tIME).
+public struct Timestamp: Sendable, Equatable {
+    public var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
+    public init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+        self.year = year; self.month = month; self.day = day
+        self.hour = hour; self.minute = minute; self.second = second
+    }
+}

@@ -1,0 +1,59 @@
+/// EXIF orientation (tag 0x0112): how the stored pixels must be turned to appear upright.
+public enum Orientation: Int, Sendable, Equatable, CaseIterable {
+    /// Stored upright.
+    case up = 1
+    case upMirrored = 2
+    case down = 3
+    case downMirrored = 4
+    case leftMirrored = 5
+    /// Stored rotated; display turns it 90 degrees clockwise.
+    case right = 6
+    case rightMirrored = 7
+    /// Stored rotated; display turns it 90 degrees counter-clockwise.
+    case left = 8
+
+    /// True for the four orientations that swap width and height.
+    public var swapsDimensions: Bool { rawValue >= 5 }
+}
+
+extension Image {
+    /// The image turned so that it appears upright, per `orientation` (EXIF semantics);
+    /// the result's metadata says ``Orientation/up``.
+    ///
+    /// ```swift
+    /// let upright = image.oriented(image.metadata.orientation)
+    /// ```
+    public func oriented(_ orientation: Orientation) -> Image {
+        if orientation == .up { return self }
+        let w = width, h = height, bpp = format.bytesPerPixel
+        let outW = orientation.swapsDimensions ? h : w
+        let outH = orientation.swapsDimensions ? w : h
+        var out = Image(width: outW, height: outH, format: format, metadata: metadata)
+        out.metadata.orientation = .up
+        out.isPremultiplied = isPremultiplied
+        if w == 0 || h == 0 { return out }
+        pixels.withUnsafeBufferPointer { src in
+            out.pixels.withUnsafeMutableBufferPointer { dst in
+                for oy in 0 ..< outH {
+                    for ox in 0 ..< outW {
+                        // Source coordinate that lands at (ox, oy) after the transform.
+                        let (sx, sy): (Int, Int)
+                        switch orientation {
+                        case .up: (sx, sy) = (ox, oy)
+                        case .upMirrored: (sx, sy) = (w - 1 - ox, oy)
+                        case .down: (sx, sy) = (w - 1 - ox, h - 1 - oy)
+                        case .downMirrored: (sx, sy) = (ox, h - 1 - oy)
+                        case .leftMirrored: (sx, sy) = (oy, ox)
+                        case .right: (sx, sy) = (oy, h - 1 - ox)
+                        case .rightMirrored: (sx, sy) = (w - 1 - oy, h - 1 - ox)
+                        case .left: (sx, sy) = (w - 1 - oy, ox)
+                        }
+                        let s = (sy * w + sx) * bpp, d = (oy * outW + ox) * bpp
+                        for k in 0 ..< bpp { dst[d + k] = src[s + k] }
+                    }
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,2 @@
+import Testing
+// The JPNGTool suite grows with its module.

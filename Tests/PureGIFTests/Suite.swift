@@ -1,0 +1,2 @@
+import Testing
+// The PureGIF suite grows with its module.

@@ -1,0 +1,2 @@
+import Testing
+// The PureJPEG suite grows with its module.

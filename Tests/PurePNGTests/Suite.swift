@@ -1,0 +1,2 @@
+import Testing
+// The PurePNG suite grows with its module.
