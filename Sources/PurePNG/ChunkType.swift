@@ -6,7 +6,7 @@ public struct ChunkType: Hashable, Sendable, CustomStringConvertible {
     public init(_ value: UInt32) { self.value = value }
 
     public init(_ name: StaticString) {
-        precondition(name.utf8CodeUnitsCount == 4)
+        precondition(name.utf8CodeUnitCount == 4)
         var v: UInt32 = 0
         name.withUTF8Buffer { for b in $0 { v = v << 8 | UInt32(b) } }
         self.value = v
