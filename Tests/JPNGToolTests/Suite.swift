@@ -1,2 +1,0 @@
-import Testing
-// The JPNGTool suite grows with its module.

@@ -1,2 +1,0 @@
-import Testing
-// The PureGIF suite grows with its module.

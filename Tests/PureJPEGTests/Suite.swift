@@ -1,2 +1,0 @@
-import Testing
-// The PureJPEG suite grows with its module.

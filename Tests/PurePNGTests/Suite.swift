@@ -1,2 +1,0 @@
-import Testing
-// The PurePNG suite grows with its module.
