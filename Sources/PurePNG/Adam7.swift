@@ -35,13 +35,33 @@ enum Adam7 {
                         imageWidth: Int, bytesPerPixel bpp: Int, into image: UnsafeMutablePointer<UInt8>) {
         let p = passes[index]
         let y = p.y0 &+ passRow &* p.dy
-        var d = image + (y &* imageWidth &+ p.x0) &* bpp
+        let d = UnsafeMutableRawPointer(image + (y &* imageWidth &+ p.x0) &* bpp)
+        let s = UnsafeRawPointer(pixels)
         let step = p.dx &* bpp
-        var s = pixels
-        for _ in 0 ..< count {
-            d.update(from: s, count: bpp)
-            d += step
-            s += bpp
+        // Fixed-size moves per pixel size: a memmove call per 3-byte pixel costs more than the pixel.
+        @inline(__always) func move<T>(_: T.Type, _ extra: Int) {
+            for i in 0 ..< count {
+                let from = i &* bpp, to = i &* step
+                d.storeBytes(of: s.loadUnaligned(fromByteOffset: from, as: T.self), toByteOffset: to, as: T.self)
+                if extra == 1 {
+                    d.storeBytes(of: s.load(fromByteOffset: from &+ bpp &- 1, as: UInt8.self), toByteOffset: to &+ bpp &- 1, as: UInt8.self)
+                } else if extra == 2 {
+                    d.storeBytes(of: s.loadUnaligned(fromByteOffset: from &+ bpp &- 2, as: UInt16.self),
+                                 toByteOffset: to &+ bpp &- 2, as: UInt16.self)
+                }
+            }
+        }
+        switch bpp {
+        case 1: move(UInt8.self, 0)
+        case 2: move(UInt16.self, 0)
+        case 3: move(UInt16.self, 1)
+        case 4: move(UInt32.self, 0)
+        case 6: move(UInt32.self, 2)
+        case 8: move(UInt64.self, 0)
+        default:
+            for i in 0 ..< count {
+                (d + i &* step).copyMemory(from: s + i &* bpp, byteCount: bpp)
+            }
         }
     }
 
