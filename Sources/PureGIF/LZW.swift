@@ -76,131 +76,150 @@ struct LZWDecoder: Sendable {
     mutating func decode(_ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>,
                          capacity: Int, position: inout Int) -> (Status, Int) {
         if position >= capacity { return (.outputFull, 0) }
-        var bits = self.bits, bitCount = self.bitCount
-        var codeSize = self.codeSize, nextCode = self.nextCode, previous = self.previous
-        var pos = position
-        let clearCode = self.clearCode, endCode = self.endCode
-        let n = input.count
+        // A call that ended `.needInput` left fewer bits than a code, so empty input has nothing to do.
+        guard input.count > 0, let base = input.baseAddress else { return (.needInput, 0) }
+        var registers = Registers(bits: bits, bitCount: bitCount, codeSize: codeSize, nextCode: nextCode,
+                                  previous: previous, position: position)
+        let (clearCode, minimumCodeSize) = (self.clearCode, self.minimumCodeSize)
+        let result = link.withUnsafeMutableBufferPointer { linkBuffer in
+            length.withUnsafeMutableBufferPointer { lengthBuffer in
+                guard let link = linkBuffer.baseAddress, let length = lengthBuffer.baseAddress else {
+                    return (Status.needInput, 0)
+                }
+                return LZWDecoder.kernel(&registers, link: link, length: length, input: base, count: input.count,
+                                         output: output, capacity: capacity, clearCode: clearCode,
+                                         minimumCodeSize: minimumCodeSize)
+            }
+        }
+        bits = registers.bits; bitCount = registers.bitCount
+        codeSize = registers.codeSize; nextCode = registers.nextCode; previous = registers.previous
+        position = registers.position
+        return result
+    }
+
+    /// The decoder's state while a kernel runs: copied into locals so that it lives in registers.
+    private struct Registers {
+        var bits: UInt64, bitCount: Int, codeSize: Int, nextCode: Int, previous: Int, position: Int
+    }
+
+    /// The hot loop, over pointers whose extents the caller checked: `link` and `length` hold
+    /// 4096 entries, `input` `count` bytes, `output` `capacity` bytes.
+    @inline(never)
+    private static func kernel(_ r: inout Registers, link: UnsafeMutablePointer<UInt32>, length: UnsafeMutablePointer<UInt16>,
+                               input base: UnsafePointer<UInt8>, count n: Int, output: UnsafeMutablePointer<UInt8>,
+                               capacity: Int, clearCode: Int, minimumCodeSize: Int) -> (Status, Int) {
+        var bits = r.bits, bitCount = r.bitCount, codeSize = r.codeSize
+        var nextCode = r.nextCode, previous = r.previous, pos = r.position
+        let endCode = clearCode &+ 1
         var i = 0
         var status = Status.needInput
-        // A call that ended `.needInput` left fewer bits than a code, so empty input has nothing to do.
-        guard n > 0, let base = input.baseAddress else { return (.needInput, 0) }
-        link.withUnsafeMutableBufferPointer { linkBuffer in
-            length.withUnsafeMutableBufferPointer { lengthBuffer in
-                guard let link = linkBuffer.baseAddress, let length = lengthBuffer.baseAddress else { return }
-                var mask = (UInt64(1) << UInt64(codeSize)) &- 1
-                while true {
-                    if bitCount < codeSize {
-                        if i &+ 8 <= n {
-                            // Whole 8-byte load; keep only the bytes that fit above `bitCount`.
-                            let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
-                            bits |= word << UInt64(bitCount)
-                            i &+= (63 &- bitCount) >> 3
-                            bitCount |= 56
-                        } else {
-                            while bitCount <= 56 && i < n {
-                                bits |= UInt64(base[i]) << UInt64(bitCount)
-                                bitCount &+= 8
-                                i &+= 1
-                            }
-                            if bitCount < codeSize { break }
-                        }
+        var mask = (UInt64(1) << UInt64(codeSize)) &- 1
+        while true {
+            if bitCount < codeSize {
+                if i &+ 8 <= n {
+                    // Whole 8-byte load; the bytes above `bitCount` that do not fit are loaded again next time.
+                    let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+                    bits |= word << UInt64(bitCount)
+                    i &+= (63 &- bitCount) >> 3
+                    bitCount |= 56
+                } else {
+                    while bitCount <= 56 && i < n {
+                        bits |= UInt64(base[i]) << UInt64(bitCount)
+                        bitCount &+= 8
+                        i &+= 1
                     }
-                    let code = Int(truncatingIfNeeded: bits & mask)
-                    bits >>= UInt64(codeSize)
-                    bitCount &-= codeSize
+                    if bitCount < codeSize { break }
+                }
+            }
+            let code = Int(truncatingIfNeeded: bits & mask)
+            bits >>= UInt64(codeSize)
+            bitCount &-= codeSize
 
-                    if code < clearCode {
-                        // A literal: the commonest short string, written without the table walk.
-                        if previous >= 0 && nextCode < LZWDecoder.maxCodes {
-                            let p = link[previous]
-                            link[nextCode] = UInt32(previous) | UInt32(code) << 16 | (p & 0xFF00_0000)
-                            length[nextCode] = length[previous] &+ 1
-                            nextCode &+= 1
-                            if nextCode == 1 << codeSize && codeSize < 12 {
-                                codeSize &+= 1
-                                mask = (UInt64(1) << UInt64(codeSize)) &- 1
-                            }
-                        } else if nextCode == 1 << codeSize && codeSize < 12 {
-                            codeSize &+= 1
-                            mask = (UInt64(1) << UInt64(codeSize)) &- 1
-                        }
-                        output[pos] = UInt8(truncatingIfNeeded: code)
-                        pos &+= 1
-                        previous = code
-                        if pos == capacity { status = .outputFull; break }
-                        continue
-                    }
-                    if code == clearCode {
-                        nextCode = clearCode &+ 2
-                        codeSize = minimumCodeSize &+ 1
-                        mask = (UInt64(1) << UInt64(codeSize)) &- 1
-                        previous = -1
-                        continue
-                    }
-                    if code == endCode { status = .end; break }
-
-                    // A table entry, or the entry being defined (the KwKwK case, appendix F).
-                    let firstByte: UInt32
-                    let stringLength: Int
-                    let walkFrom: Int
-                    if code < nextCode {
-                        firstByte = link[code] >> 24
-                        stringLength = Int(length[code])
-                        walkFrom = code
-                    } else if code == nextCode && previous >= 0 {
-                        firstByte = link[previous] >> 24
-                        stringLength = Int(length[previous]) &+ 1
-                        walkFrom = previous
-                    } else {
-                        status = .invalidCode(code)
-                        break
-                    }
-                    let room = capacity &- pos
-                    if stringLength <= room {
-                        var p = output + (pos &+ stringLength &- 1)
-                        var c = walkFrom
-                        if walkFrom != code { p.pointee = UInt8(truncatingIfNeeded: firstByte); p -= 1 }
-                        // Chains end at a literal: every prefix is smaller than its entry.
-                        while c >= clearCode {
-                            let e = link[c]
-                            p.pointee = UInt8(truncatingIfNeeded: e >> 16)
-                            p -= 1
-                            c = Int(truncatingIfNeeded: e & 0xFFFF)
-                        }
-                        p.pointee = UInt8(truncatingIfNeeded: c)
-                    } else {
-                        LZWDecoder.writeClipped(link: link, walkFrom: walkFrom, defined: walkFrom != code,
-                                                firstByte: UInt8(truncatingIfNeeded: firstByte),
-                                                length: stringLength, into: output + pos, room: room,
-                                                clearCode: clearCode)
-                    }
-                    if previous >= 0 && nextCode < LZWDecoder.maxCodes {
-                        let p = link[previous]
-                        link[nextCode] = UInt32(previous) | firstByte << 16 | (p & 0xFF00_0000)
-                        length[nextCode] = length[previous] &+ 1
-                        nextCode &+= 1
-                        if nextCode == 1 << codeSize && codeSize < 12 {
-                            codeSize &+= 1
-                            mask = (UInt64(1) << UInt64(codeSize)) &- 1
-                        }
-                    } else if nextCode == 1 << codeSize && codeSize < 12 {
-                        // Minimum code size 1: the first free code (4) already needs 3 bits, so the
-                        // width grows after the first code following a clear (as giflib and Pillow read it).
+            if code < clearCode {
+                // A literal: the commonest short string, written without the table walk.
+                if previous >= 0 && nextCode < LZWDecoder.maxCodes {
+                    let p = link[previous]
+                    link[nextCode] = UInt32(truncatingIfNeeded: previous) | UInt32(truncatingIfNeeded: code) << 16 | (p & 0xFF00_0000)
+                    length[nextCode] = length[previous] &+ 1
+                    nextCode &+= 1
+                    if nextCode == 1 << codeSize && codeSize < 12 {
                         codeSize &+= 1
                         mask = (UInt64(1) << UInt64(codeSize)) &- 1
                     }
-                    previous = code
-                    if stringLength >= room { pos = capacity; status = .outputFull; break }
-                    pos &+= stringLength
+                } else if nextCode == 1 << codeSize && codeSize < 12 {
+                    // Minimum code size 1: the first free code (4) already needs 3 bits, so the
+                    // width grows after the first code following a clear (as giflib and Pillow read it).
+                    codeSize &+= 1
+                    mask = (UInt64(1) << UInt64(codeSize)) &- 1
                 }
+                output[pos] = UInt8(truncatingIfNeeded: code)
+                pos &+= 1
+                previous = code
+                if pos == capacity { status = .outputFull; break }
+                continue
             }
+            if code == clearCode {
+                nextCode = clearCode &+ 2
+                codeSize = minimumCodeSize &+ 1
+                mask = (UInt64(1) << UInt64(codeSize)) &- 1
+                previous = -1
+                continue
+            }
+            if code == endCode { status = .end; break }
+
+            // A table entry, or the entry being defined (the KwKwK case, appendix F).
+            let firstByte: UInt32
+            let stringLength: Int
+            let walkFrom: Int
+            if code < nextCode {
+                firstByte = link[code] >> 24
+                stringLength = Int(length[code])
+                walkFrom = code
+            } else if code == nextCode && previous >= 0 {
+                firstByte = link[previous] >> 24
+                stringLength = Int(length[previous]) &+ 1
+                walkFrom = previous
+            } else {
+                status = .invalidCode(code)
+                break
+            }
+            let room = capacity &- pos
+            if stringLength <= room {
+                var p = output + (pos &+ stringLength &- 1)
+                var c = walkFrom
+                if walkFrom != code { p.pointee = UInt8(truncatingIfNeeded: firstByte); p -= 1 }
+                // Chains end at a literal: every prefix is smaller than its entry.
+                while c >= clearCode {
+                    let e = link[c]
+                    p.pointee = UInt8(truncatingIfNeeded: e >> 16)
+                    p -= 1
+                    c = Int(truncatingIfNeeded: e & 0xFFFF)
+                }
+                p.pointee = UInt8(truncatingIfNeeded: c)
+            } else {
+                writeClipped(link: link, walkFrom: walkFrom, defined: walkFrom != code,
+                             firstByte: UInt8(truncatingIfNeeded: firstByte), length: stringLength,
+                             into: output + pos, room: room, clearCode: clearCode)
+            }
+            if previous >= 0 && nextCode < LZWDecoder.maxCodes {
+                let p = link[previous]
+                link[nextCode] = UInt32(truncatingIfNeeded: previous) | firstByte << 16 | (p & 0xFF00_0000)
+                length[nextCode] = length[previous] &+ 1
+                nextCode &+= 1
+                if nextCode == 1 << codeSize && codeSize < 12 {
+                    codeSize &+= 1
+                    mask = (UInt64(1) << UInt64(codeSize)) &- 1
+                }
+            } else if nextCode == 1 << codeSize && codeSize < 12 {
+                codeSize &+= 1
+                mask = (UInt64(1) << UInt64(codeSize)) &- 1
+            }
+            previous = code
+            if stringLength >= room { pos = capacity; status = .outputFull; break }
+            pos &+= stringLength
         }
-        let used = status == .needInput ? n : i
-        self.bits = bits; self.bitCount = bitCount
-        self.codeSize = codeSize; self.nextCode = nextCode; self.previous = previous
-        position = pos
-        return (status, used)
+        r = Registers(bits: bits, bitCount: bitCount, codeSize: codeSize, nextCode: nextCode, previous: previous, position: pos)
+        return (status, status == .needInput ? n : i)
     }
 
     /// The last `room` bytes do not fit: writes the first `room` bytes of the string.
