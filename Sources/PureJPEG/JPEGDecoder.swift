@@ -170,10 +170,12 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             switch phase {
             case .start:
                 guard input.count >= 2 else {
-                    if input.isFinished && input.count == 1 && input[0] != 0xFF { throw .notJPEG(offset: 0) }
+                    if input.isFinished && input.count == 1 && input[0] != 0xFF { throw .invalidMarker(marker: input[0], offset: 0) }
                     return
                 }
-                guard input[0] == 0xFF, input[1] == Marker.soi else { throw .notJPEG(offset: 0) }
+                guard input[0] == 0xFF, input[1] == Marker.soi else {
+                    throw .invalidMarker(marker: input[0] == 0xFF ? input[1] : input[0], offset: input[0] == 0xFF ? 1 : 0)
+                }
                 input.consume(2)
                 phase = .markers
             case .markers:
@@ -222,6 +224,8 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             try endOfImage(offset: offset, &events)
             return true
         case Marker.rst0 ... Marker.rst7, Marker.tem:
+            // Before any scan a restart marker is an error; after one, a stray RSTn is skipped as libjpeg does.
+            if marker != Marker.tem && scansStarted == 0 { throw .invalidMarker(marker: marker, offset: offset) }
             input.consume(2)
             return true
         default:
@@ -229,7 +233,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         }
         guard input.count >= 4 else { return false }
         let length = Int(input[2]) << 8 | Int(input[3])
-        guard length >= 2 else { throw .invalidSegment(marker: marker, reason: "length \(length)", offset: offset + 2) }
+        guard length >= 2 else { throw .invalidMarker(marker: marker, offset: offset) }
         guard let body = input.bytes(at: 4, count: length - 2) else { return false }
         input.consume(2 + length)
         try segment(marker, body: body, offset: offset + 4, &events)
@@ -330,7 +334,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
 
     private mutating func startScan(_ scan: ScanHeader, frame: Frame, _ events: inout [DecodingEvent]) throws(JPEGError) {
         scansStarted += 1
-        if scansStarted > limits.maxScans { throw .limitExceeded(.scans(limit: limits.maxScans), offset: scan.offset) }
+        if scansStarted > limits.maxScans { throw .tooManyScans(limit: limits.maxScans, offset: scan.offset) }
         info?.scanCount = scansStarted
         if mode == .undecided {
             collector.finishHeaders()

@@ -8,30 +8,29 @@ import ImageCore
 /// catch let error as JPEGError { print(error.code, error) }   // e.g. "unsupported"
 /// ```
 public enum JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The file does not start with SOI (FF D8).
-    case notJPEG(offset: Int)
-    /// A marker byte that cannot appear here (T.81 B.1.1.3), or a marker where one was expected and none is.
+    /// A marker that cannot appear here (T.81 B.1.1.3): no SOI at the start (`marker` is then the
+    /// first byte), a second SOI or SOF, RSTn before any scan, a reserved marker, a segment length below 2.
     case invalidMarker(marker: UInt8, offset: Int)
     /// A marker segment whose length or contents are malformed (T.81 B.2.4, B.2.5).
     case invalidSegment(marker: UInt8, reason: String, offset: Int)
     /// A DHT segment that does not describe a valid canonical code (T.81 C).
     case invalidHuffmanTable(reason: String, offset: Int)
-    /// A DQT segment with a bad precision or table index (T.81 B.2.4.1).
-    case invalidQuantizationTable(reason: String, offset: Int)
     /// A scan refers to a Huffman or quantization table that was never defined.
     case missingTable(kind: String, index: Int, offset: Int)
-    /// Width 0 in SOF.
+    /// Width or height 0 in SOF (height 0 would need DNL, T.81 B.2.5, which is not supported).
     case invalidDimensions(width: Int, height: Int, offset: Int)
-    /// Bad sampling factors or component layout in SOF (T.81 B.2.2).
-    case invalidFrame(reason: String, offset: Int)
     /// A coding process, precision or layout this decoder does not implement (never a wrong image).
     case unsupported(process: String, offset: Int)
     /// An SOS header that is malformed or violates the progression rules (T.81 B.2.3, G.1.1.1).
     case invalidScan(reason: String, offset: Int)
-    /// Entropy-coded data that cannot be decoded (an invalid Huffman code, a run past the block).
+    /// Values no valid file holds: entropy-coded data that cannot be decoded (an invalid Huffman
+    /// code, a run past the block), or header fields out of range (sampling factors, table
+    /// indices, DQT precision, a scan naming a component the frame lacks).
     case corruptData(reason: String, offset: Int)
-    /// The input exceeds one of the ``DecodingLimits``.
+    /// The input exceeds one of the ``DecodingLimits`` other than the scan count.
     case limitExceeded(LimitViolation, offset: Int)
+    /// More progressive scans than ``DecodingLimits/maxScans``.
+    case tooManyScans(limit: Int, offset: Int)
     /// The input ended early; `partial` holds what was decoded (the rest mid-gray).
     case truncated(offset: Int, partial: Image?)
     /// A decoding option outside its documented range.
@@ -40,18 +39,16 @@ public enum JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stable name for the case (vector tables record it).
     public var code: String {
         switch self {
-        case .notJPEG: "notJPEG"
         case .invalidMarker: "invalidMarker"
         case .invalidSegment: "invalidSegment"
         case .invalidHuffmanTable: "invalidHuffmanTable"
-        case .invalidQuantizationTable: "invalidQuantizationTable"
         case .missingTable: "missingTable"
         case .invalidDimensions: "invalidDimensions"
-        case .invalidFrame: "invalidFrame"
         case .unsupported: "unsupported"
         case .invalidScan: "invalidScan"
         case .corruptData: "corruptData"
         case .limitExceeded: "limitExceeded"
+        case .tooManyScans: "tooManyScans"
         case .truncated: "truncated"
         case .invalidOption: "invalidOption"
         }
@@ -60,11 +57,10 @@ public enum JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The byte offset the error refers to, where there is one.
     public var offset: Int? {
         switch self {
-        case let .notJPEG(o), let .invalidMarker(_, o), let .invalidSegment(_, _, o),
-             let .invalidHuffmanTable(_, o), let .invalidQuantizationTable(_, o),
-             let .missingTable(_, _, o), let .invalidDimensions(_, _, o), let .invalidFrame(_, o),
+        case let .invalidMarker(_, o), let .invalidSegment(_, _, o), let .invalidHuffmanTable(_, o),
+             let .missingTable(_, _, o), let .invalidDimensions(_, _, o),
              let .unsupported(_, o), let .invalidScan(_, o), let .corruptData(_, o),
-             let .limitExceeded(_, o), let .truncated(o, _):
+             let .limitExceeded(_, o), let .tooManyScans(_, o), let .truncated(o, _):
             o
         case .invalidOption: nil
         }
@@ -72,18 +68,16 @@ public enum JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .notJPEG(o): "not a JPEG file (no SOI marker) at offset \(o)"
         case let .invalidMarker(m, o): "invalid marker 0x\(hex(m)) at offset \(o)"
         case let .invalidSegment(m, r, o): "malformed segment FF\(hex(m)) at offset \(o): \(r)"
         case let .invalidHuffmanTable(r, o): "invalid Huffman table at offset \(o): \(r)"
-        case let .invalidQuantizationTable(r, o): "invalid quantization table at offset \(o): \(r)"
         case let .missingTable(k, i, o): "\(k) table \(i) used at offset \(o) was never defined"
         case let .invalidDimensions(w, h, o): "invalid image size \(w)x\(h) at offset \(o)"
-        case let .invalidFrame(r, o): "invalid frame header at offset \(o): \(r)"
         case let .unsupported(p, o): "unsupported JPEG process at offset \(o): \(p)"
         case let .invalidScan(r, o): "invalid scan at offset \(o): \(r)"
         case let .corruptData(r, o): "corrupt entropy-coded data at offset \(o): \(r)"
         case let .limitExceeded(v, o): "limit exceeded at offset \(o): \(v)"
+        case let .tooManyScans(l, o): "more than \(l) progressive scans (at offset \(o))"
         case let .truncated(o, p): "input truncated at offset \(o)" + (p == nil ? "" : " (partial image available)")
         case let .invalidOption(r): "invalid decoding option: \(r)"
         }

@@ -56,15 +56,16 @@ enum SegmentParser {
             if precision == 12 || precision == 16 {
                 throw .unsupported(process: "\(precision)-bit sample precision", offset: offset)
             }
-            throw .invalidFrame(reason: "sample precision \(precision)", offset: offset)
+            throw .corruptData(reason: "sample precision \(precision)", offset: offset)
         }
         guard body.count == 6 + 3 * count else {
             throw .invalidSegment(marker: marker, reason: "SOF length does not match \(count) components", offset: offset)
         }
         if width == 0 { throw .invalidDimensions(width: width, height: height, offset: offset + 1) }
-        if height == 0 { throw .unsupported(process: "height defined by a DNL marker (SOF height 0)", offset: offset + 1) }
+        // Height 0 defers the height to a DNL marker (T.81 B.2.5), which libjpeg does not support either.
+        if height == 0 { throw .invalidDimensions(width: width, height: height, offset: offset + 1) }
         guard count >= 1 && count <= 4 else {
-            if count == 0 { throw .invalidFrame(reason: "no components", offset: offset + 5) }
+            if count == 0 { throw .corruptData(reason: "no components", offset: offset + 5) }
             throw .unsupported(process: "\(count) components", offset: offset + 5)
         }
         if count == 2 { throw .unsupported(process: "2 components", offset: offset + 5) }
@@ -73,11 +74,11 @@ enum SegmentParser {
             let at = 6 + 3 * i
             let id = body[at], h = Int(body[at + 1] >> 4), v = Int(body[at + 1] & 15), tq = Int(body[at + 2])
             guard (1 ... 4).contains(h), (1 ... 4).contains(v) else {
-                throw .invalidFrame(reason: "sampling factors \(h)x\(v) of component \(id)", offset: offset + at + 1)
+                throw .corruptData(reason: "sampling factors \(h)x\(v) of component \(id)", offset: offset + at + 1)
             }
-            guard tq <= 3 else { throw .invalidFrame(reason: "quantization table \(tq)", offset: offset + at + 2) }
+            guard tq <= 3 else { throw .corruptData(reason: "quantization table \(tq)", offset: offset + at + 2) }
             if components.contains(where: { $0.id == id }) {
-                throw .invalidFrame(reason: "duplicate component id \(id)", offset: offset + at)
+                throw .corruptData(reason: "duplicate component id \(id)", offset: offset + at)
             }
             components.append(FrameComponent(id: id, h: h, v: v, quantTable: tq))
         }
@@ -90,8 +91,8 @@ enum SegmentParser {
         var i = 0
         while i < body.count {
             let pq = Int(body[i] >> 4), tq = Int(body[i] & 15)
-            guard pq <= 1 else { throw .invalidQuantizationTable(reason: "precision \(pq)", offset: offset + i) }
-            guard tq <= 3 else { throw .invalidQuantizationTable(reason: "table index \(tq)", offset: offset + i) }
+            guard pq <= 1 else { throw .corruptData(reason: "precision \(pq)", offset: offset + i) }
+            guard tq <= 3 else { throw .corruptData(reason: "table index \(tq)", offset: offset + i) }
             let size = pq == 0 ? 64 : 128
             guard i + 1 + size <= body.count else {
                 throw .invalidSegment(marker: Marker.dqt, reason: "table \(tq) runs past the segment", offset: offset + i)
@@ -117,13 +118,13 @@ enum SegmentParser {
                 throw .invalidHuffmanTable(reason: "class \(tc) index \(th)", offset: offset + i)
             }
             guard i + 17 <= body.count else {
-                throw .invalidSegment(marker: Marker.dht, reason: "table header runs past the segment", offset: offset + i)
+                throw .invalidHuffmanTable(reason: "table header runs past the segment", offset: offset + i)
             }
             let counts = Array(body[i + 1 ..< i + 17])
             let total = counts.reduce(0) { $0 + Int($1) }
             guard total <= 256 else { throw .invalidHuffmanTable(reason: "\(total) symbols", offset: offset + i) }
             guard i + 17 + total <= body.count else {
-                throw .invalidSegment(marker: Marker.dht, reason: "symbols run past the segment", offset: offset + i)
+                throw .invalidHuffmanTable(reason: "symbols run past the segment", offset: offset + i)
             }
             let values = Array(body[i + 17 ..< i + 17 + total])
             guard let table = HuffmanTable(counts: counts, values: values, isDC: tc == 0) else {
@@ -153,7 +154,7 @@ enum SegmentParser {
         for i in 0 ..< n {
             let id = body[1 + 2 * i]
             guard let index = frame.components.firstIndex(where: { $0.id == id }) else {
-                throw .invalidScan(reason: "component id \(id) is not in the frame", offset: offset + 1 + 2 * i)
+                throw .corruptData(reason: "scan names component id \(id), which is not in the frame", offset: offset + 1 + 2 * i)
             }
             guard !comps.contains(index) else {
                 throw .invalidScan(reason: "component id \(id) twice in one scan", offset: offset + 1 + 2 * i)

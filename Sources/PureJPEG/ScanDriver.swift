@@ -30,7 +30,6 @@ extension JPEGDecoder {
                     planes.withUnsafeMutableBufferPointer { planeBuffer in
                         coefficients.withUnsafeMutableBufferPointer { coefficientBuffer in
                             data.withUnsafeUnread { bytes in
-                                let sink: BlockSink
                                 guard let zigzagBase = zigzag.baseAddress, let quantBase = quant.baseAddress else { return }
                                 let sink: BlockSink
                                 if let sinkPipeline, let base = planeBuffer.baseAddress {
@@ -110,7 +109,8 @@ extension JPEGDecoder {
     /// EOI: the coefficient image is rendered; a streaming image is complete already.
     mutating func endOfImage(offset: Int, _ events: inout [DecodingEvent]) throws(JPEGError) {
         guard let frame, let geometry, scansStarted > 0 else {
-            throw .invalidScan(reason: "no image data before EOI", offset: offset)
+            // EOI before any scan: the image data is missing, as if the file were cut short.
+            throw .truncated(offset: offset, partial: preview())
         }
         if mode == .coefficients {
             image = render(frame: frame, geometry: geometry)
