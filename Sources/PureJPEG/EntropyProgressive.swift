@@ -28,9 +28,12 @@ extension BitReader {
     }
 
     /// AC first scan over Ss...Se (T.81 G.1.2.2) with end-of-band runs (EOBRUN, figure G.4).
+    /// Positions written are recorded in `written`: a rolled-back attempt may have decoded
+    /// zero-fill bits into coefficients the real data leaves at zero.
     @inline(__always)
     mutating func decodeACFirst(
         _ block: UnsafeMutablePointer<Int16>, ac: HuffmanTable, ss: Int, se: Int, al: Int, eobrun: inout Int,
+        written: UnsafeMutablePointer<UInt8>, writtenCount: inout Int,
         zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
     ) throws(EntropyFault) {
         if eobrun > 0 {
@@ -46,7 +49,10 @@ extension BitReader {
             if s != 0 {
                 k &+= r
                 if k > se { throw .runPastBlock }
-                block[Int(zigzag[k])] = Int16(truncatingIfNeeded: receiveExtend(s) &<< al)
+                let position = zigzag[k]
+                block[Int(position)] = Int16(truncatingIfNeeded: receiveExtend(s) &<< al)
+                written[writtenCount] = position
+                writtenCount &+= 1
                 k &+= 1
             } else if r == 15 {
                 k &+= 16

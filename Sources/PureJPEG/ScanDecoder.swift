@@ -134,9 +134,11 @@ enum MCULoop {
         }
     }
 
-    /// Undoes what a rolled-back refinement MCU placed (every other scan kind is idempotent on replay).
+    /// Undoes the coefficients a rolled-back AC MCU placed: the attempt may have decoded zero
+    /// fill past the data into positions the real bits leave at zero. (Sequential blocks are
+    /// cleared before decoding, DC values overwritten, refinement corrections idempotent.)
     private static func undo(_ newNonZero: inout (UnsafeMutablePointer<UInt8>, Int), st: EntropyState, plan: ScanPlan, sink: BlockSink) {
-        guard plan.kind == .acRefine, newNonZero.1 > 0, case let .coefficients(base) = sink else { return }
+        guard plan.kind == .acRefine || plan.kind == .acFirst, newNonZero.1 > 0, case let .coefficients(base) = sink else { return }
         let blockPointer = coefficientBlock(st.mcu, blockH: 0, blockV: 0, component: plan.components[0], plan: plan, base: base)
         for i in 0 ..< newNonZero.1 { blockPointer[Int(newNonZero.0[i])] = 0 }
         newNonZero.1 = 0
@@ -187,7 +189,7 @@ enum MCULoop {
                         case .acFirst:
                             guard let ac = c.ac else { return }
                             try st.reader.decodeACFirst(target, ac: ac, ss: plan.ss, se: plan.se, al: plan.al, eobrun: &st.eobrun,
-                                                        zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                                                        written: newNonZero.0, writtenCount: &newNonZero.1, zigzag: zigzag, data: data, end: end, isFinal: isFinal)
                         case .acRefine:
                             guard let ac = c.ac else { return }
                             try st.reader.decodeACRefine(target, ac: ac, ss: plan.ss, se: plan.se, al: plan.al, eobrun: &st.eobrun,
