@@ -4,7 +4,7 @@ import ArgumentParser
 struct JPNGTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jpng",
-        abstract: "Decode, inspect and benchmark PNG images (JPEG, GIF and JPNG as their codecs land).",
+        abstract: "Decode, encode, inspect and benchmark PNG, JPEG and GIF images.",
         discussion: """
         Examples:
           jpng info photo.png --json
