@@ -89,7 +89,7 @@ public struct ImageDecoderRegistry: Sendable {
               make: { PNGDecoder(limits: $0.limits) }),
         Entry(format: .jpeg, minimumBytes: 3, matches: { $0.starts(with: [0xFF, 0xD8, 0xFF]) },
               make: { options in
-                  JPNGStreamDecoder(limits: options.limits, options: JPEGDecodingOptions(scale: 8))
+                  JPNGStreamDecoder(limits: options.limits, maxPixelSize: options.maxPixelSize)
               }),
         Entry(format: .gif, minimumBytes: 6,
               matches: { $0.starts(with: Array("GIF87a".utf8)) || $0.starts(with: Array("GIF89a".utf8)) },
