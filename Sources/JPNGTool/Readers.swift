@@ -1,4 +1,5 @@
 import ImageCore
+import JPNG
 import PureGIF
 import PureJPEG
 import PurePNG
@@ -6,6 +7,7 @@ import PurePNG
 /// The container formats the tool recognises by their first bytes.
 func sniffFormat(_ bytes: [UInt8]) -> ImageFileFormat? {
     if bytes.starts(with: pngSignature) { return .png }
+    if JPNGFooter.looksLikeJPNG(bytes) { return .jpng }
     if bytes.count >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF { return .jpeg }
     if bytes.starts(with: Array("GIF87a".utf8)) || bytes.starts(with: Array("GIF89a".utf8)) { return .gif }
     return nil
@@ -30,6 +32,9 @@ func decodeImage(_ bytes: [UInt8], name: String, request: DecodeRequest = Decode
             image = try PNGDecoder.decode(bytes)
         case .jpeg?:
             image = try JPEGDecoder.decode(bytes, options: JPEGDecodingOptions(scale: request.jpegScale))
+        case .jpng?:
+            if request.jpegScale != 8 { throw CLIError("\(name): --scale applies to JPEG files, not JPNG") }
+            image = try JPNGDecoder.decode(bytes)
         case .gif?:
             if request.frame == 0 {
                 var decoder = GIFDecoder()
@@ -97,6 +102,7 @@ func describeImage(_ bytes: [UInt8], name: String) throws -> FileDescription {
         case .png?: return try describePNG(bytes)
         case .jpeg?: return try describeJPEG(bytes)
         case .gif?: return try describeGIF(bytes)
+        case .jpng?: return try describeJPNG(bytes)
         case let format?: throw CLIError("\(name): \(format) is not supported by this version of jpng")
         case nil: throw CLIError("\(name): not a recognised image (PNG, JPEG, GIF or JPNG)")
         }
@@ -141,6 +147,24 @@ private func describeJPEG(_ bytes: [UInt8]) throws -> FileDescription {
     return FileDescription(format: .jpeg, width: header.width, height: header.height, pixelFormat: header.pixelFormat,
                            frames: 1, interlaced: false, progressive: header.isProgressive,
                            metadata: decoder.metadata, details: details)
+}
+
+private func describeJPNG(_ bytes: [UInt8]) throws -> FileDescription {
+    let (footer, color, mask) = try JPNGDecoder.parts(bytes)
+    var d = try describeJPEG(Array(color))
+    let maskImage = try PNGDecoder.decode(Array(mask))
+    guard maskImage.width == d.width, maskImage.height == d.height else {
+        throw JPNGError.sizeMismatch(colorWidth: d.width, colorHeight: d.height, maskWidth: maskImage.width, maskHeight: maskImage.height)
+    }
+    d.format = .jpng
+    d.pixelFormat = .rgba8
+    let legacy = footer.identifierValue == JPNGFooter.legacyIdentifier
+    d.details = [
+        ("JPNG version", "\(footer.majorVersion).\(footer.minorVersion)" + (legacy ? " (pre-1.1 identifier)" : "")),
+        ("colour part", "\(footer.imageSize) bytes JPEG"),
+        ("mask part", "\(footer.maskSize) bytes PNG (\(maskImage.format))"),
+    ] + d.details
+    return d
 }
 
 private func describeGIF(_ bytes: [UInt8]) throws -> FileDescription {
