@@ -25,7 +25,8 @@ public struct PNGEncodingOptions: Sendable, Equatable {
     public var interlaced: Bool = false
     /// nil: the colour type of the image's ``PixelFormat``. Others convert losslessly or throw
     /// ``PNGError/unrepresentable(_:)``: gray needs R == G == B, dropping alpha needs an opaque
-    /// image, ``PNGColorType/palette`` needs at most 2^bitDepth distinct colours.
+    /// image, ``PNGColorType/palette`` needs at most 2^bitDepth distinct colours (from a 16-bit
+    /// image, colours 8 bits hold exactly: every sample a multiple of 257).
     public var colorType: PNGColorType? = nil
     /// nil: 8 or 16 as the image's samples (palette: the smallest depth its colours fit).
     /// 16 from an 8-bit image widens by 257; 8 from a 16-bit image rounds; gray at 1, 2 or 4
