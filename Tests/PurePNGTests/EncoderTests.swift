@@ -435,3 +435,56 @@ import ImageCore
         #expect((1 ..< 4).contains { idat[7 + $0 * 17] != 0 })
     }
 }
+
+/// Random images and random valid options: whatever the combination, a representable image
+/// comes back from the decoder as it went in.
+@Suite struct EncoderRandomRoundTripTests {
+    static let targets: [(PNGColorType, Int)] = PNGColorType.allCases.flatMap { t in t.allowedBitDepths.map { (t, $0) } }
+
+    /// An RGBA16 image every pixel of which the target can hold exactly.
+    /// `gray`: the source format has no colour, so palette colours are gray too (luma of
+    /// multiples of 257 need not be one, and a 16-bit palette source must be).
+    static func truth(_ w: Int, _ h: Int, _ type: PNGColorType, _ depth: Int, gray: Bool,
+                      _ r: inout ForwardFilterTests.Bytes) -> Image {
+        var image = Image(width: w, height: h, format: .rgba16)
+        let levels = type == .palette ? 255 : (1 << depth) - 1
+        let colors = (0 ..< min(1 << min(depth, 8), 40)).map { _ in (0 ..< 4).map { _ in UInt16(r.next()) } }
+        image.pixels.withUnsafeMutableBytes { raw in
+            for p in 0 ..< w * h {
+                var px: [UInt16]
+                if type == .palette {
+                    px = colors[Int(r.next()) % colors.count].map { $0 * 257 }
+                    if gray { px[1] = px[0]; px[2] = px[0] }
+                } else {
+                    px = (0 ..< 4).map { _ in UInt16((Int(r.next()) << 8 | Int(r.next())) % (levels + 1) * (65535 / levels)) }
+                    if type == .gray || type == .grayAlpha { px[1] = px[0]; px[2] = px[0] }
+                    if type == .gray || type == .rgb { px[3] = 65535 }
+                }
+                for c in 0 ..< 4 { raw.storeBytes(of: px[c], toByteOffset: 8 * p + 2 * c, as: UInt16.self) }
+            }
+        }
+        return image
+    }
+
+    @Test(arguments: 0 ..< 12)
+    func randomCombinations(seed: Int) throws {
+        var r = ForwardFilterTests.Bytes(state: UInt64(seed) &* 7919)
+        for _ in 0 ..< 20 {
+            let (type, depth) = Self.targets[Int(r.next()) % Self.targets.count]
+            let format = PixelFormat.allCases[Int(r.next()) % PixelFormat.allCases.count]
+            let w = 1 + Int(r.next()) % 19, h = 1 + Int(r.next()) % 19
+            let source = Self.truth(w, h, type, depth, gray: !format.isColor, &r).converted(to: format)
+            let options = PNGEncodingOptions(
+                compressionLevel: Int(r.next()) % 10,
+                filter: PNGFilterStrategy.allCases[Int(r.next()) % PNGFilterStrategy.allCases.count],
+                interlaced: r.next() & 1 == 1, colorType: type, bitDepth: depth)
+            let png = try PNGEncoder.encode(source, options: options)
+            #expect(png[24] == UInt8(depth) && png[25] == type.rawValue)
+            let decoded = try PNGDecoder.decode(png)
+            // Only an 8-bit output of 16-bit samples loses anything, and it rounds like ImageCore.
+            let expected = format.is16Bit && depth == 8 && type != .palette ? source.converted(to: format.eightBit) : source
+            #expect(decoded.converted(to: .rgba16).pixels == expected.converted(to: .rgba16).pixels,
+                    "\(format) -> \(type) \(depth) bits, \(w)x\(h), \(options)")
+        }
+    }
+}
