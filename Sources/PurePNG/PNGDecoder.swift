@@ -32,8 +32,8 @@ public struct PNGDecodingOptions: Sendable, Equatable {
 public struct PNGDecoder: IncrementalImageDecoder {
     public typealias Failure = PNGError
 
-    public let limits: DecodingLimits
-    public let options: PNGDecodingOptions
+    let limits: DecodingLimits
+    let options: PNGDecodingOptions
     public private(set) var header: ImageHeader?
     /// IHDR, PLTE and tRNS as parsed so far.
     public private(set) var info: PNGInfo?
