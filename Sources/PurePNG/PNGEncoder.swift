@@ -63,9 +63,10 @@ public enum PNGEncoder {
         }
         let plan = try EncodingPlan(width: image.width, height: image.height, format: image.format,
                                     options: options, image: image)
+        // No up-front reservation: a guess from the raw size would leave the returned array
+        // holding many times its length for compressible images; doubling growth costs a
+        // few milliseconds against seconds of deflate.
         var w = ChunkWriter()
-        // A guess that avoids most regrowth: filtered photos compress to roughly half.
-        w.reserve(image.pixels.count / 2 + 1024)
         try plan.writeHeader(metadata: options.writeMetadata ? image.metadata : ImageMetadata(), into: &w)
         let engine = try plan.makeEngine()
         let packer = plan.packer
