@@ -35,6 +35,6 @@ let package = Package(
         .testTarget(name: "PureJPEGTests", dependencies: ["PureJPEG"]),
         .testTarget(name: "PureGIFTests", dependencies: ["PureGIF"]),
         .testTarget(name: "JPNGTests", dependencies: ["JPNG"]),
-        .testTarget(name: "JPNGToolTests", dependencies: ["JPNGTool", "JPNG", "PurePNG"]),
+        .testTarget(name: "JPNGToolTests", dependencies: ["JPNGTool", "JPNG", "PurePNG", "PureJPEG", "PureGIF"]),
     ]
 )
