@@ -364,6 +364,9 @@ public struct GIFDecoder: IncrementalImageDecoder {
         if index == 0 { header?.isInterlaced = d.interlaced }
         descriptor = d
         localTable = nil
+        // Until its pixels begin, the preview is the canvas as the previous frame left it.
+        interlace = nil
+        rowsDone = 0
         inFrame = true
         events.append(.frameStarted(index))
     }
