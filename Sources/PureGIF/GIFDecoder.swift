@@ -115,6 +115,11 @@ public struct GIFDecoder: IncrementalImageDecoder {
     public var completedFrameCount: Int { completedFrames }
     /// True once the trailer (or a byte that ends the stream) has been read.
     public var isAtEnd: Bool { state == .ended }
+    /// True when the input so far is a whole file: the trailer was read, or (with
+    /// `allowMissingTrailer`) it stops at a block boundary after at least one complete frame.
+    public var isComplete: Bool {
+        state == .ended || (state == .block && completedFrames > 0 && options.allowMissingTrailer)
+    }
     /// Absolute offset of the next byte the decoder will read.
     public var offset: Int { input.offset() }
 
@@ -143,9 +148,7 @@ public struct GIFDecoder: IncrementalImageDecoder {
     public mutating func finish() throws(GIFError) -> Image {
         if let failure { throw failure }
         input.isFinished = true
-        let complete = state == .ended
-            || (state == .block && completedFrames > 0 && options.allowMissingTrailer)
-        if !complete {
+        if !isComplete {
             let error = GIFError.truncated(offset: input.offset(input.count), partial: partialImage())
             failure = error
             throw error
