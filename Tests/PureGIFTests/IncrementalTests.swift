@@ -1,7 +1,7 @@
 import Foundation
 import ImageCore
 import Testing
-@testable import PureGIF
+@_spi(Testing) import PureGIF
 
 /// A small GIF built in the test: `frames` of `width` x `height` at the origin, literal-only LZW.
 enum TinyGIF {

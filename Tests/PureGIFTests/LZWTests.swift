@@ -1,5 +1,5 @@
 import Testing
-@testable import PureGIF
+@_spi(Testing) import PureGIF
 
 /// Hand-built LZW code streams (GIF89a appendix F) with the decoder's expected output.
 @Suite("GIF LZW")

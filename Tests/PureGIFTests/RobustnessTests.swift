@@ -1,7 +1,7 @@
 import Foundation
 import ImageCore
 import Testing
-@testable import PureGIF
+@_spi(Testing) import PureGIF
 
 /// Corrupted files never trap, and decode the same whole and in pieces.
 @Suite("GIF robustness")
