@@ -22,9 +22,9 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
-        .target(name: "PurePNG", dependencies: ["ImageCore", "CZlib"]),
+        .target(name: "PurePNG", dependencies: ["ImageCore", "CZlib"], exclude: ["Notes.md", "EncoderNotes.md"]),
         .target(name: "PureJPEG", dependencies: ["ImageCore"]),
-        .target(name: "PureGIF", dependencies: ["ImageCore"]),
+        .target(name: "PureGIF", dependencies: ["ImageCore"], exclude: ["Notes.md"]),
         .target(name: "JPNG", dependencies: ["ImageCore", "PurePNG", "PureJPEG", "PureGIF"]),
         .executableTarget(
             name: "JPNGTool",
