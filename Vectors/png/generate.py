@@ -615,6 +615,16 @@ def valid_specs():
         name = "photo_%s%d_%s_%dx%d" % (CT_NAME[ct], depth, "adam7" if interlace else "seq", w, h)
         out.append((name, Spec(w, h, ct, depth, interlace=interlace, pixels=photo_pixels(w, h, ct, depth, seed),
                                filters="adaptive"), "gradients plus noise"))
+    # Adam7 at every small size, where passes are empty in every combination (PNG 8.2).
+    for h in range(1, 6):
+        for w in range(1, 6):
+            seed += 1
+            out.append(("adam7_gray4_%dx%d" % (w, h), Spec(w, h, 0, 4, interlace=1, seed=seed),
+                        "small Adam7: some passes empty"))
+    out.append(("chunk_unknown_ancillary_everywhere_9x5",
+                Spec(9, 5, 3, 8, plte=palette(30, 96), seed=96, pre=[(b"prVa", b"1")], mid=[(b"prVb", b"")],
+                     post=[(b"prVc", b"3" * 300)]),
+                "unknown ancillary chunks before PLTE, before IDAT and after IDAT"))
     # Odd shapes.
     out.append(("gray1_seq_1001x3", Spec(1001, 3, 0, 1, seed=93), "wide 1-bit rows"))
     out.append(("pal2_adam7_3x300", Spec(3, 300, 3, 2, interlace=1, plte=palette(4, 94), seed=94), "tall Adam7"))
@@ -722,6 +732,9 @@ def invalid_files():
     out.append(("ihdr_interlace_method_2", ihdr_variant(il=2), "invalidInterlaceMethod", "interlace method 2", None))
     out.append(("ihdr_length_12", assemble([(b"IHDR", ihdr_data(12, 8, 8, 2)[:12])] + base_chunks[1:]),
                 "invalidHeaderLength", "IHDR of 12 bytes (CRC right)", None))
+    huge_ihdr = SIG + struct.pack(">I", 1 << 20) + b"IHDR" + ihdr_data(12, 8, 8, 2) + b"\0" * 20
+    out.append(("ihdr_length_1mib", huge_ihdr, "invalidHeaderLength",
+                "IHDR declaring 1 MiB in a 53-byte file: the length alone is the error (PNG 11.2.2)", None))
     out.append(("ihdr_length_14", assemble([(b"IHDR", ihdr_data(12, 8, 8, 2) + b"\0")] + base_chunks[1:]),
                 "invalidHeaderLength", "IHDR of 14 bytes (CRC right)", None))
 
@@ -742,8 +755,12 @@ def invalid_files():
     plte_at = [i for i, c in enumerate(pchunks) if c[0] == b"PLTE"][0]
     out.append(("plte_duplicate", assemble(pchunks[:plte_at + 1] + [pchunks[plte_at]] + pchunks[plte_at + 1:]),
                 "duplicateChunk", "PLTE twice", None))
-    out.append(("plte_after_idat", assemble([c for c in pchunks if c[0] != b"PLTE"][:-1] + [pchunks[plte_at], (b"IEND", b"")]),
-                "chunkOutOfOrder", "PLTE after IDAT", None))
+    out.append(("plte_only_after_idat", assemble([c for c in pchunks if c[0] != b"PLTE"][:-1] + [pchunks[plte_at], (b"IEND", b"")]),
+                "missingPalette", "palette image whose only PLTE comes after IDAT", None))
+    out.append(("plte_after_idat", assemble(base_chunks[:-1] + [(b"PLTE", palette(8, 2)), (b"IEND", b"")]),
+                "chunkOutOfOrder", "suggested palette after IDAT in an RGB image (PNG 5.6)", None))
+    out.append(("plte_odd_length_rgb", assemble(base_chunks[:1] + [(b"PLTE", palette(8, 2)[:-1])] + base_chunks[1:]),
+                "invalidPalette", "suggested palette of 23 bytes in an RGB image", None))
     nc = Spec(12, 8, 2, 8, seed=500, idat=[30, 30]).chunks()
     nc.insert(3, (b"tEXt", b"between\0IDATs"))
     out.append(("idat_not_consecutive", assemble(nc), "nonContiguousImageData", "tEXt between two IDATs", None))
