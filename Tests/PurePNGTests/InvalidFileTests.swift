@@ -96,4 +96,38 @@ import Testing
         limits.maxPixels = 64 * 48
         #expect(try PNGDecoder.decode(small, limits: limits).width == 64)
     }
+
+    /// A metadata chunk declaring far more than `maxMetadataBytes` must be refused while it
+    /// streams in, not after the decoder has buffered all of it ("honour DecodingLimits
+    /// before allocating"): here a 64 MiB iCCP or tEXt with a 1 MiB limit, fed 4 MiB.
+    @Test(arguments: ["iCCP", "tEXt", "zTXt", "eXIf"])
+    func oversizedMetadataChunkRefusedWhileStreaming(_ type: String) {
+        var limits = DecodingLimits()
+        limits.maxMetadataBytes = 1 << 20
+        var decoder = PNGDecoder(limits: limits)
+        let ihdr: [UInt8] = [0, 0, 0, 13] + Array("IHDR".utf8) + [0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]
+        var head = pngSignature + ihdr + crc(ihdr[4...])
+        head += [0x04, 0, 0, 0] + Array(type.utf8)   // 64 MiB declared
+        let piece = [UInt8](repeating: 0x41, count: 64 << 10)
+        var fed = 0
+        var thrown: PNGError?
+        do throws(PNGError) {
+            _ = try decoder.append(head)
+            while fed < 4 << 20 {
+                _ = try decoder.append(piece)
+                fed += piece.count
+            }
+        } catch {
+            thrown = error
+        }
+        checking(PNGVector(path: "hostile/oversized-\(type)", width: nil, height: nil, format: "", checksum: "",
+                           error: "limitExceeded", note: "")) {
+            #expect(thrown?.code == "limitExceeded", "fed \(fed) bytes of a 64 MiB \(type) chunk without an error")
+        }
+    }
+
+    private func crc(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        let c = CRC32.checksum(bytes)
+        return [UInt8(c >> 24), UInt8(c >> 16 & 0xFF), UInt8(c >> 8 & 0xFF), UInt8(c & 0xFF)]
+    }
 }
