@@ -71,13 +71,15 @@ import Testing
     func invalidFileSameErrorInAnyPieces(_ vector: PNGVector) throws {
         let bytes = try vector.bytes()
         let whole = Self.decode(bytes, pieces: nil)
-        checking(vector) { #expect(whole.error?.code == vector.error) }
-        for sizes in Self.pieceSizes {
-            let outcome = Self.decode(bytes, pieces: sizes)
-            #expect(outcome.error?.code == whole.error?.code, "pieces \(sizes): \(outcome.error.map { "\($0)" } ?? "no error")")
-            // The same bytes were seen either way, so a truncated file's partial image is the same too.
-            if case let .truncated(_, partial)? = outcome.error, case let .truncated(_, expected)? = whole.error {
-                #expect(partial == expected, "pieces \(sizes): different partial image")
+        checking(vector) {
+            #expect(whole.error?.code == vector.error)
+            for sizes in Self.pieceSizes {
+                let outcome = Self.decode(bytes, pieces: sizes)
+                #expect(outcome.error?.code == whole.error?.code, "pieces \(sizes): \(outcome.error.map { "\($0)" } ?? "no error")")
+                // The same bytes were seen either way, so a truncated file's partial image is the same too.
+                if case let .truncated(_, partial)? = outcome.error, case let .truncated(_, expected)? = whole.error {
+                    #expect(partial == expected, "pieces \(sizes): different partial image")
+                }
             }
         }
     }

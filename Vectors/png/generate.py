@@ -827,6 +827,17 @@ def invalid_files():
     bad[0] = 9
     out.append(("filter_type_9_adam7", with_raw(dict(w=19, h=17, ct=6, depth=8, interlace=1, seed=504), bytes(bad)),
                 "invalidFilterType", "Adam7 pass 1 row 0 has filter type 9", None))
+    # Two problems in one stream: a bad filter byte on row 1, then broken zlib data after it.
+    # A streaming decoder meets the filter byte first, so that is the answer in any chunking.
+    bad_filter = bytearray(raw)
+    bad_filter[1 * stride] = 6
+    out.append(("filter_type_bad_then_adler_bad", assemble(replace_chunk(
+        base_chunks, b"IDAT", (lambda z0: z0[:-4] + bytes(b ^ 0x55 for b in z0[-4:]))(compress(bytes(bad_filter), level=0)))),
+        "invalidFilterType", "row 1 filter type 6, and a wrong Adler-32: the filter byte comes first", None))
+    c = zlib.compressobj(6, zlib.DEFLATED, 15)
+    head = c.compress(bytes(bad_filter[:3 * stride])) + c.flush(zlib.Z_FULL_FLUSH)
+    out.append(("filter_type_bad_then_deflate_bad", assemble(replace_chunk(base_chunks, b"IDAT", head + b"\x07" + bytes(40))),
+                "invalidFilterType", "row 1 filter type 6, then a reserved deflate block type after row 2", None))
     out.append(("image_data_too_short", with_raw(kw, raw[:-stride]), "notEnoughImageData",
                 "zlib stream ends cleanly one row early", None))
     out.append(("image_data_too_short_partial_row", with_raw(kw, raw[:-10]), "notEnoughImageData",
