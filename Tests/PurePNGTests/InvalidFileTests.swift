@@ -60,6 +60,13 @@ import Testing
         #expect(throws: first) { _ = try decoder.finish() }
     }
 
+    /// With CRC checking off, a file whose only fault is a stored CRC decodes normally.
+    @Test(arguments: PNGManifest.invalid.filter { $0.error == "badCRC" })
+    func badCRCIgnoredWhenNotChecked(_ vector: PNGVector) throws {
+        let image = try PNGDecoder.decode(try vector.bytes(), options: PNGDecodingOptions(checkCRC: false))
+        #expect(image.width > 0 && image.height > 0)
+    }
+
     /// The table's expectations themselves: every decoding error code appears, and truncated
     /// files cut after the image data began record the size their partial image must have.
     @Test func tableCoversTheErrorCases() {
