@@ -60,6 +60,36 @@ import Testing
         #expect(throws: first) { _ = try decoder.finish() }
     }
 
+    /// A truncated sequential file's partial image holds the rows reported final, and they
+    /// equal the same rows of the uncut file (`valid/truncation_source_*`); cut after the last
+    /// IDAT, every row is there.
+    @Test(arguments: PNGManifest.invalid.filter { $0.error == "truncated" && $0.width != nil })
+    func partialRowsMatchTheUncutFile(_ vector: PNGVector) throws {
+        let source = vector.path.contains("adam7") ? "rgba8_adam7_19x17"
+            : vector.path.contains("gray16") ? "gray16_9x9" : "pal8_20x12"
+        let full = try PNGDecoder.decode(try TestVectors.bytes("png/valid/truncation_source_\(source).png"))
+        var decoder = PNGDecoder()
+        let events = try decoder.append(try vector.bytes())
+        var partial: Image?
+        do throws(PNGError) {
+            _ = try decoder.finish()
+            Issue.record("finish() succeeded on a truncated file")
+        } catch {
+            if case let .truncated(_, image) = error { partial = image } else { Issue.record("\(error)") }
+        }
+        let image = try #require(partial)
+        #expect(image.width == full.width && image.height == full.height && image.format == full.format)
+        if source.contains("adam7") { return }
+        let rows = mergedRows(events)
+        let done = rows.last?.upperBound ?? 0
+        #expect(rows == (done > 0 ? [0 ..< done] : []))
+        let bytes = done * full.bytesPerRow
+        #expect(image.pixels[0 ..< bytes] == full.pixels[0 ..< bytes], "rows 0..<\(done) differ from the uncut file")
+        if vector.path.contains("iend") {
+            #expect(done == full.height)
+        }
+    }
+
     /// With CRC checking off, a file whose only fault is a stored CRC decodes normally.
     @Test(arguments: PNGManifest.invalid.filter { $0.error == "badCRC" })
     func badCRCIgnoredWhenNotChecked(_ vector: PNGVector) throws {

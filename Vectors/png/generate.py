@@ -625,6 +625,9 @@ def valid_specs():
                 Spec(9, 5, 3, 8, plte=palette(30, 96), seed=96, pre=[(b"prVa", b"1")], mid=[(b"prVb", b"")],
                      post=[(b"prVc", b"3" * 300)]),
                 "unknown ancillary chunks before PLTE, before IDAT and after IDAT"))
+    # The uncut files of the truncated_* vectors, so tests can compare partial images.
+    for (label, spec) in zip(("pal8_20x12", "rgba8_adam7_19x17", "gray16_9x9"), truncation_sources()):
+        out.append(("truncation_source_" + label, spec, "the file invalid/truncated_* vectors are cut from"))
     # Odd shapes.
     out.append(("gray1_seq_1001x3", Spec(1001, 3, 0, 1, seed=93), "wide 1-bit rows"))
     out.append(("pal2_adam7_3x300", Spec(3, 300, 3, 2, interlace=1, plte=palette(4, 94), seed=94), "tall Adam7"))
@@ -642,6 +645,13 @@ def replace_chunk(chunks, ctype, data):
 
 def raw_file(chunks_bytes):
     return SIG + b"".join(chunks_bytes)
+
+
+def truncation_sources():
+    """The files the truncated_* vectors are cut from (also valid vectors themselves)."""
+    return (Spec(20, 12, 3, 8, plte=palette(40, 503), seed=503, pre=[(b"gAMA", struct.pack(">I", 45455))], idat=[40, 40]),
+            Spec(19, 17, 6, 8, interlace=1, seed=504),
+            Spec(9, 9, 0, 16, seed=505))
 
 
 def invalid_files():
@@ -682,7 +692,7 @@ def invalid_files():
     out.append(("crc_iend", with_bad_crc(base_chunks, b"IEND"), "badCRC", "IEND CRC wrong", None))
 
     # Truncation at many points of a file with PLTE, an ancillary chunk and three IDATs.
-    tspec = Spec(20, 12, 3, 8, plte=palette(40, 503), seed=503, pre=[(b"gAMA", struct.pack(">I", 45455))], idat=[40, 40])
+    tspec, ispec, s16 = truncation_sources()
     tchunks = tspec.chunks()
     tfile = assemble(tchunks)
     offsets, pos = {}, 8
@@ -704,11 +714,9 @@ def invalid_files():
     for (label, cut, known) in cuts:
         note = "cut at byte %d of %d" % (cut, len(tfile))
         out.append(("truncated_%s" % label, tfile[:cut], "truncated", note, known))
-    ispec = Spec(19, 17, 6, 8, interlace=1, seed=504)
     ifile = ispec.bytes()
     cut = 8 + 25 + 8 + 700
     out.append(("truncated_adam7_mid_idat", ifile[:cut], "truncated", "Adam7 cut inside the passes", (19, 17, "rgba8")))
-    s16 = Spec(9, 9, 0, 16, seed=505)
     f16 = s16.bytes()
     out.append(("truncated_gray16_mid_idat", f16[:8 + 25 + 8 + 60], "truncated", "16-bit gray cut mid-IDAT",
                 (9, 9, "gray16")))
