@@ -631,6 +631,12 @@ def valid_specs():
     # Odd shapes.
     out.append(("gray1_seq_1001x3", Spec(1001, 3, 0, 1, seed=93), "wide 1-bit rows"))
     out.append(("pal2_adam7_3x300", Spec(3, 300, 3, 2, interlace=1, plte=palette(4, 94), seed=94), "tall Adam7"))
+    out.append(("wide_rgba16_9000x2", Spec(9000, 2, 6, 16, filters="adaptive",
+                                           pixels=[[((x * 7) & 0xFFFF, (x * 13 + y) & 0xFFFF, 65535 - x, 30000 + y)
+                                                    for x in range(9000)] for y in range(2)]),
+                "rows of 72,000 bytes: more than 64 KiB per row"))
+    out.append(("tall_gray1_1x3000", Spec(1, 3000, 0, 1, seed=97), "3000 one-pixel rows"))
+    out.append(("tall_rgb8_adam7_2x600", Spec(2, 600, 2, 8, interlace=1, seed=98), "tall narrow Adam7"))
     out.append(("rgba16_adam7_2x2", Spec(2, 2, 6, 16, interlace=1, seed=95), "Adam7 with only passes 1, 6, 7"))
     return out
 
