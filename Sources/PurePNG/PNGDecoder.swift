@@ -3,8 +3,8 @@ import ImageCore
 
 /// Choices that change how strictly a PNG is read.
 public struct PNGDecodingOptions: Sendable, Equatable {
-    /// When false, CRC mismatches are ignored (libpng's "benign" CRC handling); when true
-    /// a bad CRC in a critical chunk is an error and a bad ancillary chunk is skipped.
+    /// When true (the default) any CRC mismatch is ``PNGError/badCRC``; when false CRC
+    /// mismatches are ignored (libpng's "benign" CRC option).
     public var checkCRC: Bool = true
 
     public init(checkCRC: Bool = true) {
@@ -220,12 +220,8 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 input.consume(chunk.length + 4)
                 state = .chunkHeader
                 if UInt32(truncatingIfNeeded: crc) != declared && options.checkCRC {
-                    if chunk.type.isCritical {
-                        throw .badCRC(chunk: chunk.type.description, declared: declared,
-                                      computed: UInt32(truncatingIfNeeded: crc), offset: chunk.start)
-                    }
-                    events.append(.warning("\(chunk.type) chunk at byte \(chunk.start) skipped: CRC mismatch"))
-                    continue
+                    throw .badCRC(chunk: chunk.type.description, declared: declared,
+                                  computed: UInt32(truncatingIfNeeded: crc), offset: chunk.start)
                 }
                 try handle(chunk, data[...], &events)
 
@@ -260,11 +256,8 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 input.consume(4)
                 state = .chunkHeader
                 if UInt32(truncatingIfNeeded: computed) != declared && options.checkCRC {
-                    if chunk.type.isCritical {
-                        throw .badCRC(chunk: chunk.type.description, declared: declared,
-                                      computed: UInt32(truncatingIfNeeded: computed), offset: chunk.start)
-                    }
-                    events.append(.warning("\(chunk.type) chunk at byte \(chunk.start): CRC mismatch"))
+                    throw .badCRC(chunk: chunk.type.description, declared: declared,
+                                  computed: UInt32(truncatingIfNeeded: computed), offset: chunk.start)
                 }
 
             case .ended:
