@@ -60,22 +60,9 @@ extension PNGManifest {
     /// PNG specification leaves room for (the table keeps the strict answer), or a decoder
     /// defect reported to its owner. The tests record each difference as a known issue and
     /// fail as soon as it stops happening, so that the entry is removed on purpose.
-    static let knownDivergences: [String: String] = [
-        "invalid/crc_ancillary_gama.png":
-            "decoder skips an ancillary chunk with a bad CRC (a warning event), as PNG 3 13.1 allows; table says badCRC",
-        "invalid/crc_ancillary_text_after_idat.png":
-            "decoder skips an ancillary chunk with a bad CRC (a warning event), as PNG 3 13.1 allows; table says badCRC",
-        "invalid/ihdr_length_1mib.png":
-            "decoder waits for the declared 1 MiB of IHDR and reports truncated; table says invalidHeaderLength from the length field",
-        "invalid/filter_type_bad_then_adler_bad.png":
-            "whole-buffer decode reports the zlib error before unfiltering the rows inflate produced; in pieces the bad filter byte comes first",
-        "invalid/filter_type_bad_then_deflate_bad.png":
-            "whole-buffer decode reports the zlib error before unfiltering the rows inflate produced; in pieces the bad filter byte comes first",
-        "hostile/oversized-iCCP": "decoder buffers a whole metadata chunk before charging maxMetadataBytes",
-        "hostile/oversized-tEXt": "decoder buffers a whole metadata chunk before charging maxMetadataBytes",
-        "hostile/oversized-zTXt": "decoder buffers a whole metadata chunk before charging maxMetadataBytes",
-        "hostile/oversized-eXIf": "decoder buffers a whole metadata chunk before charging maxMetadataBytes",
-    ]
+    /// Empty since png-decoder c36cf6f fixed the five it held (ancillary CRC, IHDR length,
+    /// oversized metadata, zlib error vs. filter byte ordering).
+    static let knownDivergences: [String: String] = [:]
 }
 
 /// Runs `body`, expecting it to record issues when `vector` is a known divergence.
