@@ -9,8 +9,11 @@ For every valid row of manifest.tsv the command template is run with {in} replac
 vector's path and {out} by a fresh file in a temporary folder (extension .png unless --ext
 says otherwise). The output is read back (PNG with pypng at full 16-bit precision and, as a
 second opinion, with Pillow; .pam/.ppm/.pgm with the small Netpbm reader below), expanded to
-RGBA16 by the same rules as generate.py, and its CRC-32 compared with the manifest's
+RGBA16 by the same rules as generate.py (pngkit.py), and its CRC-32 compared with the manifest's
 checksum. Any difference, a non-zero exit status or a missing output is a failure.
+
+The benign_* vectors carry malformed ancillary chunks (the decoder must ignore them); a
+converter's output is expected to be clean, so a plain copy (`cp {in} {out}`) fails on them.
 
 --strict-format also requires the output to keep the vector's native format (the manifest's
 PixelFormat: channels and 8/16-bit depth), as the CLI contract asks of `decode`.
@@ -32,7 +35,7 @@ from PIL import Image
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import generate  # noqa: E402  (same folder: the reference expansion rules live there)
+import pngkit  # noqa: E402  (same folder: the reference expansion rules live there)
 
 
 def read_manifest():
@@ -110,9 +113,9 @@ def read_netpbm(data):
 def decode_output(path):
     with open(path, "rb") as f:
         data = f.read()
-    if data.startswith(generate.SIG):
-        w, h, fmt, rows = generate.reference_rgba16(data)
-        problem = generate.pillow_mismatch(data, rows)
+    if data.startswith(pngkit.SIG):
+        w, h, fmt, rows = pngkit.reference_rgba16(data)
+        problem = pngkit.pillow_mismatch(data, rows)
         if problem:
             raise ValueError("pypng and Pillow disagree on the output: " + problem)
         return w, h, fmt, rows
@@ -151,7 +154,7 @@ def main():
                 w, h, fmt, rows = decode_output(out)
                 if (w, h) != (int(row["width"]), int(row["height"])):
                     raise ValueError("size %dx%d, expected %sx%s" % (w, h, row["width"], row["height"]))
-                got = generate.checksum(rows)
+                got = pngkit.checksum(rows)
                 if got != row["checksum"]:
                     raise ValueError("RGBA16 checksum %s, expected %s" % (got, row["checksum"]))
                 if args.strict_format and fmt != row["format"]:
