@@ -10,9 +10,10 @@ import Testing
         #expect(PNGManifest.header == ["path", "width", "height", "format", "checksum", "error", "note"])
         #expect(PNGManifest.valid.count >= 250)
         #expect(PNGManifest.invalid.count >= 80)
+        #expect(PNGManifest.valid.filter { $0.path.hasPrefix("pngsuite/") }.count >= 26)
         let listed = Set(PNGManifest.all.map(\.path))
         #expect(listed.count == PNGManifest.all.count, "duplicate paths in the manifest")
-        for folder in ["valid", "invalid"] {
+        for folder in ["valid", "invalid", "pngsuite"] {
             for name in TestVectors.files(in: "png/" + folder, withExtension: "png") {
                 #expect(listed.contains(folder + "/" + name), "\(folder)/\(name) is not in the manifest")
             }

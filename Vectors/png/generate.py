@@ -373,6 +373,25 @@ def main():
                     notes.append("%s: %s timed out" % (rel, cmd[0]))
                 elif v is not None and v[0] != 0:
                     (notes if clean else failures).append("%s: %s rejects: %s" % (rel, cmd[0], v[1]))
+    # Committed PngSuite files (see pngsuite/import_pngsuite.py): same table treatment, with
+    # PngSuite's convention that x*.png files are invalid (none are in the current subset).
+    suite = os.path.join(HERE, "pngsuite")
+    for name in sorted(os.listdir(suite)) if os.path.isdir(suite) else []:
+        if not name.endswith(".png"):
+            continue
+        rel = "pngsuite/" + name
+        with open(os.path.join(suite, name), "rb") as f:
+            data = f.read()
+        if name.startswith("x"):
+            rows.append((rel, "", "", "", "", "", "PngSuite invalid file: set its error code by hand"))
+            failures.append("%s: PngSuite invalid file needs an expected error code" % rel)
+            continue
+        w, h, fmt, ref = reference_rgba16(data)
+        rows.append((rel, str(w), str(h), fmt, checksum(ref), "", "PngSuite " + name[:-4]))
+        if check:
+            m = pillow_mismatch(data, ref)
+            if m:
+                failures.append("%s: %s" % (rel, m))
     lenient = []
     for (name, data, code, note, known) in invalid_files():
         assert name not in names, name
