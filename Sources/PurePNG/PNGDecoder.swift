@@ -288,6 +288,8 @@ public struct PNGDecoder: IncrementalImageDecoder {
             state = .imageData(chunk, remaining: chunk.length, crc: Self.crc(CZlib.crc32(0, nil, 0), type.bytes))
             return
         }
+        // Events in stream order: rows decoded from earlier IDATs come before whatever this chunk reports.
+        flushRows(&events)
         if seenIDAT && !imageDataEnded {
             imageDataEnded = true
             if let imageData, imageData.rowsComplete && !imageData.streamEnded {

@@ -124,6 +124,18 @@ enum PNGBuilder {
         #expect(try decoder.finish().pixels == [1, 2, 3, 4, 5, 6])
     }
 
+    @Test func eventsComeInStreamOrder() throws {
+        let bytes = B.file(B.header(), B.chunk("IDAT", B.zlibStored(B.grayRows)), B.chunk("gAMA", [0, 0, 0, 1]),
+                           B.chunk("IEND"))
+        var decoder = PNGDecoder()
+        let events = try decoder.append(bytes)
+        guard events.count == 4, case .header = events[0], case .warning = events[2] else {
+            Issue.record("\(events)"); return
+        }
+        #expect(events[1] == .rows(0 ..< 2))
+        #expect(events[3] == .end)
+    }
+
     @Test func duplicateAncillaryKeepsTheFirst() throws {
         var g1: [UInt8] = [], g2: [UInt8] = []
         g1.appendUInt32BE(100_000)
