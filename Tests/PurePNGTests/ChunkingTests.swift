@@ -62,22 +62,9 @@ import Testing
             let outcome = Self.decode(bytes, pieces: sizes)
             #expect(outcome.error == nil, "pieces \(sizes): \(outcome.error.map { "\($0)" } ?? "")")
             #expect(outcome.image == reference, "pieces \(sizes): different image")
-            let events = mergeAdjacentRows(outcome.events)
-            if events != expectedEvents && Self.withoutWarnings(events) == Self.withoutWarnings(expectedEvents)
-                && Self.onlyWarnings(events) == Self.onlyWarnings(expectedEvents) {
-                // Known: see warningsKeepTheirPlaceAmongRows below.
-                withKnownIssue("a warning event moves relative to .rows with the chunking") {
-                    #expect(events == expectedEvents, "pieces \(sizes): warnings placed differently")
-                }
-            } else {
-                #expect(events == expectedEvents, "pieces \(sizes): different events")
-            }
+            #expect(mergeAdjacentRows(outcome.events) == expectedEvents, "pieces \(sizes): different events")
             #expect(outcome.previewSizes.allSatisfy { $0 == size }, "pieces \(sizes): previews \(Set(outcome.previewSizes))")
         }
-    }
-
-    static func withoutWarnings(_ events: [DecodingEvent]) -> [DecodingEvent] {
-        mergeAdjacentRows(events.filter { if case .warning = $0 { false } else { true } })
     }
 
     static func onlyWarnings(_ events: [DecodingEvent]) -> [DecodingEvent] {
@@ -85,17 +72,14 @@ import Testing
     }
 
     /// Rows are final once their IDAT bytes are in, so a warning about a chunk after IDAT
-    /// comes after them whatever the chunking. Known issue: a whole-buffer append reports
-    /// its rows at the end of the call, after that warning.
+    /// comes after them whatever the chunking (png-decoder f2a6522 made it so).
     @Test func warningsKeepTheirPlaceAmongRows() throws {
         let bytes = try TestVectors.bytes("png/valid/benign_text_no_separator_10x6.png")
         let whole = mergeAdjacentRows(Self.decode(bytes, pieces: nil).events)
         let pieces = mergeAdjacentRows(Self.decode(bytes, pieces: [1]).events)
         #expect(Self.onlyWarnings(pieces).count == 1)
         #expect(pieces.firstIndex(of: .rows(0 ..< 6)).map { $0 < pieces.firstIndex { if case .warning = $0 { true } else { false } } ?? 0 } == true)
-        withKnownIssue("PNGDecoder.append flushes .rows after the events of later chunks") {
-            #expect(whole == pieces)
-        }
+        #expect(whole == pieces)
     }
 
     @Test(arguments: PNGManifest.invalid)
