@@ -60,8 +60,9 @@ extension PNGManifest {
     /// PNG specification leaves room for (the table keeps the strict answer), or a decoder
     /// defect reported to its owner. The tests record each difference as a known issue and
     /// fail as soon as it stops happening, so that the entry is removed on purpose.
-    /// Empty since png-decoder c36cf6f fixed the five it held (ancillary CRC, IHDR length,
-    /// oversized metadata, zlib error vs. filter byte ordering).
+    /// Empty since png-decoder a84dfbc and c36cf6f fixed every entry it held (ancillary CRC,
+    /// IHDR length, zlib error vs. filter byte ordering). Entries look like
+    /// `"invalid/x.png": "decoder says y because z; table says w"`.
     static let knownDivergences: [String: String] = [:]
 }
 
