@@ -3,8 +3,8 @@ import ImageCore
 
 /// Choices that change how strictly a PNG is read.
 public struct PNGDecodingOptions: Sendable, Equatable {
-    /// When false, CRC mismatches are ignored (libpng's "benign" CRC handling); when true
-    /// a bad CRC in a critical chunk is an error and a bad ancillary chunk is skipped.
+    /// When true (the default) any CRC mismatch is ``PNGError/badCRC``; when false CRC
+    /// mismatches are ignored (libpng's "benign" CRC option).
     public var checkCRC: Bool = true
 
     public init(checkCRC: Bool = true) {
@@ -220,12 +220,8 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 input.consume(chunk.length + 4)
                 state = .chunkHeader
                 if UInt32(truncatingIfNeeded: crc) != declared && options.checkCRC {
-                    if chunk.type.isCritical {
-                        throw .badCRC(chunk: chunk.type.description, declared: declared,
-                                      computed: UInt32(truncatingIfNeeded: crc), offset: chunk.start)
-                    }
-                    events.append(.warning("\(chunk.type) chunk at byte \(chunk.start) skipped: CRC mismatch"))
-                    continue
+                    throw .badCRC(chunk: chunk.type.description, declared: declared,
+                                  computed: UInt32(truncatingIfNeeded: crc), offset: chunk.start)
                 }
                 try handle(chunk, data[...], &events)
 
@@ -260,11 +256,8 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 input.consume(4)
                 state = .chunkHeader
                 if UInt32(truncatingIfNeeded: computed) != declared && options.checkCRC {
-                    if chunk.type.isCritical {
-                        throw .badCRC(chunk: chunk.type.description, declared: declared,
-                                      computed: UInt32(truncatingIfNeeded: computed), offset: chunk.start)
-                    }
-                    events.append(.warning("\(chunk.type) chunk at byte \(chunk.start): CRC mismatch"))
+                    throw .badCRC(chunk: chunk.type.description, declared: declared,
+                                  computed: UInt32(truncatingIfNeeded: computed), offset: chunk.start)
                 }
 
             case .ended:
@@ -284,6 +277,8 @@ public struct PNGDecoder: IncrementalImageDecoder {
         let type = chunk.type
         guard let info else {
             guard type == .IHDR else { throw .missingHeader(offset: chunk.start) }
+            // Known from the length field alone: no need to wait for (possibly 2 GiB of) data.
+            guard chunk.length == 13 else { throw .invalidHeaderLength(length: UInt32(chunk.length), offset: chunk.start) }
             state = .chunkBody(chunk)
             return
         }
@@ -293,6 +288,8 @@ public struct PNGDecoder: IncrementalImageDecoder {
             state = .imageData(chunk, remaining: chunk.length, crc: Self.crc(CZlib.crc32(0, nil, 0), type.bytes))
             return
         }
+        // Events in stream order: rows decoded from earlier IDATs come before whatever this chunk reports.
+        flushRows(&events)
         if seenIDAT && !imageDataEnded {
             imageDataEnded = true
             if let imageData, imageData.rowsComplete && !imageData.streamEnded {
@@ -313,7 +310,14 @@ public struct PNGDecoder: IncrementalImageDecoder {
             // another chunk report the split, not the shortfall.
             if let imageData, !imageData.rowsComplete { throw .notEnoughImageData(offset: chunk.start) }
             state = .chunkBody(chunk)
-        case .tRNS, .gAMA, .cHRM, .sRGB, .iCCP, .tEXt, .zTXt, .iTXt, .pHYs, .tIME, .bKGD, .sBIT, .eXIf:
+        case .iCCP, .tEXt, .zTXt, .iTXt, .eXIf:
+            // Refused before buffering: what is kept is at least about as large as the chunk
+            // (deflate cannot shrink data by more than its few bytes of framing).
+            if chunk.length > metadataBudget + 64 {
+                throw .limitExceeded(.metadata(limit: limits.maxMetadataBytes), offset: chunk.start)
+            }
+            state = .chunkBody(chunk)
+        case .tRNS, .gAMA, .cHRM, .sRGB, .pHYs, .tIME, .bKGD, .sBIT:
             state = .chunkBody(chunk)
         default:
             if type.isCritical { throw .unknownCriticalChunk(chunk: type.description, offset: chunk.start) }
@@ -370,6 +374,8 @@ public struct PNGDecoder: IncrementalImageDecoder {
             if seenIDAT { return skip("after IDAT") }
             if seenOnce.contains(type.value) { return skip("duplicate") }
             if info.colorType == .palette && !seenPLTE { return skip("before PLTE") }
+            // libpng ignores an empty palette tRNS rather than adding an all-opaque alpha channel.
+            if info.colorType == .palette && data.isEmpty { return skip("empty") }
             let transparency = try info.parseTransparency(data, offset: chunk.start)
             seenOnce.insert(type.value)
             info.transparency = transparency

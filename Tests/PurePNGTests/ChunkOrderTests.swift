@@ -91,6 +91,21 @@ enum PNGBuilder {
         #expect(code(B.file(B.header(colorType: 3), pal(9), B.chunk("tRNS", [1, 2, 3, 4]), idat, end)) == "invalidTransparency")
         #expect(code(B.file(B.header(), B.chunk("tRNS", [1]), idat, end)) == "invalidTransparency")
         #expect(code(B.file(B.header(colorType: 2), B.chunk("tRNS", [0, 1]), idat, end)) == "invalidTransparency")
+        // An empty palette tRNS is ignored (as libpng does): the output stays RGB.
+        let empty = B.file(B.header(colorType: 3), pal(9), B.chunk("tRNS"), idat, end)
+        #expect((try? PNGDecoder.decode(empty))?.format == .rgb8)
+    }
+
+    @Test func oversizedChunksFailBeforeTheirDataArrives() {
+        var decoder = PNGDecoder()
+        // IHDR declaring 1000 bytes: refused from its 8-byte header.
+        let header: [UInt8] = pngSignature + [0, 0, 3, 0xE8] + Array("IHDR".utf8)
+        #expect(throws: PNGError.invalidHeaderLength(length: 1000, offset: 8)) { _ = try decoder.append(header) }
+        var limits = DecodingLimits()
+        limits.maxMetadataBytes = 1000
+        var small = PNGDecoder(limits: limits)
+        let text: [UInt8] = B.file(B.header()) + [0, 0x10, 0, 0] + Array("tEXt".utf8)
+        #expect(throws: PNGError.limitExceeded(.metadata(limit: 1000), offset: 33)) { _ = try small.append(text) }
     }
 
     @Test func misplacedAncillaryChunksAreSkippedWithWarnings() throws {
@@ -107,6 +122,18 @@ enum PNGBuilder {
         #expect(decoder.metadata.density == nil)
         #expect(events.last == .end)
         #expect(try decoder.finish().pixels == [1, 2, 3, 4, 5, 6])
+    }
+
+    @Test func eventsComeInStreamOrder() throws {
+        let bytes = B.file(B.header(), B.chunk("IDAT", B.zlibStored(B.grayRows)), B.chunk("gAMA", [0, 0, 0, 1]),
+                           B.chunk("IEND"))
+        var decoder = PNGDecoder()
+        let events = try decoder.append(bytes)
+        guard events.count == 4, case .header = events[0], case .warning = events[2] else {
+            Issue.record("\(events)"); return
+        }
+        #expect(events[1] == .rows(0 ..< 2))
+        #expect(events[3] == .end)
     }
 
     @Test func duplicateAncillaryKeepsTheFirst() throws {
