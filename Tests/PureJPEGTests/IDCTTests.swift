@@ -260,6 +260,31 @@ struct IDCTTests {
         for row in 0..<8 { for col in 0..<8 { #expect(r[row][col] == Int32(col * 8 + row)) } }
     }
 
+    /// DCT_scaled_size per component as libjpeg-turbo 2.1.5 reports it for the s*_odd33x31
+    /// vectors at 1/1, 1/2, 1/4, 1/8 (printed by a jpeg_start_decompress probe).
+    @Test("per-component IDCT size matches libjpeg-turbo's scaled decoding")
+    func blockSizes() {
+        // (luma h, v), chroma factors, then sizes for scale 8, 4, 2, 1 (luma, chroma...).
+        let cases: [((Int, Int), [(Int, Int)], [[Int]])] = [
+            ((2, 2), [(1, 1), (1, 1)], [[8, 8, 8], [4, 8, 8], [2, 4, 4], [1, 2, 2]]),
+            ((4, 1), [(1, 1), (1, 1)], [[8, 8, 8], [4, 4, 4], [2, 2, 2], [1, 1, 1]]),
+            ((4, 2), [(1, 1), (1, 1)], [[8, 8, 8], [4, 8, 8], [2, 4, 4], [1, 2, 2]]),
+            ((2, 2), [(2, 1), (1, 1)], [[8, 8, 8], [4, 4, 8], [2, 2, 4], [1, 1, 2]]),
+            ((4, 1), [(2, 1), (1, 1)], [[8, 8, 8], [4, 4, 4], [2, 2, 2], [1, 1, 1]]),
+            ((3, 2), [(1, 1), (1, 1)], [[8, 8, 8], [4, 4, 4], [2, 2, 2], [1, 1, 1]]),
+            ((3, 1), [(1, 1), (1, 1)], [[8, 8, 8], [4, 4, 4], [2, 2, 2], [1, 1, 1]]),
+        ]
+        for (luma, chroma, expected) in cases {
+            let components = [luma] + chroma
+            for (i, scale) in [8, 4, 2, 1].enumerated() {
+                let sizes = components.map {
+                    JPEGKernels.blockSize(scale: scale, h: $0.0, v: $0.1, maxH: luma.0, maxV: luma.1)
+                }
+                #expect(sizes == expected[i], "\(components) at scale \(scale)")
+            }
+        }
+    }
+
     @Test("16-bit transpose")
     func transpose16() {
         let v = (0..<8).map { row in SIMD8<Int16>((0..<8).map { Int16(row * 8 + $0) }) }
