@@ -1,12 +1,15 @@
 /// The accurate integer inverse DCT with Swift SIMD types, bit-exact with ``IDCT`` (and so with
 /// libjpeg-turbo's jidctint.c and its SSE2 twin) for every input.
 ///
-/// Two formulations, measured in a release build on this x86-64 (baseline SSE2, CPU time,
-/// 345 real blocks with AC terms, looped): scalar ``IDCT`` about 4.6 M blocks/s; 32-bit lanes
+/// Two formulations, measured in a release build on this x86-64 (baseline SSE2, CPU time on a
+/// loaded 2-core machine, 345 real blocks with AC terms, looped): scalar ``IDCT`` about
+/// 4.6-5.1 M blocks/s; 32-bit lanes
 /// (``idct8x8Wide``: SIMD8<Int32>, jidctint.c's factorisation as is) 0.3 M blocks/s at first,
 /// because SSE2 has no 32-bit multiply (`pmuludq` emulation) and `.==`/`replacing(with:where:)`
 /// compiled to lane loops, then about 2 M blocks/s with bitwise selects; 16-bit lanes
-/// (``idct8x8``, the layout of libjpeg-turbo's jidctint-sse2) about 7.2 M blocks/s, 1.6x scalar.
+/// (``idct8x8``, the layout of libjpeg-turbo's jidctint-sse2) about 7-7.9 M blocks/s, 1.55x
+/// scalar. (Saturating `SIMD8<Int16>(clamping:)` narrowing instead of the exactness test was
+/// tried and halved the speed: it compiles to a generic loop.)
 /// So ``idct8x8`` is the kernel, with the 32-bit one kept as its exact fallback.
 ///
 /// What made the 16-bit kernel fast: products written as `Int32(a) * c1 + Int32(b) * c2`
