@@ -8,12 +8,12 @@
 /// up the tables, so it is bit-exact with them by construction (and tested on a dense grid).
 @usableFromInline
 enum ColorConvert {
-    @usableFromInline static let scaleBits: Int32 = 16
-    @usableFromInline static let oneHalf: Int32 = 1 << 15
-    @usableFromInline static let fix1_40200: Int32 = 91881
-    @usableFromInline static let fix1_77200: Int32 = 116130
-    @usableFromInline static let fix0_71414: Int32 = 46802
-    @usableFromInline static let fix0_34414: Int32 = 22554
+    @inlinable static var scaleBits: Int32 { 16 }
+    @inlinable static var oneHalf: Int32 { 1 << 15 }
+    @inlinable static var fix1_40200: Int32 { 91881 }
+    @inlinable static var fix1_77200: Int32 { 116130 }
+    @inlinable static var fix0_71414: Int32 { 46802 }
+    @inlinable static var fix0_34414: Int32 { 22554 }
 
     /// jdcolor.c build_ycc_rgb_table, indexed by the chroma sample 0...255.
     @usableFromInline static let crR: [Int32] = (0..<256).map { (fix1_40200 * Int32($0 - 128) + oneHalf) >> scaleBits }

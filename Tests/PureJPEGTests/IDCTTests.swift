@@ -260,6 +260,32 @@ struct IDCTTests {
         for row in 0..<8 { for col in 0..<8 { #expect(r[row][col] == Int32(col * 8 + row)) } }
     }
 
+    @Test("16-bit transpose")
+    func transpose16() {
+        let v = (0..<8).map { row in SIMD8<Int16>((0..<8).map { Int16(row * 8 + $0) }) }
+        var (r0, r1, r2, r3, r4, r5, r6, r7) = (v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
+        IDCTSIMD.transpose16(&r0, &r1, &r2, &r3, &r4, &r5, &r6, &r7)
+        let r = [r0, r1, r2, r3, r4, r5, r6, r7]
+        for row in 0..<8 { for col in 0..<8 { #expect(r[row][col] == Int16(col * 8 + row)) } }
+    }
+
+    /// Blocks aimed at each route through the SIMD kernel: 16-bit all the way; dequantized
+    /// values that fit 16 bits but pass-1 results that do not; products over 16 bits; a
+    /// quantizer over 32767.
+    @Test("SIMD kernel routes: 16-bit, pass-2 fallback, wide fallback")
+    func simdRoutes() {
+        let scalar = JPEGKernels.select(scale: 8, useSIMD: false), simd = JPEGKernels.select(scale: 8)
+        var cases: [([Int16], [UInt16])] = []
+        cases.append(((0..<64).map { Int16(($0 * 37) % 200 - 100) }, [UInt16](repeating: 3, count: 64)))
+        cases.append(((0..<64).map { $0 % 2 == 0 ? 2000 : -2000 }, [UInt16](repeating: 16, count: 64)))
+        cases.append(([Int16](repeating: 4000, count: 64), [UInt16](repeating: 8, count: 64)))
+        cases.append(((0..<64).map { Int16($0 - 32) }, (0..<64).map { $0 == 9 ? 40000 : 2 }))
+        cases.append(([Int16](repeating: -32768, count: 64), [UInt16](repeating: 65535, count: 64)))
+        for (coefficients, quant) in cases {
+            #expect(runIDCT(simd.idct, coefficients, quant, size: 8) == runIDCT(scalar.idct, coefficients, quant, size: 8))
+        }
+    }
+
     @Test("scaled kernels never write outside their block on hostile input")
     func scaledHostile() {
         var rng = SplitMix64(state: 3)
