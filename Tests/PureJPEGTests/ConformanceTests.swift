@@ -153,6 +153,14 @@ struct ExtraConformanceTests {
         #expect(try decodeInPieces(bytes, size: 61, options: options).result.get() == image)
     }
 
+    @Test("16-bit quantization tables make an extended (SOF1) file")
+    func extended() throws {
+        var decoder = JPEGDecoder()
+        _ = try decoder.append(try TestVectors.bytes("jpeg-extra/dqt16_sof1.jpg"))
+        #expect(decoder.info?.process == .extended)
+        #expect(decoder.info?.estimatedQuality == 2)
+    }
+
     @Test("a fractional sampling ratio is unsupported, not a wrong image")
     func fractional() throws {
         var bytes = try TestVectors.bytes("jpeg-extra/samp_3x1.jpg")

@@ -43,12 +43,13 @@ def main():
         ("samp_1x4_restart", ["-sample", "1x4,1x1,1x1", "-restart", "1B"], "1x4 with a restart every MCU"),
         ("prog_420", ["-sample", "2x2,1x1,1x1", "-progressive"], "progressive 4:2:0"),
         ("base_420", ["-sample", "2x2,1x1,1x1"], "baseline 4:2:0"),
+        ("dqt16_sof1", ["-quality", "2"], "16-bit quantization tables, so SOF1 (extended)"),
     ]
     rows = []
     for name, args, note in files:
         jpg = os.path.join(HERE, name + ".jpg")
         with open(jpg, "wb") as f:
-            f.write(run(["cjpeg", "-quality", "85"] + args + [src]))
+            f.write(run(["cjpeg", "-quality", "85"] + args + [src]))  # a later -quality wins
         combos = [(8, 1)]
         if name in ("prog_420", "base_420", "samp_4x1_2x1_1x2", "chroma_wider_1x1_2x2"):
             combos += [(4, 1), (2, 1), (1, 1), (8, 0), (4, 0)]
