@@ -8,8 +8,8 @@ public enum EXIF {
     /// The orientation (IFD0 tag 0x0112); `.up` when the tag is absent or out of range, nil
     /// when the bytes are not a TIFF structure.
     public static func orientation(_ bytes: [UInt8]) -> Orientation? {
-        guard let tiff = TIFF(bytes), let ifd0 = tiff.ifdOffset(0) else { return nil }
-        guard let value = tiff.value(tag: 0x0112, inIFDAt: ifd0) else { return .up }
+        guard let tiff = TIFF(bytes) else { return nil }
+        guard let ifd0 = tiff.ifdOffset(0), let value = tiff.value(tag: 0x0112, inIFDAt: ifd0) else { return .up }
         return Orientation(rawValue: value) ?? .up
     }
 

@@ -96,7 +96,7 @@ public struct ImageSource: Sendable {
                               options: ImageSourceOptions = .init()) throws -> Image {
         if JPNGFooter.looksLikeJPNG(bytes), let footer = try? JPNGFooter(file: bytes),
            footer.imageSize > 0, Int(footer.imageSize) < bytes.count {
-            var source = ImageSource(registry: registry, options: options)
+            let source = ImageSource(registry: registry, options: options)
             return source.finalize(try JPNGDecoder.decode(bytes, limits: options.limits))
         }
         var source = ImageSource(registry: registry, options: options)
