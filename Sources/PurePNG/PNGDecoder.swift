@@ -2,6 +2,10 @@ import CZlib
 import ImageCore
 
 /// Choices that change how strictly a PNG is read.
+///
+/// ```swift
+/// let image = try PNGDecoder.decode(bytes, options: PNGDecodingOptions(checkCRC: false))
+/// ```
 public struct PNGDecodingOptions: Sendable, Equatable {
     /// When true (the default) any CRC mismatch is ``PNGError/badCRC``; when false CRC
     /// mismatches are ignored (libpng's "benign" CRC option).
