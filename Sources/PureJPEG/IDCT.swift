@@ -6,9 +6,10 @@
 /// Arithmetic is 32-bit and wrapping, as jidctint.c computes where its `JLONG` is 32 bits wide.
 /// For every block a valid 8-bit JPEG can hold, no intermediate exceeds 32 bits, so the output
 /// equals libjpeg's on every platform; hostile coefficients (e.g. 32767 with a 16-bit quantizer)
-/// wrap instead of trapping, and the SIMD kernel wraps identically, including the column and
-/// row shortcuts, which are taken exactly where jidctint.c takes them (T.81 A.3.3 defines the
-/// transform; the shortcuts are libjpeg's and change no result in range).
+/// wrap instead of trapping. The column and row shortcuts are taken exactly where jidctint.c
+/// takes them, so even wrapped results are reproducible; ``IDCTSIMD`` gives the same bytes for
+/// every input (T.81 A.3.3 defines the transform; the shortcuts are libjpeg's and change no
+/// result in range).
 @usableFromInline
 enum IDCT {
     // FIX(x) = round(x * 2^13), jidctint.c's constants.
