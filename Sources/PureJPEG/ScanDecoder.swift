@@ -88,6 +88,13 @@ enum MCULoop {
                 let r = restart(&st, plan: plan, data: data, end: end, isFinal: isFinal, warnings: &warnings)
                 if r != .reached { return r }
             }
+            // Inside an AC end-of-band run a block reads no bits (T.81 G.1.2.2): no rollback point needed.
+            if plan.kind == .acFirst && st.eobrun > 0 && !st.skipping {
+                st.eobrun &-= 1
+                st.mcu &+= 1
+                st.restartsToGo &-= 1
+                continue
+            }
             let saved = st
             st.reader.starved = false
             newNonZero.1 = 0
