@@ -413,6 +413,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         }
         var components: [ScanComponent] = []
         var tables: [HuffmanTable] = []
+        var idcts: [@Sendable (UnsafePointer<Int16>, UnsafePointer<UInt16>, UnsafeMutablePointer<UInt8>, Int) -> Void] = []
         for (i, c) in scan.components.enumerated() {
             let fc = frame.components[c]
             var dc: HuffmanLookup?, ac: HuffmanLookup?
@@ -430,7 +431,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                                           coefficientOffset: mode == .coefficients ? coefficientOffsets[c] : 0,
                                           quantOffset: c * 64)
             if let pipeline, let geometry {
-                component.idct = pipeline.kernels[c].idct
+                idcts.append(pipeline.kernels[c].idct)
                 component.stride = geometry.components[c].stride
                 component.blockSize = geometry.components[c].blockSize
                 component.bandRows = geometry.components[c].bandRows
@@ -448,7 +449,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             events.append(.warning("a second sequential scan of the same components is ignored"))
             plan = nil
         } else {
-            plan = ScanPlan(tables: tables, kind: kind, components: components, mcusWide: mcusWide, mcuCount: mcusWide * mcusHigh,
+            plan = ScanPlan(tables: tables, idcts: idcts, kind: kind, components: components, mcusWide: mcusWide, mcuCount: mcusWide * mcusHigh,
                             restartInterval: restartInterval, ss: scan.ss, se: scan.se, ah: scan.ah, al: scan.al,
                             interleaved: interleaved, offset: scan.offset)
         }

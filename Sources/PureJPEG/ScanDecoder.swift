@@ -27,8 +27,8 @@ struct ScanComponent: Sendable {
     var h: Int, v: Int
     var dc: HuffmanLookup?
     var ac: HuffmanLookup?
-    /// Streaming: the component's IDCT, plane stride, block size and ring geometry.
-    var idct: (@Sendable (UnsafePointer<Int16>, UnsafePointer<UInt16>, UnsafeMutablePointer<UInt8>, Int) -> Void)?
+    /// Streaming: the component's plane stride, block size and ring geometry (its IDCT is
+    /// `ScanPlan.idcts[i]`, kept apart so this struct stays plain data, cheap to copy per MCU).
     var stride = 0
     var blockSize = 8
     var planeOffset = 0
@@ -43,6 +43,8 @@ struct ScanComponent: Sendable {
 struct ScanPlan: Sendable {
     /// Keeps the Huffman tables whose pointers the components hold alive for the scan.
     var tables: [HuffmanTable]
+    /// Streaming: each scan component's IDCT kernel.
+    var idcts: [@Sendable (UnsafePointer<Int16>, UnsafePointer<UInt16>, UnsafeMutablePointer<UInt8>, Int) -> Void]
     var kind: ScanKind
     var components: [ScanComponent]
     var mcusWide: Int
@@ -85,6 +87,13 @@ enum MCULoop {
             if plan.restartInterval > 0 && st.restartsToGo == 0 {
                 let r = restart(&st, plan: plan, data: data, end: end, isFinal: isFinal, warnings: &warnings)
                 if r != .reached { return r }
+            }
+            // Inside an AC end-of-band run a block reads no bits (T.81 G.1.2.2): no rollback point needed.
+            if plan.kind == .acFirst && st.eobrun > 0 && !st.skipping {
+                st.eobrun &-= 1
+                st.mcu &+= 1
+                st.restartsToGo &-= 1
+                continue
             }
             let saved = st
             st.reader.starved = false
@@ -172,7 +181,8 @@ enum MCULoop {
                 for bh in 0 ..< hBlocks {
                     switch sink {
                     case let .planes(base, quant):
-                        guard let dc = c.dc, let ac = c.ac, let idct = c.idct else { return }
+                        guard let dc = c.dc, let ac = c.ac, i < plan.idcts.count else { return }
+                        let idct = plan.idcts[i]
                         try st.reader.decodeSequentialBlock(block, dc: dc, ac: ac, predictor: &st.predictors[i],
                                                             zigzag: zigzag, data: data, end: end, isFinal: isFinal)
                         let bx = plan.interleaved ? mx &* c.h &+ bh : mx
@@ -213,8 +223,8 @@ enum MCULoop {
     private static func writeBlocks(_ mcu: Int, plan: ScanPlan, sink: BlockSink, block: UnsafeMutablePointer<Int16>) {
         guard case let .planes(base, quant) = sink else { return }
         let mx = mcu % plan.mcusWide, my = mcu / plan.mcusWide
-        for c in plan.components {
-            guard let idct = c.idct else { continue }
+        for (i, c) in plan.components.enumerated() where i < plan.idcts.count {
+            let idct = plan.idcts[i]
             let hBlocks = plan.interleaved ? c.h : 1, vBlocks = plan.interleaved ? c.v : 1
             for bv in 0 ..< vBlocks {
                 for bh in 0 ..< hBlocks {

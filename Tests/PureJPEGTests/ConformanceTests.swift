@@ -176,3 +176,38 @@ struct ExtraConformanceTests {
         }
     }
 }
+
+/// One row of Vectors/jpeg/manifest_scaled.tsv (djpeg -scale 1/N references).
+struct ScaledVector: Sendable, CustomStringConvertible {
+    var file: String
+    var denominator: Int
+    var width: Int
+    var height: Int
+    var expected: String
+    var description: String { "\(file) 1/\(denominator)" }
+
+    static let all: [ScaledVector] = {
+        guard let text = try? String(contentsOf: TestVectors.url("jpeg/manifest_scaled.tsv"), encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").dropFirst().compactMap { line in
+            let f = line.split(separator: "\t").map(String.init)
+            guard f.count >= 5, let d = Int(f[1]), let w = Int(f[2]), let h = Int(f[3]) else { return nil }
+            return ScaledVector(file: f[0], denominator: d, width: w, height: h, expected: f[4])
+        }
+    }()
+}
+
+@Suite("JPEG scaled decoding against djpeg -scale")
+struct ScaledConformanceTests {
+    @Test("scaled manifest is present")
+    func present() { #expect(ScaledVector.all.count >= 30) }
+
+    @Test("bit-exact at 1/2, 1/4, 1/8", arguments: ScaledVector.all)
+    func exact(_ vector: ScaledVector) throws {
+        let options = JPEGDecodingOptions(scale: 8 / vector.denominator)
+        let image = try JPEGDecoder.decode(try TestVectors.bytes("jpeg/" + vector.file), options: options)
+        #expect(image.width == vector.width && image.height == vector.height)
+        let reference = try #require(readPNM(try TestVectors.bytes("jpeg/" + vector.expected)))
+        let (maxDiff, psnr) = compare(image, reference)
+        #expect(maxDiff == 0, "max difference \(maxDiff), PSNR \(psnr) dB")
+    }
+}
