@@ -88,33 +88,7 @@ struct MetadataCollector: Sendable {
         let tiff = Array(b[6...])
         guard keep(tiff.count, limit: limit) else { return }
         metadata.exif = tiff
-        if let o = Self.orientation(tiff) { metadata.orientation = o }
-    }
-
-    /// Tag 0x0112 of IFD0 in a TIFF structure of either byte order (TIFF 6.0 section 2).
-    static func orientation(_ t: [UInt8]) -> Orientation? {
-        guard t.count >= 8 else { return nil }
-        let little: Bool
-        if t[0] == 0x49 && t[1] == 0x49 { little = true } else if t[0] == 0x4D && t[1] == 0x4D { little = false } else { return nil }
-        func u16(_ i: Int) -> Int? {
-            guard i >= 0, i + 2 <= t.count else { return nil }
-            return little ? Int(t[i]) | Int(t[i + 1]) << 8 : Int(t[i]) << 8 | Int(t[i + 1])
-        }
-        func u32(_ i: Int) -> Int? {
-            guard let a = u16(i), let b = u16(i + 2) else { return nil }
-            return little ? a | b << 16 : a << 16 | b
-        }
-        guard u16(2) == 42, let ifd = u32(4), let n = u16(ifd) else { return nil }
-        for e in 0 ..< n {
-            let entry = ifd + 2 + 12 * e
-            guard let tag = u16(entry) else { return nil }
-            if tag == 0x0112 {
-                // SHORT, count 1: the value sits in the first two bytes of the value field.
-                guard u16(entry + 2) == 3, let value = u16(entry + 8) else { return nil }
-                return Orientation(rawValue: value)
-            }
-        }
-        return nil
+        if let o = EXIF.orientation(tiff) { metadata.orientation = o }
     }
 
     private mutating func parseICC(_ b: [UInt8], limit: Int) {
