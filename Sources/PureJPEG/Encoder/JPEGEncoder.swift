@@ -39,8 +39,9 @@ public enum JPEGEncoder {
                     let y0 = mcuRow * layout.mcuHeight
                     processor.process(rows: base + y0 * rowBytes, rowBytes: rowBytes,
                                       count: min(layout.mcuHeight, layout.height - y0), mcuRow: mcuRow,
-                                      out: rowStore.rowPointers(0))
-                    state.encodeRow(rowStore.rowPointers(0).map { UnsafePointer($0) }, layout: layout,
+                                      out: rowStore.rowPointers(0), masks: rowStore.rowMaskPointers(0))
+                    state.encodeRow(rowStore.rowPointers(0).map { UnsafePointer($0) },
+                                    masks: rowStore.rowMaskPointers(0).map { UnsafePointer($0) }, layout: layout,
                                     tables: tables, writer: &w)
                 }
             }
@@ -56,7 +57,7 @@ public enum JPEGEncoder {
                 let y0 = mcuRow * layout.mcuHeight
                 processor.process(rows: base + y0 * rowBytes, rowBytes: rowBytes,
                                   count: min(layout.mcuHeight, layout.height - y0), mcuRow: mcuRow,
-                                  out: store.rowPointers(mcuRow))
+                                  out: store.rowPointers(mcuRow), masks: store.rowMaskPointers(mcuRow))
             }
         }
         if options.progressive {
@@ -72,7 +73,8 @@ public enum JPEGEncoder {
             let tables = EntropyTables(dc: dc, ac: ac)
             var state = BaselineScanState(components: layout.components.count, restartInterval: options.restartInterval)
             for mcuRow in 0 ..< layout.mcusDown {
-                state.encodeRow(store.rowPointers(mcuRow).map { UnsafePointer($0) }, layout: layout,
+                state.encodeRow(store.rowPointers(mcuRow).map { UnsafePointer($0) },
+                                masks: store.rowMaskPointers(mcuRow).map { UnsafePointer($0) }, layout: layout,
                                 tables: tables, writer: &w)
             }
             w.flushBits()
@@ -130,14 +132,13 @@ struct EncoderSetup {
     func optimalBaselineTables(_ store: CoefficientStore) -> (dc: [HuffmanSpec], ac: [HuffmanSpec]) {
         var dcCounts = [Int](repeating: 0, count: 2 * 257), acCounts = [Int](repeating: 0, count: 2 * 257)
         var state = BaselineScanState(components: layout.components.count, restartInterval: restartInterval)
-        EncoderTables.zigzag.withUnsafeBufferPointer { zz in
-            dcCounts.withUnsafeMutableBufferPointer { dcp in
-                acCounts.withUnsafeMutableBufferPointer { acp in
-                    guard let z = zz.baseAddress, let d = dcp.baseAddress, let a = acp.baseAddress else { return }
-                    for mcuRow in 0 ..< layout.mcusDown {
-                        state.countRow(store.rowPointers(mcuRow).map { UnsafePointer($0) }, layout: layout,
-                                       zigzag: z, dcCounts: d, acCounts: a)
-                    }
+        dcCounts.withUnsafeMutableBufferPointer { dcp in
+            acCounts.withUnsafeMutableBufferPointer { acp in
+                guard let d = dcp.baseAddress, let a = acp.baseAddress else { return }
+                for mcuRow in 0 ..< layout.mcusDown {
+                    state.countRow(store.rowPointers(mcuRow).map { UnsafePointer($0) },
+                                   masks: store.rowMaskPointers(mcuRow).map { UnsafePointer($0) }, layout: layout,
+                                   dcCounts: d, acCounts: a)
                 }
             }
         }

@@ -76,7 +76,6 @@ struct ProgressiveEncoder {
     let store: CoefficientStore
     let layout: EncoderLayout
     let restartInterval: Int
-    private let zigzag = EncoderTables.zigzag
 
     // Per-pass state.
     private var gather = true
@@ -253,7 +252,7 @@ struct ProgressiveEncoder {
         let al = Int32(scan.successiveLow)
         var run = 0
         for k in scan.spectralStart ... scan.spectralEnd {
-            let x = Int32(b[zigzag[k]])
+            let x = Int32(b[k])
             let v = x < 0 ? -((-x) >> al) : x >> al
             if v == 0 { run += 1; continue }
             emitEOBRun(&w)
@@ -278,7 +277,7 @@ struct ProgressiveEncoder {
         var absolute = [Int32](repeating: 0, count: 64)
         var eob = 0
         for k in ss ... se {
-            let x = Int32(b[zigzag[k]])
+            let x = Int32(b[k])
             let a = (x < 0 ? -x : x) >> al
             absolute[k] = a
             if a == 1 { eob = k }
@@ -301,7 +300,7 @@ struct ProgressiveEncoder {
             }
             emitEOBRun(&w)
             acSymbol(run << 4 | 1, &w)
-            bits(b[zigzag[k]] < 0 ? 0 : 1, 1, &w)
+            bits(b[k] < 0 ? 0 : 1, 1, &w)
             emitBits(corrections, &w)
             corrections.removeAll(keepingCapacity: true)
             run = 0

@@ -38,6 +38,12 @@ struct QuantDivisors: Sendable, Equatable {
         }
     }
 
+    /// Reciprocals, corrections and scales, 64 each in natural order, as `Int32`: the layout
+    /// ``Quantize/quantizeZigzag(_:_:_:_:)`` reads.
+    var int32Table: [Int32] {
+        reciprocal.map { Int32($0) } + correction.map { Int32($0) } + scale.map { Int32($0) }
+    }
+
     /// The reciprocal, correction and scale tables as eight row vectors each (24 in all), the
     /// layout ``Quantize/quantize(_:_:_:)`` reads.
     var packed: [SIMD8<UInt16>] {
@@ -59,6 +65,35 @@ enum Quantize {
             let q = Int32(product >> (16 + UInt32(d.shift[i])))
             out[i] = Int16(truncatingIfNeeded: x < 0 ? -q : q)
         }
+    }
+
+    /// Quantizes a workspace from ``FDCT/forward(_:stride:into:)`` into `out` in zigzag
+    /// order and returns the block's nonzero map: bit k set when zigzag coefficient k is not
+    /// zero, which lets the Huffman coder jump from one nonzero coefficient to the next.
+    ///
+    /// `table` holds 64 reciprocals, 64 corrections and 64 scales (natural order, `Int32`).
+    /// The first loop is plain lane-independent arithmetic that the loop vectorizer turns into
+    /// SSE2 code; turbo's shift by `16 + shift` is done as `>> 16`, then `* scale >> 16`
+    /// (scale = `2^(16 - shift)`), since x86 has no per-lane variable shift before AVX2.
+    @inline(__always)
+    static func quantizeZigzag(_ ws: UnsafeMutablePointer<Int32>, _ table: UnsafePointer<Int32>,
+                               _ zigzag: UnsafePointer<Int>, _ out: UnsafeMutablePointer<Int16>) -> UInt64 {
+        for i in 0 ..< 64 {
+            let x = ws[i]
+            let sign = x &>> 31
+            let magnitude = (x ^ sign) &- sign
+            let t = ((magnitude &+ table[64 &+ i]) &* table[i]) &>> 16
+            let q = (t &* table[128 &+ i]) &>> 16
+            ws[i] = (q ^ sign) &- sign
+        }
+        var mask: UInt64 = 0
+        for k in 0 ..< 64 {
+            let v = ws[zigzag[k]]
+            out[k] = Int16(truncatingIfNeeded: v)
+            // Shifting the map right each step leaves coefficient k's bit at position k.
+            mask = (mask &>> 1) | (v != 0 ? 1 &<< 63 : 0)
+        }
+        return mask
     }
 
     @inline(__always)
