@@ -90,8 +90,10 @@ enum Quantize {
         for k in 0 ..< 64 {
             let v = ws[zigzag[k]]
             out[k] = Int16(truncatingIfNeeded: v)
-            // Shifting the map right each step leaves coefficient k's bit at position k.
-            mask = (mask &>> 1) | (v != 0 ? 1 &<< 63 : 0)
+            // Shifting the map right each step leaves coefficient k's bit at position k; the
+            // bit is computed, not branched on (zero or not is unpredictable).
+            let nonzero = UInt64(UInt32(bitPattern: v | (0 &- v)) &>> 31)
+            mask = (mask &>> 1) | (nonzero &<< 63)
         }
         return mask
     }
