@@ -79,10 +79,9 @@ struct ProgressiveEncoder {
 
     // Per-pass state.
     private var gather = true
-    private var dcCounts = [Int](repeating: 0, count: 2 * 257)
-    private var acCounts = [Int](repeating: 0, count: 2 * 257)
-    private var dcCodes: [HuffmanCodes] = []
-    private var acCodes: [HuffmanCodes] = []
+    /// Symbol counts (2 slots x 257) and code entries (2 slots x 256) behind raw pointers:
+    /// the per-symbol paths run millions of times and must not pay for array checks.
+    private let tables = ProgressiveTables()
     private var lastDC = [Int32](repeating: 0, count: 4)
     private var eobRun = 0
     /// Correction bits waiting for the end of the current EOB run (libjpeg's BE buffer).
@@ -103,7 +102,8 @@ struct ProgressiveEncoder {
         acSlot = comps[0].table
         // Pass 1: symbol counts.
         gather = true
-        for i in dcCounts.indices { dcCounts[i] = 0; acCounts[i] = 0 }
+        tables.dcCounts.update(repeating: 0, count: 2 * 257)
+        tables.acCounts.update(repeating: 0, count: 2 * 257)
         run(&w)
         // Tables for this scan, DHT, DRI, SOS (libjpeg `write_scan_header`).
         var dcSpecs = [HuffmanSpec](repeating: EncoderTables.dcLuminance, count: 2)
@@ -113,12 +113,12 @@ struct ProgressiveEncoder {
         for comp in comps {
             let t = comp.table
             if isDC && s.successiveHigh == 0 && !sent.contains(t) {
-                dcSpecs[t] = .optimal(frequencies: Array(dcCounts[(t * 257) ..< (t * 257 + 257)]))
+                dcSpecs[t] = .optimal(frequencies: Array(UnsafeBufferPointer(start: tables.dcCounts + t * 257, count: 257)))
                 header += JPEGWriter.dht(isAC: false, index: t, spec: dcSpecs[t])
                 sent.insert(t)
             }
             if !isDC && !sent.contains(t) {
-                acSpecs[t] = .optimal(frequencies: Array(acCounts[(t * 257) ..< (t * 257 + 257)]))
+                acSpecs[t] = .optimal(frequencies: Array(UnsafeBufferPointer(start: tables.acCounts + t * 257, count: 257)))
                 header += JPEGWriter.dht(isAC: true, index: t, spec: acSpecs[t])
                 sent.insert(t)
             }
@@ -130,8 +130,13 @@ struct ProgressiveEncoder {
         header += JPEGWriter.sos(components: comps, tableBytes: tableBytes, ss: s.spectralStart,
                                  se: s.spectralEnd, ah: s.successiveHigh, al: s.successiveLow)
         w.append(header)
-        dcCodes = dcSpecs.map(HuffmanCodes.init)
-        acCodes = acSpecs.map(HuffmanCodes.init)
+        for t in 0 ..< 2 {
+            let dcEntries = HuffmanCodes(dcSpecs[t]).entries, acEntries = HuffmanCodes(acSpecs[t]).entries
+            for i in 0 ..< 256 {
+                tables.dcCodes[t * 256 + i] = dcEntries[i]
+                tables.acCodes[t * 256 + i] = acEntries[i]
+            }
+        }
         // Pass 2: the bits.
         gather = false
         run(&w)
@@ -211,15 +216,15 @@ struct ProgressiveEncoder {
 
     @inline(__always)
     private mutating func dcSymbol(_ table: Int, _ symbol: Int, _ w: inout BitWriter) {
-        if gather { dcCounts[table * 257 + symbol] += 1; return }
-        let e = dcCodes[table].entries[symbol]
+        if gather { tables.dcCounts[table &* 257 &+ symbol] &+= 1; return }
+        let e = tables.dcCodes[table &* 256 &+ symbol]
         w.put(UInt64(e & 0xFFFF), Int(e >> 16))
     }
 
     @inline(__always)
     private mutating func acSymbol(_ symbol: Int, _ w: inout BitWriter) {
-        if gather { acCounts[acSlot * 257 + symbol] += 1; return }
-        let e = acCodes[acSlot].entries[symbol]
+        if gather { tables.acCounts[acSlot &* 257 &+ symbol] &+= 1; return }
+        let e = tables.acCodes[acSlot &* 256 &+ symbol]
         w.put(UInt64(e & 0xFFFF), Int(e >> 16))
     }
 
@@ -272,9 +277,18 @@ struct ProgressiveEncoder {
     /// nonzero send one correction bit each, buffered until the next symbol; newly nonzero ones
     /// (magnitude 1 at this bit) are coded with run, and EOB runs carry pending corrections.
     private mutating func acRefine(_ b: UnsafeMutablePointer<Int16>, _ w: inout BitWriter) {
+        // Stack scratch: magnitudes at this bit, and the block's pending correction bits.
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 64) { absolute in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { corrections in
+                acRefine(b, absolute.baseAddress!, corrections.baseAddress!, &w)
+            }
+        }
+    }
+
+    private mutating func acRefine(_ b: UnsafeMutablePointer<Int16>, _ absolute: UnsafeMutablePointer<Int32>,
+                                   _ corrections: UnsafeMutablePointer<UInt8>, _ w: inout BitWriter) {
         let al = Int32(scan.successiveLow)
         let ss = scan.spectralStart, se = scan.spectralEnd
-        var absolute = [Int32](repeating: 0, count: 64)
         var eob = 0
         for k in ss ... se {
             let x = Int32(b[k])
@@ -283,7 +297,7 @@ struct ProgressiveEncoder {
             if a == 1 { eob = k }
         }
         var run = 0
-        var corrections: [UInt8] = []
+        var pending = 0
         for k in ss ... se {
             let a = absolute[k]
             if a == 0 { run += 1; continue }
@@ -291,30 +305,53 @@ struct ProgressiveEncoder {
                 emitEOBRun(&w)
                 acSymbol(0xF0, &w)
                 run -= 16
-                emitBits(corrections, &w)
-                corrections.removeAll(keepingCapacity: true)
+                emitBits(corrections, pending, &w)
+                pending = 0
             }
             if a > 1 {
-                corrections.append(UInt8(a & 1))
+                corrections[pending] = UInt8(a & 1)
+                pending += 1
                 continue
             }
             emitEOBRun(&w)
             acSymbol(run << 4 | 1, &w)
             bits(b[k] < 0 ? 0 : 1, 1, &w)
-            emitBits(corrections, &w)
-            corrections.removeAll(keepingCapacity: true)
+            emitBits(corrections, pending, &w)
+            pending = 0
             run = 0
         }
-        if run > 0 || !corrections.isEmpty {
+        if run > 0 || pending > 0 {
             eobRun += 1
-            pendingBits += corrections
+            pendingBits.append(contentsOf: UnsafeBufferPointer(start: corrections, count: pending))
             if eobRun == 0x7FFF || pendingBits.count > 1000 - 64 + 1 { emitEOBRun(&w) }
         }
     }
 
-    private func emitBits(_ list: [UInt8], _ w: inout BitWriter) {
-        guard !gather else { return }
-        w.reserve(list.count / 8 + 16)
-        for b in list { w.put(UInt64(b), 1) }
+    private func emitBits(_ list: UnsafePointer<UInt8>, _ count: Int, _ w: inout BitWriter) {
+        guard !gather, count > 0 else { return }
+        w.reserve(count / 8 + 16)
+        for i in 0 ..< count { w.put(UInt64(list[i]), 1) }
+    }
+}
+
+/// Scratch tables of the progressive coder (see ``ProgressiveEncoder``).
+final class ProgressiveTables {
+    let dcCounts = UnsafeMutablePointer<Int>.allocate(capacity: 2 * 257)
+    let acCounts = UnsafeMutablePointer<Int>.allocate(capacity: 2 * 257)
+    let dcCodes = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * 256)
+    let acCodes = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * 256)
+
+    init() {
+        dcCounts.initialize(repeating: 0, count: 2 * 257)
+        acCounts.initialize(repeating: 0, count: 2 * 257)
+        dcCodes.initialize(repeating: 0, count: 2 * 256)
+        acCodes.initialize(repeating: 0, count: 2 * 256)
+    }
+
+    deinit {
+        dcCounts.deallocate()
+        acCounts.deallocate()
+        dcCodes.deallocate()
+        acCodes.deallocate()
     }
 }
