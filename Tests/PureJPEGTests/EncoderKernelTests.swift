@@ -89,7 +89,11 @@ struct EncoderKernelTests {
                 let mask = ws.withUnsafeMutableBufferPointer { w in
                     int32.withUnsafeBufferPointer { t in
                         EncoderTables.zigzag.withUnsafeBufferPointer { z in
-                            zig.withUnsafeMutableBufferPointer { Quantize.quantizeZigzag(w.baseAddress!, t.baseAddress!, z.baseAddress!, $0.baseAddress!) }
+                            zig.withUnsafeMutableBufferPointer { zp in
+                                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { f in
+                                    Quantize.quantizeZigzag(w.baseAddress!, t.baseAddress!, z.baseAddress!, zp.baseAddress!, f.baseAddress!)
+                                }
+                            }
                         }
                     }
                 }

@@ -1,7 +1,7 @@
 /// The front half of the encoder, one MCU row at a time (T.81 A.2: an MCU row is 8 * maxV
 /// image rows): colour conversion, edge padding, downsampling, FDCT and quantization, into
 /// quantized blocks laid out per component as `[v][blocksPerLine][64]` (zigzag order), each
-/// with its nonzero map (see ``Quantize/quantizeZigzag(_:_:_:_:)``).
+/// with its nonzero map (see ``Quantize/quantizeZigzag(_:_:_:_:_:)``).
 ///
 /// Padding follows libjpeg exactly, since it changes the bits cjpeg writes: rows are widened
 /// by repeating their last pixel; the image's last rows are repeated to a multiple of maxV
@@ -20,6 +20,7 @@ final class MCURowProcessor {
     private let sub: UnsafeMutablePointer<UInt8>
     private let divisors: UnsafeMutablePointer<Int32>
     private let zigzag: UnsafeMutablePointer<Int>
+    private let flags: UnsafeMutablePointer<UInt8>
     private let workspace: UnsafeMutablePointer<Int32>
 
     init(layout: EncoderLayout, inputStride: Int, inputIsColor: Bool, quantTables: [[UInt16]]) {
@@ -37,6 +38,8 @@ final class MCURowProcessor {
             let table = QuantDivisors(table: quantTables[min(t, quantTables.count - 1)]).int32Table
             for i in 0 ..< 192 { (divisors + t * 192 + i).initialize(to: table[i]) }
         }
+        flags = .allocate(capacity: 64)
+        flags.initialize(repeating: 0, count: 64)
         zigzag = .allocate(capacity: 64)
         for k in 0 ..< 64 { (zigzag + k).initialize(to: EncoderTables.zigzag[k]) }
         workspace = .allocate(capacity: 64)
@@ -49,6 +52,7 @@ final class MCURowProcessor {
         divisors.deallocate()
         workspace.deallocate()
         zigzag.deallocate()
+        flags.deallocate()
     }
 
     /// Processes `count` (1 ... mcuHeight) input rows, `rowBytes` apart, as MCU row `mcuRow`;
@@ -115,7 +119,7 @@ final class MCURowProcessor {
                 let top = UnsafePointer(plane + by * 8 * stride)
                 for bx in 0 ..< comp.widthInBlocks {
                     FDCT.forward(top + bx * 8, stride: stride, into: workspace)
-                    rowMasks[bx] = Quantize.quantizeZigzag(workspace, d, zigzag, rowOut + bx * 64)
+                    rowMasks[bx] = Quantize.quantizeZigzag(workspace, d, zigzag, rowOut + bx * 64, flags)
                 }
                 for bx in comp.widthInBlocks ..< bpl {
                     let block = rowOut + bx * 64

@@ -61,7 +61,7 @@ public enum JPEGEncoder {
             }
         }
         if options.progressive {
-            let script = try options.scanScript ?? ProgressiveScript.simple(components: layout.components.count)
+            let script = options.scanScript ?? ProgressiveScript.simple(components: layout.components.count)
             try ProgressiveScript.validate(script, components: layout.components.count)
             var encoder = ProgressiveEncoder(store: store, restartInterval: options.restartInterval)
             for (i, scan) in script.enumerated() {

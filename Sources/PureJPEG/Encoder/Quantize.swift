@@ -39,7 +39,7 @@ struct QuantDivisors: Sendable, Equatable {
     }
 
     /// Reciprocals, corrections and scales, 64 each in natural order, as `Int32`: the layout
-    /// ``Quantize/quantizeZigzag(_:_:_:_:)`` reads.
+    /// ``Quantize/quantizeZigzag(_:_:_:_:_:)`` reads.
     var int32Table: [Int32] {
         reciprocal.map { Int32($0) } + correction.map { Int32($0) } + scale.map { Int32($0) }
     }
@@ -77,7 +77,8 @@ enum Quantize {
     /// (scale = `2^(16 - shift)`), since x86 has no per-lane variable shift before AVX2.
     @inline(__always)
     static func quantizeZigzag(_ ws: UnsafeMutablePointer<Int32>, _ table: UnsafePointer<Int32>,
-                               _ zigzag: UnsafePointer<Int>, _ out: UnsafeMutablePointer<Int16>) -> UInt64 {
+                               _ zigzag: UnsafePointer<Int>, _ out: UnsafeMutablePointer<Int16>,
+                               _ flags: UnsafeMutablePointer<UInt8>) -> UInt64 {
         for i in 0 ..< 64 {
             let x = ws[i]
             let sign = x &>> 31
@@ -86,14 +87,19 @@ enum Quantize {
             let q = (t &* table[128 &+ i]) &>> 16
             ws[i] = (q ^ sign) &- sign
         }
-        var mask: UInt64 = 0
         for k in 0 ..< 64 {
             let v = ws[zigzag[k]]
             out[k] = Int16(truncatingIfNeeded: v)
-            // Shifting the map right each step leaves coefficient k's bit at position k; the
-            // bit is computed, not branched on (zero or not is unpredictable).
-            let nonzero = UInt64(UInt32(bitPattern: v | (0 &- v)) &>> 31)
-            mask = (mask &>> 1) | (nonzero &<< 63)
+            // A 0/1 byte per coefficient, computed rather than branched on (zero or not is
+            // unpredictable), and without a loop-carried chain through the map.
+            flags[k] = UInt8(truncatingIfNeeded: UInt32(bitPattern: v | (0 &- v)) &>> 31)
+        }
+        // Eight 0/1 bytes to eight bits: the multiply moves byte j's low bit to bit 56 + j.
+        var mask: UInt64 = 0
+        let raw = UnsafeRawPointer(flags)
+        for g in 0 ..< 8 {
+            let bytes = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: g &* 8, as: UInt64.self))
+            mask |= ((bytes &* 0x0102_0408_1020_4080) &>> 56) &<< UInt64(g &* 8)
         }
         return mask
     }
