@@ -103,6 +103,10 @@ struct EncoderAPITests {
         #expect(try JPEGEncoder.encode(gray.converted(to: .grayAlpha8)) == grayReference)
         #expect(try JPEGEncoder.encode(gray.converted(to: .gray16)) == grayReference)
         #expect(try JPEGDecoder.decode(grayReference).format == .gray8)
+        // Premultiplied input is encoded as its straight colour.
+        let premultiplied = image.converted(to: .rgba8).premultiplied()
+        #expect(premultiplied.isPremultiplied)
+        #expect(try JPEGEncoder.encode(premultiplied) == reference)
     }
 
     @Test func streamEncoderMatchesOneShot() throws {
@@ -167,6 +171,9 @@ struct EncoderAPITests {
             _ = try JPEGEncoder.encode(Image(width: 65536, height: 1, format: .gray8))
         }
         #expect(JPEGEncoderError.emptyImage.description.contains("no pixels"))
+        var broken = image
+        broken.pixels.removeLast()
+        #expect(throws: JPEGEncoderError.self) { _ = try JPEGEncoder.encode(broken) }
     }
 
     @Test func scanScriptValidation() throws {

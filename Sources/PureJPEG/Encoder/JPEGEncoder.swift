@@ -17,10 +17,15 @@ public enum JPEGEncoder {
         guard image.width <= 65535, image.height <= 65535 else {
             throw .imageTooLarge(width: image.width, height: image.height)
         }
-        let source = image.format.is16Bit ? image.converted(to: image.format.eightBit) : image
+        guard image.pixels.count == image.width * image.height * image.format.bytesPerPixel else {
+            throw .invalidParameter("pixel buffer of \(image.pixels.count) bytes does not match \(image.width)x\(image.height) \(image.format)")
+        }
+        // Straight colour is what a JPEG without alpha must show; 16-bit rounds to 8 (ImageCore's rule).
+        var source = image.isPremultiplied ? image.unpremultiplied() : image
+        if source.format.is16Bit { source = source.converted(to: source.format.eightBit) }
         let setup = try EncoderSetup(width: image.width, height: image.height, format: source.format,
                                      options: options)
-        var w = BitWriter(capacity: image.width * image.height / 4 + 4096)
+        var w = BitWriter(capacity: min(image.width * image.height / 4, 1 << 26) + 4096)
         w.append(try JPEGWriter.header(options: options, metadata: image.metadata))
         w.append(setup.frameHeader(progressive: options.progressive))
         let layout = setup.layout
