@@ -231,8 +231,12 @@ struct EncoderAPITests {
         #expect(dri.count == 1 && dri[0].1 == [0, 2])
         let markers = EncoderFixtures.restartMarkers(jpeg)
         if progressive {
-            // Per scan: the DC scans have 63 MCUs (31 markers each); AC scans count blocks.
-            #expect(markers.count > 62)
+            // Two DC scans of 63 MCUs (31 markers each); AC scans are single-component, their
+            // MCU is one block: luma 17 x 13 = 221 blocks (110 markers) in four scans, chroma
+            // 9 x 7 = 63 blocks (31) in four. Numbering restarts with each scan.
+            #expect(markers.count == 2 * 31 + 4 * 110 + 4 * 31)
+            #expect(zip(markers, markers.dropFirst()).allSatisfy { $1 == 0 || $1 == ($0 + 1) % 8 })
+            #expect(markers.filter { $0 == 0 }.count >= 10)
         } else {
             #expect(markers.count == 31)
             #expect(markers == (0 ..< 31).map { $0 % 8 })
