@@ -25,6 +25,7 @@ struct BaselineScanState {
     mutating func encodeRow(_ rows: [UnsafePointer<Int16>], masks: [UnsafePointer<UInt64>], layout: EncoderLayout,
                             tables: EntropyTables, writer w: inout BitWriter) {
         let comps = layout.components
+        let zigzag = UnsafePointer(tables.zigzag)
         w.reserve(layout.mcusAcross * (comps.count == 1 ? 1 : layout.maxH * layout.maxV + 2) * 448 + 64)
         for mx in 0 ..< layout.mcusAcross {
             if let n = restartDue() {
@@ -39,7 +40,7 @@ struct BaselineScanState {
                     var block = rows[c] + first * 64
                     var mask = masks[c] + first
                     for _ in 0 ..< comp.h {
-                        BlockCoder.encode(block, mask: mask.pointee, previousDC: previous, dc: dc, ac: ac, &w)
+                        BlockCoder.encode(block, mask: mask.pointee, previousDC: previous, dc: dc, ac: ac, zigzag: zigzag, &w)
                         previous = Int32(block[0])
                         block += 64
                         mask += 1
@@ -54,7 +55,7 @@ struct BaselineScanState {
     /// The counting twin of ``encodeRow(_:layout:tables:writer:)``: symbol frequencies per
     /// table slot (`dcCounts[slot * 257 + symbol]`).
     mutating func countRow(_ rows: [UnsafePointer<Int16>], masks: [UnsafePointer<UInt64>], layout: EncoderLayout,
-                           dcCounts: UnsafeMutablePointer<Int>, acCounts: UnsafeMutablePointer<Int>) {
+                           zigzag: UnsafePointer<Int>, dcCounts: UnsafeMutablePointer<Int>, acCounts: UnsafeMutablePointer<Int>) {
         for mx in 0 ..< layout.mcusAcross {
             _ = restartDue()
             for (c, comp) in layout.components.enumerated() {
@@ -65,7 +66,7 @@ struct BaselineScanState {
                     var mask = masks[c] + first
                     for _ in 0 ..< comp.h {
                         BlockCoder.count(block, mask: mask.pointee, previousDC: previous, dc: dcCounts + comp.table * 257,
-                                         ac: acCounts + comp.table * 257)
+                                         ac: acCounts + comp.table * 257, zigzag: zigzag)
                         previous = Int32(block[0])
                         block += 64
                         mask += 1

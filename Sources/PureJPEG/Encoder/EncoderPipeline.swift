@@ -1,7 +1,7 @@
 /// The front half of the encoder, one MCU row at a time (T.81 A.2: an MCU row is 8 * maxV
 /// image rows): colour conversion, edge padding, downsampling, FDCT and quantization, into
-/// quantized blocks laid out per component as `[v][blocksPerLine][64]` (zigzag order), each
-/// with its nonzero map (see ``Quantize/quantizeZigzag(_:_:_:_:_:)``).
+/// quantized blocks laid out per component as `[v][blocksPerLine][64]` (natural order), each
+/// with its zigzag-order nonzero map (see ``Quantize/quantize(_:_:_:_:_:)``).
 ///
 /// Padding follows libjpeg exactly, since it changes the bits cjpeg writes: rows are widened
 /// by repeating their last pixel; the image's last rows are repeated to a multiple of maxV
@@ -19,7 +19,7 @@ final class MCURowProcessor {
     private let subStride: Int
     private let sub: UnsafeMutablePointer<UInt8>
     private let divisors: UnsafeMutablePointer<Int32>
-    private let zigzag: UnsafeMutablePointer<Int>
+    private let rowMaps: UnsafeMutablePointer<UInt64>
     private let flags: UnsafeMutablePointer<UInt8>
     private let workspace: UnsafeMutablePointer<Int32>
 
@@ -40,8 +40,9 @@ final class MCURowProcessor {
         }
         flags = .allocate(capacity: 64)
         flags.initialize(repeating: 0, count: 64)
-        zigzag = .allocate(capacity: 64)
-        for k in 0 ..< 64 { (zigzag + k).initialize(to: EncoderTables.zigzag[k]) }
+        let maps = UnsafeMutablePointer<UInt64>.allocate(capacity: 8 * 256)
+        for (i, bits) in ZigzagMaps.rows.enumerated() { (maps + i).initialize(to: bits) }
+        rowMaps = maps
         workspace = .allocate(capacity: 64)
         workspace.initialize(repeating: 0, count: 64)
     }
@@ -51,7 +52,7 @@ final class MCURowProcessor {
         sub.deallocate()
         divisors.deallocate()
         workspace.deallocate()
-        zigzag.deallocate()
+        rowMaps.deallocate()
         flags.deallocate()
     }
 
@@ -119,7 +120,7 @@ final class MCURowProcessor {
                 let top = UnsafePointer(plane + by * 8 * stride)
                 for bx in 0 ..< comp.widthInBlocks {
                     FDCT.forward(top + bx * 8, stride: stride, into: workspace)
-                    rowMasks[bx] = Quantize.quantizeZigzag(workspace, d, zigzag, rowOut + bx * 64, flags)
+                    rowMasks[bx] = Quantize.quantize(workspace, d, rowOut + bx * 64, flags, rowMaps)
                 }
                 for bx in comp.widthInBlocks ..< bpl {
                     let block = rowOut + bx * 64

@@ -189,11 +189,14 @@ func magnitudeCategory(_ v: Int32) -> (nbits: Int, extra: UInt64) {
 
 /// Everything the block coder needs, as raw pointers set up once per image.
 final class EntropyTables {
+    let zigzag: UnsafeMutablePointer<Int>
     /// Code entries (`size << 16 | code`) for table slots 0 and 1, 256 each.
     let dc: UnsafeMutablePointer<UInt32>
     let ac: UnsafeMutablePointer<UInt32>
 
     init(dc specs: [HuffmanSpec], ac acSpecs: [HuffmanSpec]) {
+        zigzag = .allocate(capacity: 64)
+        for k in 0 ..< 64 { (zigzag + k).initialize(to: EncoderTables.zigzag[k]) }
         dc = .allocate(capacity: 512)
         ac = .allocate(capacity: 512)
         dc.initialize(repeating: 0, count: 512)
@@ -207,18 +210,19 @@ final class EntropyTables {
     }
 
     deinit {
+        zigzag.deallocate()
         dc.deallocate()
         ac.deallocate()
     }
 }
 
 enum BlockCoder {
-    /// Codes one block (zigzag order, nonzero map `mask`) as T.81 F.1.2.1-F.1.2.2 (libjpeg
+    /// Codes one block (natural order, zigzag nonzero map `mask`) as T.81 F.1.2.1-F.1.2.2 (libjpeg
     /// `encode_one_block`): the map's trailing-zero count finds each next nonzero coefficient,
     /// so runs of zeros cost nothing.
     @inline(__always)
     static func encode(_ block: UnsafePointer<Int16>, mask: UInt64, previousDC: Int32, dc: UnsafePointer<UInt32>,
-                       ac: UnsafePointer<UInt32>, _ w: inout BitWriter) {
+                       ac: UnsafePointer<UInt32>, zigzag: UnsafePointer<Int>, _ w: inout BitWriter) {
         let (dcBits, dcExtra) = magnitudeCategory(Int32(block[0]) &- previousDC)
         let dcEntry = dc[dcBits]
         w.put(UInt64(dcEntry & 0xFFFF) &<< UInt64(dcBits) | dcExtra, Int(dcEntry &>> 16) &+ dcBits)
@@ -232,7 +236,7 @@ enum BlockCoder {
                 w.put(UInt64(zrl & 0xFFFF), Int(zrl &>> 16))
                 run &-= 16
             }
-            let (nbits, extra) = magnitudeCategory(Int32(block[k]))
+            let (nbits, extra) = magnitudeCategory(Int32(block[zigzag[k]]))
             let e = ac[(run &<< 4) | nbits]
             w.put(UInt64(e & 0xFFFF) &<< UInt64(nbits) | extra, Int(e &>> 16) &+ nbits)
             last = k
@@ -247,7 +251,7 @@ enum BlockCoder {
     /// Counts the symbols `encode` would emit (libjpeg `htest_one_block`).
     @inline(__always)
     static func count(_ block: UnsafePointer<Int16>, mask: UInt64, previousDC: Int32, dc: UnsafeMutablePointer<Int>,
-                      ac: UnsafeMutablePointer<Int>) {
+                      ac: UnsafeMutablePointer<Int>, zigzag: UnsafePointer<Int>) {
         dc[magnitudeCategory(Int32(block[0]) &- previousDC).nbits] &+= 1
         var m = mask & ~1
         var last = 0
@@ -255,7 +259,7 @@ enum BlockCoder {
             let k = m.trailingZeroBitCount
             var run = k &- last &- 1
             while run > 15 { ac[0xF0] &+= 1; run &-= 16 }
-            ac[(run &<< 4) | magnitudeCategory(Int32(block[k])).nbits] &+= 1
+            ac[(run &<< 4) | magnitudeCategory(Int32(block[zigzag[k]])).nbits] &+= 1
             last = k
             m &= m &- 1
         }

@@ -137,13 +137,15 @@ struct EncoderSetup {
     func optimalBaselineTables(_ store: CoefficientStore) -> (dc: [HuffmanSpec], ac: [HuffmanSpec]) {
         var dcCounts = [Int](repeating: 0, count: 2 * 257), acCounts = [Int](repeating: 0, count: 2 * 257)
         var state = BaselineScanState(components: layout.components.count, restartInterval: restartInterval)
-        dcCounts.withUnsafeMutableBufferPointer { dcp in
-            acCounts.withUnsafeMutableBufferPointer { acp in
-                guard let d = dcp.baseAddress, let a = acp.baseAddress else { return }
-                for mcuRow in 0 ..< layout.mcusDown {
-                    state.countRow(store.rowPointers(mcuRow).map { UnsafePointer($0) },
-                                   masks: store.rowMaskPointers(mcuRow).map { UnsafePointer($0) }, layout: layout,
-                                   dcCounts: d, acCounts: a)
+        EncoderTables.zigzag.withUnsafeBufferPointer { zz in
+            dcCounts.withUnsafeMutableBufferPointer { dcp in
+                acCounts.withUnsafeMutableBufferPointer { acp in
+                    guard let z = zz.baseAddress, let d = dcp.baseAddress, let a = acp.baseAddress else { return }
+                    for mcuRow in 0 ..< layout.mcusDown {
+                        state.countRow(store.rowPointers(mcuRow).map { UnsafePointer($0) },
+                                       masks: store.rowMaskPointers(mcuRow).map { UnsafePointer($0) }, layout: layout,
+                                       zigzag: z, dcCounts: d, acCounts: a)
+                    }
                 }
             }
         }

@@ -82,6 +82,7 @@ struct ProgressiveEncoder {
     /// Symbol counts (2 slots x 257) and code entries (2 slots x 256) behind raw pointers:
     /// the per-symbol paths run millions of times and must not pay for array checks.
     private let tables = ProgressiveTables()
+    private let zigzag = EncoderTables.zigzag
     private var lastDC = [Int32](repeating: 0, count: 4)
     private var eobRun = 0
     /// Correction bits waiting for the end of the current EOB run (libjpeg's BE buffer).
@@ -257,7 +258,7 @@ struct ProgressiveEncoder {
         let al = Int32(scan.successiveLow)
         var run = 0
         for k in scan.spectralStart ... scan.spectralEnd {
-            let x = Int32(b[k])
+            let x = Int32(b[zigzag[k]])
             let v = x < 0 ? -((-x) >> al) : x >> al
             if v == 0 { run += 1; continue }
             emitEOBRun(&w)
@@ -291,7 +292,7 @@ struct ProgressiveEncoder {
         let ss = scan.spectralStart, se = scan.spectralEnd
         var eob = 0
         for k in ss ... se {
-            let x = Int32(b[k])
+            let x = Int32(b[zigzag[k]])
             let a = (x < 0 ? -x : x) >> al
             absolute[k] = a
             if a == 1 { eob = k }
@@ -315,7 +316,7 @@ struct ProgressiveEncoder {
             }
             emitEOBRun(&w)
             acSymbol(run << 4 | 1, &w)
-            bits(b[k] < 0 ? 0 : 1, 1, &w)
+            bits(b[zigzag[k]] < 0 ? 0 : 1, 1, &w)
             emitBits(corrections, pending, &w)
             pending = 0
             run = 0
