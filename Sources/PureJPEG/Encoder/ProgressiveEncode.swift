@@ -172,7 +172,8 @@ struct ProgressiveEncoder {
                 for col in 0 ..< comp.widthInBlocks {
                     restartIfDue(mcus, &w)
                     w.reserve(2048)
-                    block(store.block(c, row: row, col: col), 0, comp.table, &w)
+                    let index = row * comp.blocksPerLine + col
+                    block(store.planes[c] + index * 64, 0, comp.table, &w, mask: store.masks[c][index])
                     mcus += 1
                 }
             }
@@ -196,7 +197,8 @@ struct ProgressiveEncoder {
     }
 
     @inline(__always)
-    private mutating func block(_ b: UnsafeMutablePointer<Int16>, _ i: Int, _ table: Int, _ w: inout BitWriter) {
+    private mutating func block(_ b: UnsafeMutablePointer<Int16>, _ i: Int, _ table: Int, _ w: inout BitWriter,
+                                mask: UInt64 = ~0) {
         let s = scan
         if s.spectralStart == 0 {
             if s.successiveHigh == 0 {
@@ -209,7 +211,7 @@ struct ProgressiveEncoder {
                 bits(UInt64((Int32(b[0]) >> Int32(s.successiveLow)) & 1), 1, &w)
             }
         } else if s.successiveHigh == 0 {
-            acFirst(b, &w)
+            acFirst(b, mask, &w)
         } else {
             acRefine(b, &w)
         }
@@ -253,22 +255,29 @@ struct ProgressiveEncoder {
         pendingBits.removeAll(keepingCapacity: true)
     }
 
-    /// G.1.2.2 first AC scan of a block (libjpeg `encode_mcu_AC_first`).
-    private mutating func acFirst(_ b: UnsafeMutablePointer<Int16>, _ w: inout BitWriter) {
+    /// G.1.2.2 first AC scan of a block (libjpeg `encode_mcu_AC_first`). Only coefficients in
+    /// the block's nonzero map are visited; those that shift to zero at `Al` count into the run.
+    private mutating func acFirst(_ b: UnsafeMutablePointer<Int16>, _ mask: UInt64, _ w: inout BitWriter) {
         let al = Int32(scan.successiveLow)
-        var run = 0
-        for k in scan.spectralStart ... scan.spectralEnd {
+        let ss = scan.spectralStart, se = scan.spectralEnd
+        let band = (se == 63 ? ~UInt64(0) : (UInt64(1) << UInt64(se + 1)) - 1) & ~((UInt64(1) << UInt64(ss)) - 1)
+        var m = mask & band
+        var last = ss - 1
+        while m != 0 {
+            let k = m.trailingZeroBitCount
+            m &= m - 1
             let x = Int32(b[zigzag[k]])
             let v = x < 0 ? -((-x) >> al) : x >> al
-            if v == 0 { run += 1; continue }
+            if v == 0 { continue }
+            var run = k - last - 1
+            last = k
             emitEOBRun(&w)
             while run > 15 { acSymbol(0xF0, &w); run -= 16 }
             let (nbits, extra) = magnitudeCategory(v)
             acSymbol(run << 4 | nbits, &w)
             bits(extra, nbits, &w)
-            run = 0
         }
-        if run > 0 {
+        if last < se {
             eobRun += 1
             if eobRun == 0x7FFF { emitEOBRun(&w) }
         }
