@@ -213,7 +213,7 @@ struct ProgressiveEncoder {
         } else if s.successiveHigh == 0 {
             acFirst(b, mask, &w)
         } else {
-            acRefine(b, &w)
+            acRefine(b, mask, &w)
         }
     }
 
@@ -286,30 +286,42 @@ struct ProgressiveEncoder {
     /// G.1.2.3 AC refinement of a block (libjpeg `encode_mcu_AC_refine`): coefficients already
     /// nonzero send one correction bit each, buffered until the next symbol; newly nonzero ones
     /// (magnitude 1 at this bit) are coded with run, and EOB runs carry pending corrections.
-    private mutating func acRefine(_ b: UnsafeMutablePointer<Int16>, _ w: inout BitWriter) {
-        // Stack scratch: magnitudes at this bit, and the block's pending correction bits.
-        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 64) { absolute in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { corrections in
-                acRefine(b, absolute.baseAddress!, corrections.baseAddress!, &w)
-            }
+    private mutating func acRefine(_ b: UnsafeMutablePointer<Int16>, _ mask: UInt64, _ w: inout BitWriter) {
+        // Stack scratch for the block's pending correction bits.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { corrections in
+            acRefine(b, mask, corrections.baseAddress!, &w)
         }
     }
 
-    private mutating func acRefine(_ b: UnsafeMutablePointer<Int16>, _ absolute: UnsafeMutablePointer<Int32>,
+    /// Only coefficients in the block's nonzero map are visited; the gaps between them are
+    /// zero at every bit and go into the run, as do visited ones that are zero at this bit.
+    private mutating func acRefine(_ b: UnsafeMutablePointer<Int16>, _ mask: UInt64,
                                    _ corrections: UnsafeMutablePointer<UInt8>, _ w: inout BitWriter) {
         let al = Int32(scan.successiveLow)
         let ss = scan.spectralStart, se = scan.spectralEnd
-        var eob = 0
-        for k in ss ... se {
+        let band = (se == 63 ? ~UInt64(0) : (UInt64(1) << UInt64(se + 1)) - 1) & ~((UInt64(1) << UInt64(ss)) - 1)
+        @inline(__always) func magnitude(_ k: Int) -> Int32 {
             let x = Int32(b[zigzag[k]])
-            let a = (x < 0 ? -x : x) >> al
-            absolute[k] = a
-            if a == 1 { eob = k }
+            return (x < 0 ? -x : x) >> al
+        }
+        // The last coefficient that becomes nonzero at this bit (libjpeg's EOB).
+        var eob = 0
+        var m = mask & band
+        while m != 0 {
+            let k = m.trailingZeroBitCount
+            m &= m - 1
+            if magnitude(k) == 1 { eob = k }
         }
         var run = 0
         var pending = 0
-        for k in ss ... se {
-            let a = absolute[k]
+        var previous = ss - 1
+        m = mask & band
+        while m != 0 {
+            let k = m.trailingZeroBitCount
+            m &= m - 1
+            run += k - previous - 1
+            previous = k
+            let a = magnitude(k)
             if a == 0 { run += 1; continue }
             while run > 15 && k <= eob {
                 emitEOBRun(&w)
@@ -330,6 +342,7 @@ struct ProgressiveEncoder {
             pending = 0
             run = 0
         }
+        run += se - previous
         if run > 0 || pending > 0 {
             eobRun += 1
             pendingBits.append(contentsOf: UnsafeBufferPointer(start: corrections, count: pending))
