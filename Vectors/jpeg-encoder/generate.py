@@ -75,3 +75,24 @@ with open(os.path.join(here, 'manifest.tsv'), 'w') as f:
     for c in cases:
         f.write('\t'.join(map(str, c)) + '\n')
 print(len(cases), 'cases')
+
+# Quantization tables cjpeg derives from each quality (-baseline: clamped to 8 bits), natural
+# order, one line per quality: "q luma... | chroma...".
+zz = [0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28,
+      35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63]
+with open(os.path.join(here, 'quant_tables.txt'), 'w') as out:
+    for q in [1, 10, 25, 50, 75, 85, 95, 100]:
+        with open(os.path.join(here, 'tiny_1x1.ppm'), 'rb') as f:
+            data = subprocess.run(['cjpeg', '-baseline', '-quality', str(q)], stdin=f, capture_output=True, check=True).stdout
+        tables, i = [], 2
+        while i < len(data):
+            marker, length = data[i + 1], data[i + 2] * 256 + data[i + 3]
+            if marker == 0xDB:
+                natural = [0] * 64
+                for k in range(64):
+                    natural[zz[k]] = data[i + 5 + k]
+                tables.append(natural)
+            if marker == 0xDA:
+                break
+            i += 2 + length
+        out.write(f'{q} ' + ' '.join(map(str, tables[0])) + ' | ' + ' '.join(map(str, tables[1])) + '\n')

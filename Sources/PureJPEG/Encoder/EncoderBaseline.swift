@@ -22,8 +22,8 @@ struct BaselineScanState {
 
     /// Codes one MCU row whose blocks for component c start at `rows[c]` (layout
     /// `[v][blocksPerLine][64]`).
-    mutating func encodeRow(_ rows: [UnsafePointer<Int16>], layout: EncoderLayout, tables: EntropyTables,
-                            writer w: inout BitWriter) {
+    mutating func encodeRow(_ rows: [UnsafePointer<Int16>], masks: [UnsafePointer<UInt64>], layout: EncoderLayout,
+                            tables: EntropyTables, writer w: inout BitWriter) {
         let comps = layout.components
         let zigzag = UnsafePointer(tables.zigzag)
         w.reserve(layout.mcusAcross * (comps.count == 1 ? 1 : layout.maxH * layout.maxV + 2) * 448 + 64)
@@ -36,11 +36,14 @@ struct BaselineScanState {
                 let dc = UnsafePointer(tables.dc + comp.table * 256), ac = UnsafePointer(tables.ac + comp.table * 256)
                 var previous = lastDC[c]
                 for by in 0 ..< comp.v {
-                    var block = rows[c] + (by * comp.blocksPerLine + mx * comp.h) * 64
+                    let first = by * comp.blocksPerLine + mx * comp.h
+                    var block = rows[c] + first * 64
+                    var mask = masks[c] + first
                     for _ in 0 ..< comp.h {
-                        BlockCoder.encode(block, previousDC: previous, dc: dc, ac: ac, zigzag: zigzag, &w)
+                        BlockCoder.encode(block, mask: mask.pointee, previousDC: previous, dc: dc, ac: ac, zigzag: zigzag, &w)
                         previous = Int32(block[0])
                         block += 64
+                        mask += 1
                     }
                 }
                 lastDC[c] = previous
@@ -51,19 +54,22 @@ struct BaselineScanState {
 
     /// The counting twin of ``encodeRow(_:layout:tables:writer:)``: symbol frequencies per
     /// table slot (`dcCounts[slot * 257 + symbol]`).
-    mutating func countRow(_ rows: [UnsafePointer<Int16>], layout: EncoderLayout, zigzag: UnsafePointer<Int>,
-                           dcCounts: UnsafeMutablePointer<Int>, acCounts: UnsafeMutablePointer<Int>) {
+    mutating func countRow(_ rows: [UnsafePointer<Int16>], masks: [UnsafePointer<UInt64>], layout: EncoderLayout,
+                           zigzag: UnsafePointer<Int>, dcCounts: UnsafeMutablePointer<Int>, acCounts: UnsafeMutablePointer<Int>) {
         for mx in 0 ..< layout.mcusAcross {
             _ = restartDue()
             for (c, comp) in layout.components.enumerated() {
                 var previous = lastDC[c]
                 for by in 0 ..< comp.v {
-                    var block = rows[c] + (by * comp.blocksPerLine + mx * comp.h) * 64
+                    let first = by * comp.blocksPerLine + mx * comp.h
+                    var block = rows[c] + first * 64
+                    var mask = masks[c] + first
                     for _ in 0 ..< comp.h {
-                        BlockCoder.count(block, previousDC: previous, dc: dcCounts + comp.table * 257,
+                        BlockCoder.count(block, mask: mask.pointee, previousDC: previous, dc: dcCounts + comp.table * 257,
                                          ac: acCounts + comp.table * 257, zigzag: zigzag)
                         previous = Int32(block[0])
                         block += 64
+                        mask += 1
                     }
                 }
                 lastDC[c] = previous
@@ -78,6 +84,8 @@ struct BaselineScanState {
 final class CoefficientStore {
     let layout: EncoderLayout
     let planes: [UnsafeMutablePointer<Int16>]
+    /// Each block's nonzero map (bit k: zigzag coefficient k is not zero).
+    let masks: [UnsafeMutablePointer<UInt64>]
     let counts: [Int]
 
     init(layout: EncoderLayout) {
@@ -88,9 +96,22 @@ final class CoefficientStore {
             p.initialize(repeating: 0, count: max(n, 1))
             return p
         }
+        masks = counts.map { n in
+            let p = UnsafeMutablePointer<UInt64>.allocate(capacity: max(n / 64, 1))
+            p.initialize(repeating: 0, count: max(n / 64, 1))
+            return p
+        }
     }
 
-    deinit { for p in planes { p.deallocate() } }
+    deinit {
+        for p in planes { p.deallocate() }
+        for p in masks { p.deallocate() }
+    }
+
+    /// Where MCU row `mcuRow`'s nonzero maps start in each component.
+    func rowMaskPointers(_ mcuRow: Int) -> [UnsafeMutablePointer<UInt64>] {
+        layout.components.enumerated().map { c, comp in masks[c] + mcuRow * comp.v * comp.blocksPerLine }
+    }
 
     /// Where MCU row `mcuRow` starts in each component.
     func rowPointers(_ mcuRow: Int) -> [UnsafeMutablePointer<Int16>] {

@@ -43,6 +43,63 @@ enum EncoderColorConvert {
         }
     }
 
+    // MARK: Table-driven (the pipeline's choice)
+
+    /// Per input value, for R (0..<256), G (256..<512), B (512..<768): the Y term in the low 32
+    /// bits and the Cb term in the high 32. Negative terms are stored as `c * (255 - v)`, the
+    /// constant they lose folded into the offset (the weights of each row sum to 65536, so the
+    /// offset comes to 65535), keeping every field positive and below 2^24: fields never carry
+    /// into each other, and three table loads and two adds give Y and Cb at once.
+    static let yCbTable: [UInt64] = (0 ..< 768).map { i in
+        let v = UInt64(i & 255)
+        switch i >> 8 {
+        case 0: return UInt64(yR) * v | (UInt64(cbR) * (255 - v)) << 32
+        case 1: return UInt64(yG) * v | (UInt64(cbG) * (255 - v)) << 32
+        default: return (UInt64(yB) * v + UInt64(half)) | (UInt64(half) * v + 65535) << 32
+        }
+    }
+
+    /// The Cr terms, likewise.
+    static let crTable: [UInt32] = (0 ..< 768).map { i in
+        let v = UInt32(i & 255)
+        switch i >> 8 {
+        case 0: return half * v + 65535
+        case 1: return crG * (255 - v)
+        default: return crB * (255 - v)
+        }
+    }
+
+    static func rgbToYCbCrTable(_ src: UnsafePointer<UInt8>, pixelStride: Int, count: Int,
+                                y: UnsafeMutablePointer<UInt8>, cb: UnsafeMutablePointer<UInt8>,
+                                cr: UnsafeMutablePointer<UInt8>) {
+        yCbTable.withUnsafeBufferPointer { tb in
+            crTable.withUnsafeBufferPointer { tc in
+                guard let t = tb.baseAddress, let c = tc.baseAddress else { return }
+                var p = src
+                for i in 0 ..< count {
+                    let r = Int(p[0]), g = Int(p[1]) &+ 256, b = Int(p[2]) &+ 512
+                    let yc = t[r] &+ t[g] &+ t[b]
+                    y[i] = UInt8(truncatingIfNeeded: yc &>> 16)
+                    cb[i] = UInt8(truncatingIfNeeded: yc &>> 48)
+                    cr[i] = UInt8(truncatingIfNeeded: (c[r] &+ c[g] &+ c[b]) &>> 16)
+                    p += pixelStride
+                }
+            }
+        }
+    }
+
+    static func rgbToGrayTable(_ src: UnsafePointer<UInt8>, pixelStride: Int, count: Int,
+                               y: UnsafeMutablePointer<UInt8>) {
+        yCbTable.withUnsafeBufferPointer { tb in
+            guard let t = tb.baseAddress else { return }
+            var p = src
+            for i in 0 ..< count {
+                y[i] = UInt8(truncatingIfNeeded: (t[Int(p[0])] &+ t[Int(p[1]) &+ 256] &+ t[Int(p[2]) &+ 512]) &>> 16)
+                p += pixelStride
+            }
+        }
+    }
+
     // MARK: SIMD
 
     @inline(__always)

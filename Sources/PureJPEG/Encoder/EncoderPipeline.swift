@@ -1,6 +1,7 @@
 /// The front half of the encoder, one MCU row at a time (T.81 A.2: an MCU row is 8 * maxV
 /// image rows): colour conversion, edge padding, downsampling, FDCT and quantization, into
-/// quantized blocks laid out per component as `[v][blocksPerLine][64]` (natural order).
+/// quantized blocks laid out per component as `[v][blocksPerLine][64]` (natural order), each
+/// with its zigzag-order nonzero map (see ``Quantize/quantize(_:_:_:_:_:)``).
 ///
 /// Padding follows libjpeg exactly, since it changes the bits cjpeg writes: rows are widened
 /// by repeating their last pixel; the image's last rows are repeated to a multiple of maxV
@@ -17,7 +18,10 @@ final class MCURowProcessor {
     private let full: UnsafeMutablePointer<UInt8>
     private let subStride: Int
     private let sub: UnsafeMutablePointer<UInt8>
-    private let divisors: UnsafeMutablePointer<SIMD8<UInt16>>
+    private let divisors: UnsafeMutablePointer<Int32>
+    private let rowMaps: UnsafeMutablePointer<UInt64>
+    private let flags: UnsafeMutablePointer<UInt8>
+    private let workspace: UnsafeMutablePointer<Int32>
 
     init(layout: EncoderLayout, inputStride: Int, inputIsColor: Bool, quantTables: [[UInt16]]) {
         self.layout = layout
@@ -29,33 +33,43 @@ final class MCURowProcessor {
         subStride = layout.mcusAcross * 8
         sub = .allocate(capacity: 2 * 8 * subStride + 16)
         sub.initialize(repeating: 0, count: 2 * 8 * subStride + 16)
-        divisors = .allocate(capacity: 48)
+        divisors = .allocate(capacity: 384)
         for t in 0 ..< 2 {
-            let packed = QuantDivisors(table: quantTables[min(t, quantTables.count - 1)]).packed
-            for i in 0 ..< 24 { (divisors + t * 24 + i).initialize(to: packed[i]) }
+            let table = QuantDivisors(table: quantTables[min(t, quantTables.count - 1)]).int32Table
+            for i in 0 ..< 192 { (divisors + t * 192 + i).initialize(to: table[i]) }
         }
+        flags = .allocate(capacity: 64)
+        flags.initialize(repeating: 0, count: 64)
+        let maps = UnsafeMutablePointer<UInt64>.allocate(capacity: 8 * 256)
+        for (i, bits) in ZigzagMaps.rows.enumerated() { (maps + i).initialize(to: bits) }
+        rowMaps = maps
+        workspace = .allocate(capacity: 64)
+        workspace.initialize(repeating: 0, count: 64)
     }
 
     deinit {
         full.deallocate()
         sub.deallocate()
         divisors.deallocate()
+        workspace.deallocate()
+        rowMaps.deallocate()
+        flags.deallocate()
     }
 
     /// Processes `count` (1 ... mcuHeight) input rows, `rowBytes` apart, as MCU row `mcuRow`;
-    /// `out[c]` receives component c's `v * blocksPerLine` blocks.
+    /// `out[c]` receives component c's `v * blocksPerLine` blocks and `masks[c]` their maps.
     func process(rows: UnsafePointer<UInt8>, rowBytes: Int, count: Int, mcuRow: Int,
-                 out: [UnsafeMutablePointer<Int16>]) {
+                 out: [UnsafeMutablePointer<Int16>], masks: [UnsafeMutablePointer<UInt64>]) {
         let pw = layout.paddedWidth, w = layout.width
         let nComp = layout.components.count
         for r in 0 ..< count {
             let src = rows + r * rowBytes
             let y = full + r * pw
             if nComp == 3 {
-                EncoderColorConvert.rgbToYCbCr(src, pixelStride: inputStride, count: w,
+                EncoderColorConvert.rgbToYCbCrTable(src, pixelStride: inputStride, count: w,
                                                y: y, cb: y + planeSize, cr: y + 2 * planeSize)
             } else if inputIsColor {
-                EncoderColorConvert.rgbToGray(src, pixelStride: inputStride, count: w, y: y)
+                EncoderColorConvert.rgbToGrayTable(src, pixelStride: inputStride, count: w, y: y)
             } else if inputStride == 1 {
                 y.update(from: src, count: w)
             } else {
@@ -88,22 +102,25 @@ final class MCURowProcessor {
             for r in validRows ..< comp.v * 8 {
                 (plane + r * stride).update(from: plane + (validRows - 1) * stride, count: stride)
             }
-            transform(comp, plane: plane, stride: stride, mcuRow: mcuRow, out: out[c],
-                      divisors: divisors + comp.table * 24)
+            transform(comp, plane: plane, stride: stride, mcuRow: mcuRow, out: out[c], masks: masks[c],
+                      divisors: divisors + comp.table * 192)
         }
     }
 
     private func transform(_ comp: EncoderComponent, plane: UnsafeMutablePointer<UInt8>, stride: Int,
-                           mcuRow: Int, out: UnsafeMutablePointer<Int16>,
-                           divisors d: UnsafePointer<SIMD8<UInt16>>) {
+                           mcuRow: Int, out: UnsafeMutablePointer<Int16>, masks: UnsafeMutablePointer<UInt64>,
+                           divisors d: UnsafePointer<Int32>) {
         let bpl = comp.blocksPerLine
         for by in 0 ..< comp.v {
             let blockRow = mcuRow * comp.v + by
             let rowOut = out + by * bpl * 64
+            let rowMasks = masks + by * bpl
+            for bx in 0 ..< bpl { rowMasks[bx] = 0 }
             if blockRow < comp.heightInBlocks {
                 let top = UnsafePointer(plane + by * 8 * stride)
                 for bx in 0 ..< comp.widthInBlocks {
-                    Quantize.quantize(FDCT.forward(top + bx * 8, stride: stride), d, rowOut + bx * 64)
+                    FDCT.forward(top + bx * 8, stride: stride, into: workspace)
+                    rowMasks[bx] = Quantize.quantize(workspace, d, rowOut + bx * 64, flags, rowMaps)
                 }
                 for bx in comp.widthInBlocks ..< bpl {
                     let block = rowOut + bx * 64

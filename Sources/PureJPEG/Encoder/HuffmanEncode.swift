@@ -196,7 +196,7 @@ final class EntropyTables {
 
     init(dc specs: [HuffmanSpec], ac acSpecs: [HuffmanSpec]) {
         zigzag = .allocate(capacity: 64)
-        for k in 0 ..< 64 { zigzag[k] = EncoderTables.zigzag[k] }
+        for k in 0 ..< 64 { (zigzag + k).initialize(to: EncoderTables.zigzag[k]) }
         dc = .allocate(capacity: 512)
         ac = .allocate(capacity: 512)
         dc.initialize(repeating: 0, count: 512)
@@ -217,28 +217,32 @@ final class EntropyTables {
 }
 
 enum BlockCoder {
-    /// Codes one block (natural order) as T.81 F.1.2.1-F.1.2.2 (libjpeg `encode_one_block`).
+    /// Codes one block (natural order, zigzag nonzero map `mask`) as T.81 F.1.2.1-F.1.2.2 (libjpeg
+    /// `encode_one_block`): the map's trailing-zero count finds each next nonzero coefficient,
+    /// so runs of zeros cost nothing.
     @inline(__always)
-    static func encode(_ block: UnsafePointer<Int16>, previousDC: Int32, dc: UnsafePointer<UInt32>,
+    static func encode(_ block: UnsafePointer<Int16>, mask: UInt64, previousDC: Int32, dc: UnsafePointer<UInt32>,
                        ac: UnsafePointer<UInt32>, zigzag: UnsafePointer<Int>, _ w: inout BitWriter) {
         let (dcBits, dcExtra) = magnitudeCategory(Int32(block[0]) &- previousDC)
         let dcEntry = dc[dcBits]
         w.put(UInt64(dcEntry & 0xFFFF) &<< UInt64(dcBits) | dcExtra, Int(dcEntry &>> 16) &+ dcBits)
-        var run = 0
-        for k in 1 ..< 64 {
-            let v = Int32(block[zigzag[k]])
-            if v == 0 { run &+= 1; continue }
+        var m = mask & ~1
+        var last = 0
+        while m != 0 {
+            let k = m.trailingZeroBitCount
+            var run = k &- last &- 1
             while run > 15 {
                 let zrl = ac[0xF0]
                 w.put(UInt64(zrl & 0xFFFF), Int(zrl &>> 16))
                 run &-= 16
             }
-            let (nbits, extra) = magnitudeCategory(v)
+            let (nbits, extra) = magnitudeCategory(Int32(block[zigzag[k]]))
             let e = ac[(run &<< 4) | nbits]
             w.put(UInt64(e & 0xFFFF) &<< UInt64(nbits) | extra, Int(e &>> 16) &+ nbits)
-            run = 0
+            last = k
+            m &= m &- 1
         }
-        if run > 0 {
+        if last != 63 {
             let eob = ac[0]
             w.put(UInt64(eob & 0xFFFF), Int(eob &>> 16))
         }
@@ -246,17 +250,19 @@ enum BlockCoder {
 
     /// Counts the symbols `encode` would emit (libjpeg `htest_one_block`).
     @inline(__always)
-    static func count(_ block: UnsafePointer<Int16>, previousDC: Int32, dc: UnsafeMutablePointer<Int>,
+    static func count(_ block: UnsafePointer<Int16>, mask: UInt64, previousDC: Int32, dc: UnsafeMutablePointer<Int>,
                       ac: UnsafeMutablePointer<Int>, zigzag: UnsafePointer<Int>) {
         dc[magnitudeCategory(Int32(block[0]) &- previousDC).nbits] &+= 1
-        var run = 0
-        for k in 1 ..< 64 {
-            let v = Int32(block[zigzag[k]])
-            if v == 0 { run &+= 1; continue }
+        var m = mask & ~1
+        var last = 0
+        while m != 0 {
+            let k = m.trailingZeroBitCount
+            var run = k &- last &- 1
             while run > 15 { ac[0xF0] &+= 1; run &-= 16 }
-            ac[(run &<< 4) | magnitudeCategory(v).nbits] &+= 1
-            run = 0
+            ac[(run &<< 4) | magnitudeCategory(Int32(block[zigzag[k]])).nbits] &+= 1
+            last = k
+            m &= m &- 1
         }
-        if run > 0 { ac[0] &+= 1 }
+        if last != 63 { ac[0] &+= 1 }
     }
 }

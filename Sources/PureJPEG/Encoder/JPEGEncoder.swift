@@ -17,10 +17,15 @@ public enum JPEGEncoder {
         guard image.width <= 65535, image.height <= 65535 else {
             throw .imageTooLarge(width: image.width, height: image.height)
         }
-        let source = image.format.is16Bit ? image.converted(to: image.format.eightBit) : image
+        guard image.pixels.count == image.width * image.height * image.format.bytesPerPixel else {
+            throw .invalidParameter("pixel buffer of \(image.pixels.count) bytes does not match \(image.width)x\(image.height) \(image.format)")
+        }
+        // Straight colour is what a JPEG without alpha must show; 16-bit rounds to 8 (ImageCore's rule).
+        var source = image.isPremultiplied ? image.unpremultiplied() : image
+        if source.format.is16Bit { source = source.converted(to: source.format.eightBit) }
         let setup = try EncoderSetup(width: image.width, height: image.height, format: source.format,
                                      options: options)
-        var w = BitWriter(capacity: image.width * image.height / 4 + 4096)
+        var w = BitWriter(capacity: min(image.width * image.height / 4, 1 << 26) + 4096)
         w.append(try JPEGWriter.header(options: options, metadata: image.metadata))
         w.append(setup.frameHeader(progressive: options.progressive))
         let layout = setup.layout
@@ -39,8 +44,9 @@ public enum JPEGEncoder {
                     let y0 = mcuRow * layout.mcuHeight
                     processor.process(rows: base + y0 * rowBytes, rowBytes: rowBytes,
                                       count: min(layout.mcuHeight, layout.height - y0), mcuRow: mcuRow,
-                                      out: rowStore.rowPointers(0))
-                    state.encodeRow(rowStore.rowPointers(0).map { UnsafePointer($0) }, layout: layout,
+                                      out: rowStore.rowPointers(0), masks: rowStore.rowMaskPointers(0))
+                    state.encodeRow(rowStore.rowPointers(0).map { UnsafePointer($0) },
+                                    masks: rowStore.rowMaskPointers(0).map { UnsafePointer($0) }, layout: layout,
                                     tables: tables, writer: &w)
                 }
             }
@@ -56,11 +62,11 @@ public enum JPEGEncoder {
                 let y0 = mcuRow * layout.mcuHeight
                 processor.process(rows: base + y0 * rowBytes, rowBytes: rowBytes,
                                   count: min(layout.mcuHeight, layout.height - y0), mcuRow: mcuRow,
-                                  out: store.rowPointers(mcuRow))
+                                  out: store.rowPointers(mcuRow), masks: store.rowMaskPointers(mcuRow))
             }
         }
         if options.progressive {
-            let script = try options.scanScript ?? ProgressiveScript.simple(components: layout.components.count)
+            let script = options.scanScript ?? ProgressiveScript.simple(components: layout.components.count)
             try ProgressiveScript.validate(script, components: layout.components.count)
             var encoder = ProgressiveEncoder(store: store, restartInterval: options.restartInterval)
             for (i, scan) in script.enumerated() {
@@ -72,7 +78,8 @@ public enum JPEGEncoder {
             let tables = EntropyTables(dc: dc, ac: ac)
             var state = BaselineScanState(components: layout.components.count, restartInterval: options.restartInterval)
             for mcuRow in 0 ..< layout.mcusDown {
-                state.encodeRow(store.rowPointers(mcuRow).map { UnsafePointer($0) }, layout: layout,
+                state.encodeRow(store.rowPointers(mcuRow).map { UnsafePointer($0) },
+                                masks: store.rowMaskPointers(mcuRow).map { UnsafePointer($0) }, layout: layout,
                                 tables: tables, writer: &w)
             }
             w.flushBits()
@@ -135,7 +142,8 @@ struct EncoderSetup {
                 acCounts.withUnsafeMutableBufferPointer { acp in
                     guard let z = zz.baseAddress, let d = dcp.baseAddress, let a = acp.baseAddress else { return }
                     for mcuRow in 0 ..< layout.mcusDown {
-                        state.countRow(store.rowPointers(mcuRow).map { UnsafePointer($0) }, layout: layout,
+                        state.countRow(store.rowPointers(mcuRow).map { UnsafePointer($0) },
+                                       masks: store.rowMaskPointers(mcuRow).map { UnsafePointer($0) }, layout: layout,
                                        zigzag: z, dcCounts: d, acCounts: a)
                     }
                 }

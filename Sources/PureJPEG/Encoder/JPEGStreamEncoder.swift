@@ -122,7 +122,7 @@ public struct JPEGStreamEncoder {
         let layout = setup.layout
         let count = filled / rowBytes
         let width = layout.width
-        let pointers = rowStore.rowPointers(0)
+        let pointers = rowStore.rowPointers(0), masks = rowStore.rowMaskPointers(0)
         if format.is16Bit {
             let samples = count * width * format.channels
             rowBuffer.withUnsafeBytes { raw in
@@ -136,17 +136,18 @@ public struct JPEGStreamEncoder {
             narrowBuffer.withUnsafeBufferPointer { px in
                 if let base = px.baseAddress {
                     processor.process(rows: base, rowBytes: width * format.channels, count: count,
-                                      mcuRow: mcuRow, out: pointers)
+                                      mcuRow: mcuRow, out: pointers, masks: masks)
                 }
             }
         } else {
             rowBuffer.withUnsafeBufferPointer { px in
                 if let base = px.baseAddress {
-                    processor.process(rows: base, rowBytes: rowBytes, count: count, mcuRow: mcuRow, out: pointers)
+                    processor.process(rows: base, rowBytes: rowBytes, count: count, mcuRow: mcuRow, out: pointers, masks: masks)
                 }
             }
         }
-        state.encodeRow(pointers.map { UnsafePointer($0) }, layout: layout, tables: tables, writer: &w)
+        state.encodeRow(pointers.map { UnsafePointer($0) }, masks: masks.map { UnsafePointer($0) }, layout: layout,
+                        tables: tables, writer: &w)
         filled = 0
         mcuRow += 1
     }

@@ -76,14 +76,13 @@ struct ProgressiveEncoder {
     let store: CoefficientStore
     let layout: EncoderLayout
     let restartInterval: Int
-    private let zigzag = EncoderTables.zigzag
 
     // Per-pass state.
     private var gather = true
-    private var dcCounts = [Int](repeating: 0, count: 2 * 257)
-    private var acCounts = [Int](repeating: 0, count: 2 * 257)
-    private var dcCodes: [HuffmanCodes] = []
-    private var acCodes: [HuffmanCodes] = []
+    /// Symbol counts (2 slots x 257) and code entries (2 slots x 256) behind raw pointers:
+    /// the per-symbol paths run millions of times and must not pay for array checks.
+    private let tables = ProgressiveTables()
+    private let zigzag = EncoderTables.zigzag
     private var lastDC = [Int32](repeating: 0, count: 4)
     private var eobRun = 0
     /// Correction bits waiting for the end of the current EOB run (libjpeg's BE buffer).
@@ -104,7 +103,8 @@ struct ProgressiveEncoder {
         acSlot = comps[0].table
         // Pass 1: symbol counts.
         gather = true
-        for i in dcCounts.indices { dcCounts[i] = 0; acCounts[i] = 0 }
+        tables.dcCounts.update(repeating: 0, count: 2 * 257)
+        tables.acCounts.update(repeating: 0, count: 2 * 257)
         run(&w)
         // Tables for this scan, DHT, DRI, SOS (libjpeg `write_scan_header`).
         var dcSpecs = [HuffmanSpec](repeating: EncoderTables.dcLuminance, count: 2)
@@ -114,12 +114,12 @@ struct ProgressiveEncoder {
         for comp in comps {
             let t = comp.table
             if isDC && s.successiveHigh == 0 && !sent.contains(t) {
-                dcSpecs[t] = .optimal(frequencies: Array(dcCounts[(t * 257) ..< (t * 257 + 257)]))
+                dcSpecs[t] = .optimal(frequencies: Array(UnsafeBufferPointer(start: tables.dcCounts + t * 257, count: 257)))
                 header += JPEGWriter.dht(isAC: false, index: t, spec: dcSpecs[t])
                 sent.insert(t)
             }
             if !isDC && !sent.contains(t) {
-                acSpecs[t] = .optimal(frequencies: Array(acCounts[(t * 257) ..< (t * 257 + 257)]))
+                acSpecs[t] = .optimal(frequencies: Array(UnsafeBufferPointer(start: tables.acCounts + t * 257, count: 257)))
                 header += JPEGWriter.dht(isAC: true, index: t, spec: acSpecs[t])
                 sent.insert(t)
             }
@@ -131,8 +131,13 @@ struct ProgressiveEncoder {
         header += JPEGWriter.sos(components: comps, tableBytes: tableBytes, ss: s.spectralStart,
                                  se: s.spectralEnd, ah: s.successiveHigh, al: s.successiveLow)
         w.append(header)
-        dcCodes = dcSpecs.map(HuffmanCodes.init)
-        acCodes = acSpecs.map(HuffmanCodes.init)
+        for t in 0 ..< 2 {
+            let dcEntries = HuffmanCodes(dcSpecs[t]).entries, acEntries = HuffmanCodes(acSpecs[t]).entries
+            for i in 0 ..< 256 {
+                tables.dcCodes[t * 256 + i] = dcEntries[i]
+                tables.acCodes[t * 256 + i] = acEntries[i]
+            }
+        }
         // Pass 2: the bits.
         gather = false
         run(&w)
@@ -167,7 +172,8 @@ struct ProgressiveEncoder {
                 for col in 0 ..< comp.widthInBlocks {
                     restartIfDue(mcus, &w)
                     w.reserve(2048)
-                    block(store.block(c, row: row, col: col), 0, comp.table, &w)
+                    let index = row * comp.blocksPerLine + col
+                    block(store.planes[c] + index * 64, 0, comp.table, &w, mask: store.masks[c][index])
                     mcus += 1
                 }
             }
@@ -191,7 +197,8 @@ struct ProgressiveEncoder {
     }
 
     @inline(__always)
-    private mutating func block(_ b: UnsafeMutablePointer<Int16>, _ i: Int, _ table: Int, _ w: inout BitWriter) {
+    private mutating func block(_ b: UnsafeMutablePointer<Int16>, _ i: Int, _ table: Int, _ w: inout BitWriter,
+                                mask: UInt64 = ~0) {
         let s = scan
         if s.spectralStart == 0 {
             if s.successiveHigh == 0 {
@@ -204,23 +211,23 @@ struct ProgressiveEncoder {
                 bits(UInt64((Int32(b[0]) >> Int32(s.successiveLow)) & 1), 1, &w)
             }
         } else if s.successiveHigh == 0 {
-            acFirst(b, &w)
+            acFirst(b, mask, &w)
         } else {
-            acRefine(b, &w)
+            acRefine(b, mask, &w)
         }
     }
 
     @inline(__always)
     private mutating func dcSymbol(_ table: Int, _ symbol: Int, _ w: inout BitWriter) {
-        if gather { dcCounts[table * 257 + symbol] += 1; return }
-        let e = dcCodes[table].entries[symbol]
+        if gather { tables.dcCounts[table &* 257 &+ symbol] &+= 1; return }
+        let e = tables.dcCodes[table &* 256 &+ symbol]
         w.put(UInt64(e & 0xFFFF), Int(e >> 16))
     }
 
     @inline(__always)
     private mutating func acSymbol(_ symbol: Int, _ w: inout BitWriter) {
-        if gather { acCounts[acSlot * 257 + symbol] += 1; return }
-        let e = acCodes[acSlot].entries[symbol]
+        if gather { tables.acCounts[acSlot &* 257 &+ symbol] &+= 1; return }
+        let e = tables.acCodes[acSlot &* 256 &+ symbol]
         w.put(UInt64(e & 0xFFFF), Int(e >> 16))
     }
 
@@ -248,22 +255,29 @@ struct ProgressiveEncoder {
         pendingBits.removeAll(keepingCapacity: true)
     }
 
-    /// G.1.2.2 first AC scan of a block (libjpeg `encode_mcu_AC_first`).
-    private mutating func acFirst(_ b: UnsafeMutablePointer<Int16>, _ w: inout BitWriter) {
+    /// G.1.2.2 first AC scan of a block (libjpeg `encode_mcu_AC_first`). Only coefficients in
+    /// the block's nonzero map are visited; those that shift to zero at `Al` count into the run.
+    private mutating func acFirst(_ b: UnsafeMutablePointer<Int16>, _ mask: UInt64, _ w: inout BitWriter) {
         let al = Int32(scan.successiveLow)
-        var run = 0
-        for k in scan.spectralStart ... scan.spectralEnd {
+        let ss = scan.spectralStart, se = scan.spectralEnd
+        let band = (se == 63 ? ~UInt64(0) : (UInt64(1) << UInt64(se + 1)) - 1) & ~((UInt64(1) << UInt64(ss)) - 1)
+        var m = mask & band
+        var last = ss - 1
+        while m != 0 {
+            let k = m.trailingZeroBitCount
+            m &= m - 1
             let x = Int32(b[zigzag[k]])
             let v = x < 0 ? -((-x) >> al) : x >> al
-            if v == 0 { run += 1; continue }
+            if v == 0 { continue }
+            var run = k - last - 1
+            last = k
             emitEOBRun(&w)
             while run > 15 { acSymbol(0xF0, &w); run -= 16 }
             let (nbits, extra) = magnitudeCategory(v)
             acSymbol(run << 4 | nbits, &w)
             bits(extra, nbits, &w)
-            run = 0
         }
-        if run > 0 {
+        if last < se {
             eobRun += 1
             if eobRun == 0x7FFF { emitEOBRun(&w) }
         }
@@ -272,50 +286,95 @@ struct ProgressiveEncoder {
     /// G.1.2.3 AC refinement of a block (libjpeg `encode_mcu_AC_refine`): coefficients already
     /// nonzero send one correction bit each, buffered until the next symbol; newly nonzero ones
     /// (magnitude 1 at this bit) are coded with run, and EOB runs carry pending corrections.
-    private mutating func acRefine(_ b: UnsafeMutablePointer<Int16>, _ w: inout BitWriter) {
+    private mutating func acRefine(_ b: UnsafeMutablePointer<Int16>, _ mask: UInt64, _ w: inout BitWriter) {
+        // Stack scratch for the block's pending correction bits.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { corrections in
+            acRefine(b, mask, corrections.baseAddress!, &w)
+        }
+    }
+
+    /// Only coefficients in the block's nonzero map are visited; the gaps between them are
+    /// zero at every bit and go into the run, as do visited ones that are zero at this bit.
+    private mutating func acRefine(_ b: UnsafeMutablePointer<Int16>, _ mask: UInt64,
+                                   _ corrections: UnsafeMutablePointer<UInt8>, _ w: inout BitWriter) {
         let al = Int32(scan.successiveLow)
         let ss = scan.spectralStart, se = scan.spectralEnd
-        var absolute = [Int32](repeating: 0, count: 64)
-        var eob = 0
-        for k in ss ... se {
+        let band = (se == 63 ? ~UInt64(0) : (UInt64(1) << UInt64(se + 1)) - 1) & ~((UInt64(1) << UInt64(ss)) - 1)
+        @inline(__always) func magnitude(_ k: Int) -> Int32 {
             let x = Int32(b[zigzag[k]])
-            let a = (x < 0 ? -x : x) >> al
-            absolute[k] = a
-            if a == 1 { eob = k }
+            return (x < 0 ? -x : x) >> al
+        }
+        // The last coefficient that becomes nonzero at this bit (libjpeg's EOB).
+        var eob = 0
+        var m = mask & band
+        while m != 0 {
+            let k = m.trailingZeroBitCount
+            m &= m - 1
+            if magnitude(k) == 1 { eob = k }
         }
         var run = 0
-        var corrections: [UInt8] = []
-        for k in ss ... se {
-            let a = absolute[k]
+        var pending = 0
+        var previous = ss - 1
+        m = mask & band
+        while m != 0 {
+            let k = m.trailingZeroBitCount
+            m &= m - 1
+            run += k - previous - 1
+            previous = k
+            let a = magnitude(k)
             if a == 0 { run += 1; continue }
             while run > 15 && k <= eob {
                 emitEOBRun(&w)
                 acSymbol(0xF0, &w)
                 run -= 16
-                emitBits(corrections, &w)
-                corrections.removeAll(keepingCapacity: true)
+                emitBits(corrections, pending, &w)
+                pending = 0
             }
             if a > 1 {
-                corrections.append(UInt8(a & 1))
+                corrections[pending] = UInt8(a & 1)
+                pending += 1
                 continue
             }
             emitEOBRun(&w)
             acSymbol(run << 4 | 1, &w)
             bits(b[zigzag[k]] < 0 ? 0 : 1, 1, &w)
-            emitBits(corrections, &w)
-            corrections.removeAll(keepingCapacity: true)
+            emitBits(corrections, pending, &w)
+            pending = 0
             run = 0
         }
-        if run > 0 || !corrections.isEmpty {
+        run += se - previous
+        if run > 0 || pending > 0 {
             eobRun += 1
-            pendingBits += corrections
+            pendingBits.append(contentsOf: UnsafeBufferPointer(start: corrections, count: pending))
             if eobRun == 0x7FFF || pendingBits.count > 1000 - 64 + 1 { emitEOBRun(&w) }
         }
     }
 
-    private func emitBits(_ list: [UInt8], _ w: inout BitWriter) {
-        guard !gather else { return }
-        w.reserve(list.count / 8 + 16)
-        for b in list { w.put(UInt64(b), 1) }
+    private func emitBits(_ list: UnsafePointer<UInt8>, _ count: Int, _ w: inout BitWriter) {
+        guard !gather, count > 0 else { return }
+        w.reserve(count / 8 + 16)
+        for i in 0 ..< count { w.put(UInt64(list[i]), 1) }
+    }
+}
+
+/// Scratch tables of the progressive coder (see ``ProgressiveEncoder``).
+final class ProgressiveTables {
+    let dcCounts = UnsafeMutablePointer<Int>.allocate(capacity: 2 * 257)
+    let acCounts = UnsafeMutablePointer<Int>.allocate(capacity: 2 * 257)
+    let dcCodes = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * 256)
+    let acCodes = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * 256)
+
+    init() {
+        dcCounts.initialize(repeating: 0, count: 2 * 257)
+        acCounts.initialize(repeating: 0, count: 2 * 257)
+        dcCodes.initialize(repeating: 0, count: 2 * 256)
+        acCodes.initialize(repeating: 0, count: 2 * 256)
+    }
+
+    deinit {
+        dcCounts.deallocate()
+        acCounts.deallocate()
+        dcCodes.deallocate()
+        acCodes.deallocate()
     }
 }

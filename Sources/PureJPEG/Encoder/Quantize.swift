@@ -38,6 +38,12 @@ struct QuantDivisors: Sendable, Equatable {
         }
     }
 
+    /// Reciprocals, corrections and scales, 64 each in natural order, as `Int32`: the layout
+    /// ``Quantize/quantize(_:_:_:_:_:)`` reads.
+    var int32Table: [Int32] {
+        reciprocal.map { Int32($0) } + correction.map { Int32($0) } + scale.map { Int32($0) }
+    }
+
     /// The reciprocal, correction and scale tables as eight row vectors each (24 in all), the
     /// layout ``Quantize/quantize(_:_:_:)`` reads.
     var packed: [SIMD8<UInt16>] {
@@ -59,6 +65,41 @@ enum Quantize {
             let q = Int32(product >> (16 + UInt32(d.shift[i])))
             out[i] = Int16(truncatingIfNeeded: x < 0 ? -q : q)
         }
+    }
+
+    /// Quantizes a workspace from ``FDCT/forward(_:stride:into:)`` into `out` (natural order)
+    /// and returns the block's nonzero map in zigzag order: bit k set when zigzag coefficient k
+    /// is not zero, which lets the Huffman coder jump from one nonzero coefficient to the next.
+    ///
+    /// `table` holds 64 reciprocals, 64 corrections and 64 scales (natural order, `Int32`).
+    /// The loop is plain lane-independent arithmetic that the loop vectorizer turns into SSE2
+    /// code; turbo's shift by `16 + shift` is done as `>> 16`, then `* scale >> 16` (scale =
+    /// `2^(16 - shift)`), since x86 has no per-lane variable shift before AVX2. The loop also
+    /// leaves a 0/1 byte per coefficient in `flags`; a multiply packs each row's eight bytes
+    /// into a byte, and `rowMaps` (``ZigzagMaps``) turns each row byte into zigzag bits.
+    @inline(__always)
+    static func quantize(_ ws: UnsafePointer<Int32>, _ table: UnsafePointer<Int32>,
+                         _ out: UnsafeMutablePointer<Int16>, _ flags: UnsafeMutablePointer<UInt8>,
+                         _ rowMaps: UnsafePointer<UInt64>) -> UInt64 {
+        for i in 0 ..< 64 {
+            let x = ws[i]
+            let sign = x &>> 31
+            let magnitude = (x ^ sign) &- sign
+            let t = ((magnitude &+ table[64 &+ i]) &* table[i]) &>> 16
+            let q = (t &* table[128 &+ i]) &>> 16
+            let v = (q ^ sign) &- sign
+            out[i] = Int16(truncatingIfNeeded: v)
+            flags[i] = UInt8(truncatingIfNeeded: UInt32(bitPattern: v | (0 &- v)) &>> 31)
+        }
+        var mask: UInt64 = 0
+        let raw = UnsafeRawPointer(flags)
+        for r in 0 ..< 8 {
+            let bytes = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: r &* 8, as: UInt64.self))
+            // Eight 0/1 bytes to eight bits: the multiply moves byte j's low bit to bit 56 + j.
+            let rowBits = Int(truncatingIfNeeded: (bytes &* 0x0102_0408_1020_4080) &>> 56)
+            mask |= rowMaps[r &* 256 &+ rowBits]
+        }
+        return mask
     }
 
     @inline(__always)
@@ -87,4 +128,23 @@ enum Quantize {
         put(rows.0, 0); put(rows.1, 1); put(rows.2, 2); put(rows.3, 3)
         put(rows.4, 4); put(rows.5, 5); put(rows.6, 6); put(rows.7, 7)
     }
+}
+
+/// For each row r of a block and each 8-bit pattern of nonzero columns in it, the same
+/// coefficients' bits in zigzag order: eight lookups turn a natural-order map into the zigzag
+/// map the Huffman coder walks.
+enum ZigzagMaps {
+    static let rows: [UInt64] = {
+        var inverse = [Int](repeating: 0, count: 64)
+        for k in 0 ..< 64 { inverse[EncoderTables.zigzag[k]] = k }
+        var table = [UInt64](repeating: 0, count: 8 * 256)
+        for r in 0 ..< 8 {
+            for pattern in 0 ..< 256 {
+                var bits: UInt64 = 0
+                for c in 0 ..< 8 where pattern & (1 << c) != 0 { bits |= 1 << UInt64(inverse[r * 8 + c]) }
+                table[r * 256 + pattern] = bits
+            }
+        }
+        return table
+    }()
 }
