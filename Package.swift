@@ -30,11 +30,12 @@ let package = Package(
             name: "JPNGTool",
             dependencies: ["JPNG", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "ImageCoreTests", dependencies: ["ImageCore"]),
-        .testTarget(name: "PurePNGTests", dependencies: ["PurePNG"]),
-        .testTarget(name: "PureJPEGTests", dependencies: ["PureJPEG"]),
-        .testTarget(name: "PureGIFTests", dependencies: ["PureGIF"]),
-        .testTarget(name: "JPNGTests", dependencies: ["JPNG"]),
-        .testTarget(name: "JPNGToolTests", dependencies: ["JPNGTool", "JPNG", "PurePNG", "PureJPEG", "PureGIF"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "ImageCoreTests", dependencies: ["ImageCore", "TestSupport"]),
+        .testTarget(name: "PurePNGTests", dependencies: ["TestSupport", "PurePNG"]),
+        .testTarget(name: "PureJPEGTests", dependencies: ["TestSupport", "PureJPEG"]),
+        .testTarget(name: "PureGIFTests", dependencies: ["TestSupport", "PureGIF"]),
+        .testTarget(name: "JPNGTests", dependencies: ["TestSupport", "JPNG"]),
+        .testTarget(name: "JPNGToolTests", dependencies: ["TestSupport", "JPNGTool", "JPNG", "PurePNG", "PureJPEG", "PureGIF"]),
     ]
 )

@@ -6,18 +6,7 @@ import Testing
 /// Corrupted files never trap, and decode the same whole and in pieces.
 @Suite("GIF robustness")
 struct RobustnessTests {
-    /// A deterministic generator (SplitMix64) so failures reproduce.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
-    }
+    typealias Random = SplitMix64
 
     @Test(arguments: ["disposal_chain_mixed", "anim_local_tables_interlaced", "lzw_deferred_clear_smooth",
                       "pillow_anim", "extensions_skipped", "codesize_1"])

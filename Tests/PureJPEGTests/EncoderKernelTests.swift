@@ -2,22 +2,10 @@ import Foundation
 import Testing
 @testable import PureJPEG
 
-/// A small deterministic generator so kernel tests see the same "random" data every run.
-struct EncoderTestRNG: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// 8x8 sample blocks: random ones, flat ones, and the extremes that drive the FDCT's
 /// intermediate sums to their largest magnitudes (alternating full-scale rows and columns).
 func fdctTestBlocks() -> [[UInt8]] {
-    var rng = EncoderTestRNG(state: 42)
+    var rng = SplitMix64(state: 42)
     var blocks: [[UInt8]] = (0 ..< 300).map { _ in (0 ..< 64).map { _ in UInt8.random(in: 0 ... 255, using: &rng) } }
     blocks.append([UInt8](repeating: 0, count: 64))
     blocks.append([UInt8](repeating: 255, count: 64))
@@ -63,7 +51,7 @@ struct EncoderKernelTests {
 
     @Test(arguments: [1, 25, 50, 75, 85, 100])
     func quantizerVersionsAgree(quality: Int) {
-        var rng = EncoderTestRNG(state: UInt64(quality))
+        var rng = SplitMix64(state: UInt64(quality))
         for table in [EncoderTables.scaled(EncoderTables.luminanceQuantization, quality: quality),
                       EncoderTables.scaled(EncoderTables.chrominanceQuantization, quality: quality)] {
             let d = QuantDivisors(table: table)
@@ -157,7 +145,7 @@ struct EncoderKernelTests {
 
     @Test(arguments: [1, 2, 7, 8, 9, 16, 23, 40])
     func downsamplersAgree(outputs: Int) {
-        var rng = EncoderTestRNG(state: UInt64(outputs))
+        var rng = SplitMix64(state: UInt64(outputs))
         for _ in 0 ..< 20 {
             let a = (0 ..< 2 * outputs).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
             let b = (0 ..< 2 * outputs).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }

@@ -110,18 +110,6 @@ func encodedBlock(quant: [UInt16], smooth: Bool, using rng: inout SplitMix64) ->
     }
 }
 
-/// Deterministic generator so failures reproduce.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("IDCT")
 struct IDCTTests {
     /// One real block (luma of valid/s420_q75.jpg, block 34, 31 nonzero AC terms), its table and

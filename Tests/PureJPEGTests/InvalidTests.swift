@@ -136,7 +136,7 @@ struct InvalidTests {
                                                    "valid/s420_odd33x31.jpg", "valid/ycck_libjpeg.jpg"])
     func fuzz(_ file: String) throws {
         let original = try TestVectors.bytes("jpeg/" + file)
-        var rng = SplitMix(seed: UInt64(original.count))
+        var rng = SplitMix64(seed: UInt64(original.count))
         for _ in 0 ..< 60 {
             var bytes = original
             for _ in 0 ..< 1 + Int(rng.next() % 8) {
@@ -158,14 +158,3 @@ func findMarker(_ bytes: [UInt8], _ marker: UInt8) -> Int? {
     return nil
 }
 
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -3,17 +3,7 @@ import Testing
 
 /// The encoder's filter kernels: SIMD against the scalar references, and hand-worked bytes.
 @Suite struct ForwardFilterTests {
-    /// A deterministic byte source (SplitMix64).
-    struct Bytes {
-        var state: UInt64
-        mutating func next() -> UInt8 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return UInt8(truncatingIfNeeded: z ^ (z >> 31))
-        }
-    }
+    typealias Bytes = SplitMixBytes
 
     /// Two rows with the zero padding the SIMD kernels need in front, half noise and half
     /// smooth so every filter wins somewhere.

@@ -17,7 +17,7 @@ import Testing
     @Test(arguments: sources)
     func mutatedFilesBehaveTheSameInAnyPieces(_ path: String) throws {
         let original = try TestVectors.bytes("png/" + path)
-        var rng = SplitMix(seed: UInt64(truncatingIfNeeded: original.count))
+        var rng = SplitMix64(seed: UInt64(truncatingIfNeeded: original.count))
         var outcomes: [String: Int] = [:]
         for round in 0 ..< 60 {
             let mutated = Self.mutate(original, &rng)
@@ -37,7 +37,7 @@ import Testing
 
     /// One of: change 1-3 bytes inside a chunk's data and fix its CRC; change a byte
     /// anywhere (CRC left wrong); cut the file short.
-    static func mutate(_ bytes: [UInt8], _ rng: inout SplitMix) -> [UInt8] {
+    static func mutate(_ bytes: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
         var out = bytes
         var chunks: [(start: Int, length: Int)] = []
         var pos = 8
@@ -66,16 +66,3 @@ import Testing
     }
 }
 
-/// A small deterministic generator (SplitMix64) so that failures reproduce.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-}

@@ -3,17 +3,7 @@ import Testing
 
 /// The SIMD unfilter kernels against the scalar reference (PNG 9.2-9.4), on random rows.
 @Suite struct UnfilterTests {
-    /// A deterministic generator so failures reproduce.
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt8 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return UInt8(truncatingIfNeeded: z ^ (z >> 31))
-        }
-    }
+    typealias SplitMix = SplitMixBytes
 
     @Test(arguments: [UInt8(0), 1, 2, 3, 4], Array(1 ... 8))
     func simdMatchesScalar(filter: UInt8, bpp: Int) {
