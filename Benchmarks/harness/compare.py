@@ -136,7 +136,9 @@ def run_once(cmd, result, not_implemented):
 
 def fmt_speed(result):
     s = result.speed()
-    return f"{s:.1f}" if s is not None else result.failure or "n/a"
+    if s is None:
+        return result.failure or "n/a"
+    return f"{s:.1f}" if s >= 10 else f"{s:.2f}" if s >= 1 else f"{s:.3f}"
 
 
 def ratio_of(ours, ref):
