@@ -33,9 +33,18 @@ if (( ${#absent[@]} )); then
     sudo_if_needed apt-get update -qq
     sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${absent[@]}" >/dev/null
 fi
+if ! python3 -m pip --version >/dev/null 2>&1; then
+    echo "corpus: installing python3-pip"
+    sudo_if_needed apt-get update -qq
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
+fi
 if ! python3 -c 'import PIL, numpy' 2>/dev/null; then
     echo "corpus: installing pillow numpy"
-    python3 -m pip install -q pillow numpy
+    # Debian's own python3 refuses plain pip installs (PEP 668): then override that, or
+    # fall back to Debian's packages.
+    python3 -m pip install -q pillow numpy 2>/dev/null \
+        || python3 -m pip install -q --break-system-packages pillow numpy 2>/dev/null \
+        || sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pil python3-numpy >/dev/null
 fi
 
 tmp="$(mktemp -d)"
