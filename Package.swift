@@ -34,6 +34,6 @@ let package = Package(
         .testTarget(name: "PurePNGTests", dependencies: ["PurePNG"]),
         .testTarget(name: "PureJPEGTests", dependencies: ["PureJPEG"]),
         .testTarget(name: "PureGIFTests", dependencies: ["PureGIF"]),
-        .testTarget(name: "JPNGToolTests", dependencies: ["JPNG"]),
+        .testTarget(name: "JPNGToolTests", dependencies: ["JPNGTool", "JPNG", "PurePNG"]),
     ]
 )

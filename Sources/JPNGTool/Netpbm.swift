@@ -1,0 +1,36 @@
+import ImageCore
+
+/// Netpbm writers: PAM (P7) keeps channels and depth; PGM/PPM (P5/P6) carry gray or RGB only.
+enum Netpbm {
+    /// P7 with WIDTH HEIGHT DEPTH MAXVAL TUPLTYPE ENDHDR; 16-bit samples big-endian.
+    static func pam(_ image: Image) -> [UInt8] {
+        let tuple = switch image.format.channels {
+        case 1: "GRAYSCALE"
+        case 2: "GRAYSCALE_ALPHA"
+        case 3: "RGB"
+        default: "RGB_ALPHA"
+        }
+        let header = "P7\nWIDTH \(image.width)\nHEIGHT \(image.height)\nDEPTH \(image.format.channels)\n"
+            + "MAXVAL \(image.format.is16Bit ? 65535 : 255)\nTUPLTYPE \(tuple)\nENDHDR\n"
+        return Array(header.utf8) + bigEndianSamples(image)
+    }
+
+    /// P5 (gray) or P6 (RGB); alpha is dropped, so callers say so.
+    static func pnm(_ image: Image) -> [UInt8] {
+        let target = image.format.withoutAlpha
+        let plain = image.converted(to: target)
+        let magic = target.isColor ? "P6" : "P5"
+        let header = "\(magic)\n\(image.width) \(image.height)\n\(target.is16Bit ? 65535 : 255)\n"
+        return Array(header.utf8) + bigEndianSamples(plain)
+    }
+
+    private static func bigEndianSamples(_ image: Image) -> [UInt8] {
+        guard image.format.is16Bit else { return image.pixels }
+        var out = image.pixels
+        out.withUnsafeMutableBytes { raw in
+            let samples = raw.bindMemory(to: UInt16.self)
+            for i in samples.indices { samples[i] = samples[i].bigEndian }
+        }
+        return out
+    }
+}

@@ -1,0 +1,154 @@
+/// Reads entropy-coded bits (T.81 F.2.2.5) from bytes already in memory.
+///
+/// The 64-bit buffer is left-justified: the next bit is bit 63. It is refilled 8 bytes at a time
+/// when none of them is 0xFF (the common case), otherwise byte by byte with unstuffing (FF 00 is
+/// a data byte FF, T.81 B.1.1.5; FF FF... FF 00 counts as one data byte as in libjpeg). A marker
+/// (FF followed by a non-zero byte) stops the reader before it: `position` stays on the FF, zero
+/// bits are supplied from then on and `hitMarker` is set, which is libjpeg's behaviour for scans
+/// cut short. Running out of bytes that may still arrive sets `starved` (the caller rolls back and
+/// waits); running out at the true end of input sets `hitEnd`. In all three cases `count` keeps
+/// counting down past zero, so `overran` tells whether a block really needed the missing bits.
+///
+/// The struct is plain data, so saving and restoring it is a copy (the MCU loop's rollback).
+struct BitReader: Sendable {
+    var bits: UInt64 = 0
+    var count = 0
+    /// Index of the next byte to load, relative to the bytes the caller passes in.
+    var position = 0
+    var hitMarker = false
+    var starved = false
+    var hitEnd = false
+
+    /// Discards buffered bits (at a restart marker, T.81 F.2.1.3.1): the next read starts at `position`.
+    mutating func reset() {
+        bits = 0
+        count = 0
+        hitMarker = false
+        starved = false
+    }
+
+    @inline(__always)
+    mutating func refill(_ data: UnsafePointer<UInt8>, _ end: Int, _ isFinal: Bool) {
+        if position &+ 8 <= end && !hitMarker && count >= 0 {
+            let x = UInt64(bigEndian: UnsafeRawPointer(data + position).loadUnaligned(as: UInt64.self))
+            let inverted = ~x
+            // No byte of x is 0xFF (no zero byte in ~x): take whole bytes without unstuffing.
+            if (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080 == 0 {
+                let n = (64 &- count) &>> 3
+                bits |= x &>> UInt64(count)
+                position &+= n
+                count &+= n &<< 3
+                return
+            }
+        }
+        refillSlow(data, end, isFinal)
+    }
+
+    @inline(never)
+    mutating func refillSlow(_ data: UnsafePointer<UInt8>, _ end: Int, _ isFinal: Bool) {
+        while count <= 56 {
+            if hitMarker || starved || hitEnd { return }
+            if position >= end {
+                stop(final: isFinal)
+                return
+            }
+            let byte = data[position]
+            if byte != 0xFF {
+                bits |= UInt64(byte) &<< UInt64(56 &- count)
+                count &+= 8
+                position &+= 1
+                continue
+            }
+            var next = position &+ 1
+            while next < end && data[next] == 0xFF { next &+= 1 }
+            if next >= end {
+                stop(final: isFinal)
+                return
+            }
+            if data[next] == 0 {
+                bits |= UInt64(0xFF) &<< UInt64(56 &- count)
+                count &+= 8
+                position = next &+ 1
+            } else {
+                hitMarker = true
+                clearBeyondCount()
+                return
+            }
+        }
+    }
+
+    private mutating func stop(final: Bool) {
+        if final { hitEnd = true } else { starved = true }
+        clearBeyondCount()
+    }
+
+    /// From here on the buffer supplies zero bits (libjpeg's fill past a marker): `count` is
+    /// left as is and may go negative, which tells the MCU loop that it used bits that were
+    /// not in the stream.
+    private mutating func clearBeyondCount() {
+        bits &= count <= 0 ? 0 : ~UInt64(0) &<< UInt64(64 &- count)
+    }
+
+    /// True when the last decode used bits past the data (a marker, the end, or missing bytes).
+    var overran: Bool { count < 0 }
+
+    /// Bits of the stream consumed but not yet used, as a byte position for error reports.
+    var approximateOffset: Int { max(0, position - count / 8) }
+
+    /// Decodes one Huffman symbol (T.81 F.2.2.3); -1 for a code no table entry matches.
+    /// The caller has made at least 16 bits available.
+    @inline(__always)
+    mutating func decode(_ table: HuffmanTable) -> Int {
+        let entry = table.fast[Int(truncatingIfNeeded: bits &>> 55)]
+        if entry != 0 {
+            let length = Int(entry &>> 8)
+            bits &<<= UInt64(length)
+            count &-= length
+            return Int(entry & 0xFF)
+        }
+        return decodeSlow(table)
+    }
+
+    @inline(never)
+    mutating func decodeSlow(_ table: HuffmanTable) -> Int {
+        let code16 = UInt32(truncatingIfNeeded: bits &>> 48)
+        var length = HuffmanTable.fastBits + 1
+        while code16 >= table.limit[length] { length &+= 1 }
+        if length > 16 { return -1 }
+        let code = Int(code16 &>> UInt32(16 &- length))
+        let index = code &+ Int(table.delta[length])
+        guard index >= 0, index < table.symbolCount else { return -1 }
+        bits &<<= UInt64(length)
+        count &-= length
+        return Int(table.symbols[index])
+    }
+
+    /// `n` raw bits (n in 0...16) as an unsigned value; the caller has made them available.
+    @inline(__always)
+    mutating func bits(_ n: Int) -> Int {
+        if n == 0 { return 0 }
+        let v = Int(truncatingIfNeeded: bits &>> UInt64(64 &- n))
+        bits &<<= UInt64(n)
+        count &-= n
+        return v
+    }
+
+    /// RECEIVE then EXTEND (T.81 F.2.2.1): an `n`-bit magnitude category as a signed value.
+    @inline(__always)
+    mutating func receiveExtend(_ n: Int) -> Int {
+        if n == 0 { return 0 }
+        let v = Int(truncatingIfNeeded: bits &>> UInt64(64 &- n))
+        bits &<<= UInt64(n)
+        count &-= n
+        return v < (1 &<< (n &- 1)) ? v &- (1 &<< n) &+ 1 : v
+    }
+
+    /// One bit (successive approximation refinement, T.81 G.1.2.1).
+    @inline(__always)
+    mutating func bit() -> Int {
+        let v = Int(truncatingIfNeeded: bits &>> 63)
+        bits &<<= 1
+        count &-= 1
+        return v
+    }
+}

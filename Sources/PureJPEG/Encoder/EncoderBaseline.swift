@@ -1,0 +1,105 @@
+/// Baseline sequential scans (T.81 F.1.2, G.1.2.1 not used): one interleaved scan over all
+/// components (or the single component), MCU by MCU, with restart markers every
+/// `restartInterval` MCUs (T.81 B.2.5, F.1.2.4: DC predictions reset after each RSTn).
+struct BaselineScanState {
+    var lastDC: [Int32]
+    var mcusDone = 0
+    let restartInterval: Int
+
+    init(components: Int, restartInterval: Int) {
+        lastDC = [Int32](repeating: 0, count: components)
+        self.restartInterval = restartInterval
+    }
+
+    /// True (and predictions reset) when a restart marker precedes the next MCU; the marker
+    /// number is `(mcusDone / restartInterval - 1) & 7`.
+    @inline(__always)
+    mutating func restartDue() -> Int? {
+        guard restartInterval > 0, mcusDone > 0, mcusDone % restartInterval == 0 else { return nil }
+        for i in lastDC.indices { lastDC[i] = 0 }
+        return (mcusDone / restartInterval - 1) & 7
+    }
+
+    /// Codes one MCU row whose blocks for component c start at `rows[c]` (layout
+    /// `[v][blocksPerLine][64]`).
+    mutating func encodeRow(_ rows: [UnsafePointer<Int16>], layout: EncoderLayout, tables: EntropyTables,
+                            writer w: inout BitWriter) {
+        let comps = layout.components
+        let zigzag = UnsafePointer(tables.zigzag)
+        w.reserve(layout.mcusAcross * (comps.count == 1 ? 1 : layout.maxH * layout.maxV + 2) * 448 + 64)
+        for mx in 0 ..< layout.mcusAcross {
+            if let n = restartDue() {
+                w.flushBits()
+                w.append([0xFF, 0xD0 + UInt8(n)])
+            }
+            for (c, comp) in comps.enumerated() {
+                let dc = UnsafePointer(tables.dc + comp.table * 256), ac = UnsafePointer(tables.ac + comp.table * 256)
+                var previous = lastDC[c]
+                for by in 0 ..< comp.v {
+                    var block = rows[c] + (by * comp.blocksPerLine + mx * comp.h) * 64
+                    for _ in 0 ..< comp.h {
+                        BlockCoder.encode(block, previousDC: previous, dc: dc, ac: ac, zigzag: zigzag, &w)
+                        previous = Int32(block[0])
+                        block += 64
+                    }
+                }
+                lastDC[c] = previous
+            }
+            mcusDone += 1
+        }
+    }
+
+    /// The counting twin of ``encodeRow(_:layout:tables:writer:)``: symbol frequencies per
+    /// table slot (`dcCounts[slot * 257 + symbol]`).
+    mutating func countRow(_ rows: [UnsafePointer<Int16>], layout: EncoderLayout, zigzag: UnsafePointer<Int>,
+                           dcCounts: UnsafeMutablePointer<Int>, acCounts: UnsafeMutablePointer<Int>) {
+        for mx in 0 ..< layout.mcusAcross {
+            _ = restartDue()
+            for (c, comp) in layout.components.enumerated() {
+                var previous = lastDC[c]
+                for by in 0 ..< comp.v {
+                    var block = rows[c] + (by * comp.blocksPerLine + mx * comp.h) * 64
+                    for _ in 0 ..< comp.h {
+                        BlockCoder.count(block, previousDC: previous, dc: dcCounts + comp.table * 257,
+                                         ac: acCounts + comp.table * 257, zigzag: zigzag)
+                        previous = Int32(block[0])
+                        block += 64
+                    }
+                }
+                lastDC[c] = previous
+            }
+            mcusDone += 1
+        }
+    }
+}
+
+/// All quantized blocks of an image, per component `[mcusDown * v][blocksPerLine][64]`: the
+/// store that Huffman optimization (two passes) and progressive scans need.
+final class CoefficientStore {
+    let layout: EncoderLayout
+    let planes: [UnsafeMutablePointer<Int16>]
+    let counts: [Int]
+
+    init(layout: EncoderLayout) {
+        self.layout = layout
+        counts = layout.components.map { layout.mcusDown * $0.v * $0.blocksPerLine * 64 }
+        planes = counts.map { n in
+            let p = UnsafeMutablePointer<Int16>.allocate(capacity: max(n, 1))
+            p.initialize(repeating: 0, count: max(n, 1))
+            return p
+        }
+    }
+
+    deinit { for p in planes { p.deallocate() } }
+
+    /// Where MCU row `mcuRow` starts in each component.
+    func rowPointers(_ mcuRow: Int) -> [UnsafeMutablePointer<Int16>] {
+        layout.components.enumerated().map { c, comp in planes[c] + mcuRow * comp.v * comp.blocksPerLine * 64 }
+    }
+
+    /// Block (`row`, `col`) of component `c`, in block units of that component.
+    @inline(__always)
+    func block(_ c: Int, row: Int, col: Int) -> UnsafeMutablePointer<Int16> {
+        planes[c] + (row * layout.components[c].blocksPerLine + col) * 64
+    }
+}

@@ -1,0 +1,123 @@
+/// The front half of the encoder, one MCU row at a time (T.81 A.2: an MCU row is 8 * maxV
+/// image rows): colour conversion, edge padding, downsampling, FDCT and quantization, into
+/// quantized blocks laid out per component as `[v][blocksPerLine][64]` (natural order).
+///
+/// Padding follows libjpeg exactly, since it changes the bits cjpeg writes: rows are widened
+/// by repeating their last pixel; the image's last rows are repeated to a multiple of maxV
+/// (jcprepare.c `expand_bottom_edge`), downsampled, and the last downsampled row repeated to
+/// fill the MCU row; blocks wholly outside the component (right of `widthInBlocks`, below
+/// `heightInBlocks`) are "dummy" blocks with zero AC whose DC repeats the block to the left, or
+/// the last block of the same MCU in the row above (jccoefct.c).
+final class MCURowProcessor {
+    let layout: EncoderLayout
+    /// Bytes per input pixel (8-bit samples): 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA.
+    let inputStride: Int
+    let inputIsColor: Bool
+    private let planeSize: Int
+    private let full: UnsafeMutablePointer<UInt8>
+    private let subStride: Int
+    private let sub: UnsafeMutablePointer<UInt8>
+    private let divisors: UnsafeMutablePointer<SIMD8<UInt16>>
+
+    init(layout: EncoderLayout, inputStride: Int, inputIsColor: Bool, quantTables: [[UInt16]]) {
+        self.layout = layout
+        self.inputStride = inputStride
+        self.inputIsColor = inputIsColor
+        planeSize = layout.mcuHeight * layout.paddedWidth
+        full = .allocate(capacity: planeSize * layout.components.count + 16)
+        full.initialize(repeating: 0, count: planeSize * layout.components.count + 16)
+        subStride = layout.mcusAcross * 8
+        sub = .allocate(capacity: 2 * 8 * subStride + 16)
+        sub.initialize(repeating: 0, count: 2 * 8 * subStride + 16)
+        divisors = .allocate(capacity: 48)
+        for t in 0 ..< 2 {
+            let packed = QuantDivisors(table: quantTables[min(t, quantTables.count - 1)]).packed
+            for i in 0 ..< 24 { (divisors + t * 24 + i).initialize(to: packed[i]) }
+        }
+    }
+
+    deinit {
+        full.deallocate()
+        sub.deallocate()
+        divisors.deallocate()
+    }
+
+    /// Processes `count` (1 ... mcuHeight) input rows, `rowBytes` apart, as MCU row `mcuRow`;
+    /// `out[c]` receives component c's `v * blocksPerLine` blocks.
+    func process(rows: UnsafePointer<UInt8>, rowBytes: Int, count: Int, mcuRow: Int,
+                 out: [UnsafeMutablePointer<Int16>]) {
+        let pw = layout.paddedWidth, w = layout.width
+        let nComp = layout.components.count
+        for r in 0 ..< count {
+            let src = rows + r * rowBytes
+            let y = full + r * pw
+            if nComp == 3 {
+                EncoderColorConvert.rgbToYCbCr(src, pixelStride: inputStride, count: w,
+                                               y: y, cb: y + planeSize, cr: y + 2 * planeSize)
+            } else if inputIsColor {
+                EncoderColorConvert.rgbToGray(src, pixelStride: inputStride, count: w, y: y)
+            } else if inputStride == 1 {
+                y.update(from: src, count: w)
+            } else {
+                for x in 0 ..< w { y[x] = src[x * inputStride] }
+            }
+            for c in 0 ..< nComp {
+                Downsample.expandRightEdge(y + c * planeSize, width: w, paddedWidth: pw)
+            }
+        }
+        let padded = (count + layout.maxV - 1) / layout.maxV * layout.maxV
+        for c in 0 ..< nComp {
+            let plane = full + c * planeSize
+            for r in count ..< padded { (plane + r * pw).update(from: plane + (count - 1) * pw, count: pw) }
+        }
+        for (c, comp) in layout.components.enumerated() {
+            let source = full + c * planeSize
+            var plane = source, stride = pw, validRows = padded
+            if comp.h != layout.maxH || comp.v != layout.maxV {
+                plane = sub + (c - 1) * 8 * subStride
+                stride = subStride
+                if layout.maxV == 2 {
+                    validRows = padded / 2
+                    for i in 0 ..< validRows {
+                        Downsample.h2v2(source + 2 * i * pw, source + (2 * i + 1) * pw, plane + i * stride, outputCount: stride)
+                    }
+                } else {
+                    for i in 0 ..< validRows { Downsample.h2v1(source + i * pw, plane + i * stride, outputCount: stride) }
+                }
+            }
+            for r in validRows ..< comp.v * 8 {
+                (plane + r * stride).update(from: plane + (validRows - 1) * stride, count: stride)
+            }
+            transform(comp, plane: plane, stride: stride, mcuRow: mcuRow, out: out[c],
+                      divisors: divisors + comp.table * 24)
+        }
+    }
+
+    private func transform(_ comp: EncoderComponent, plane: UnsafeMutablePointer<UInt8>, stride: Int,
+                           mcuRow: Int, out: UnsafeMutablePointer<Int16>,
+                           divisors d: UnsafePointer<SIMD8<UInt16>>) {
+        let bpl = comp.blocksPerLine
+        for by in 0 ..< comp.v {
+            let blockRow = mcuRow * comp.v + by
+            let rowOut = out + by * bpl * 64
+            if blockRow < comp.heightInBlocks {
+                let top = UnsafePointer(plane + by * 8 * stride)
+                for bx in 0 ..< comp.widthInBlocks {
+                    Quantize.quantize(FDCT.forward(top + bx * 8, stride: stride), d, rowOut + bx * 64)
+                }
+                for bx in comp.widthInBlocks ..< bpl {
+                    let block = rowOut + bx * 64
+                    block.update(repeating: 0, count: 64)
+                    block[0] = block[-64]
+                }
+            } else {
+                let above = out + (by - 1) * bpl * 64
+                for bx in 0 ..< bpl {
+                    let block = rowOut + bx * 64
+                    block.update(repeating: 0, count: 64)
+                    block[0] = above[(bx / comp.h * comp.h + comp.h - 1) * 64]
+                }
+            }
+        }
+    }
+}

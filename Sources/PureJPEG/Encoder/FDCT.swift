@@ -1,0 +1,156 @@
+/// The forward DCT of T.81 A.3.3 in the integer arithmetic of libjpeg's `jpeg_fdct_islow`
+/// (jfdctint.c: the Loeffler-Ligtenberg-Moschytz factorisation, 13-bit constants, two extra
+/// bits of precision between the passes), so that our coefficients equal cjpeg's `-dct int`.
+/// Output is in natural order and scaled up by 8, as libjpeg leaves it for the quantizer.
+///
+/// The SIMD version holds a block as eight `SIMD8<Int16>` rows and runs each 1-D pass across
+/// lanes, transposing between passes. Every multiplicand is a sign-extended 16-bit value, so
+/// the products need only 16-bit multiplies; where a sum could pass 16 bits in the second pass
+/// (`tmp12 + tmp13`, `z3 + z4`) the product is distributed over the terms instead, which gives
+/// the same integers. It is tested equal to the scalar reference on random and extreme blocks.
+enum FDCT {
+    static let constBits: Int32 = 13
+    static let pass1Bits: Int32 = 2
+    static let f0298: Int32 = 2446, f0390: Int32 = 3196, f0541: Int32 = 4433, f0765: Int32 = 6270
+    static let f0899: Int32 = 7373, f1175: Int32 = 9633, f1501: Int32 = 12299, f1847: Int32 = 15137
+    static let f1961: Int32 = 16069, f2053: Int32 = 16819, f2562: Int32 = 20995, f3072: Int32 = 25172
+
+    // MARK: Scalar reference
+
+    /// `src` points at the block's top-left sample; rows are `stride` bytes apart.
+    static func forwardScalar(_ src: UnsafePointer<UInt8>, stride: Int, _ out: UnsafeMutablePointer<Int16>) {
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 64) { ws in
+            @inline(__always) func descale(_ x: Int32, _ n: Int32) -> Int32 { (x &+ (1 &<< (n &- 1))) &>> n }
+            for r in 0 ..< 8 {
+                let p = src + r &* stride
+                var d = [Int32](repeating: 0, count: 8)
+                for j in 0 ..< 8 { d[j] = Int32(p[j]) &- 128 }
+                let row = r &* 8
+                let tmp0 = d[0] + d[7], tmp7 = d[0] - d[7], tmp1 = d[1] + d[6], tmp6 = d[1] - d[6]
+                let tmp2 = d[2] + d[5], tmp5 = d[2] - d[5], tmp3 = d[3] + d[4], tmp4 = d[3] - d[4]
+                let tmp10 = tmp0 + tmp3, tmp13 = tmp0 - tmp3, tmp11 = tmp1 + tmp2, tmp12 = tmp1 - tmp2
+                ws[row] = (tmp10 + tmp11) << pass1Bits
+                ws[row + 4] = (tmp10 - tmp11) << pass1Bits
+                let z1 = (tmp12 + tmp13) * f0541
+                ws[row + 2] = descale(z1 + tmp13 * f0765, constBits - pass1Bits)
+                ws[row + 6] = descale(z1 - tmp12 * f1847, constBits - pass1Bits)
+                odd(tmp4, tmp5, tmp6, tmp7, shift: constBits - pass1Bits) { ws[row + $0] = $1 }
+            }
+            for c in 0 ..< 8 {
+                var d = [Int32](repeating: 0, count: 8)
+                for j in 0 ..< 8 { d[j] = ws[j &* 8 &+ c] }
+                let tmp0 = d[0] + d[7], tmp7 = d[0] - d[7], tmp1 = d[1] + d[6], tmp6 = d[1] - d[6]
+                let tmp2 = d[2] + d[5], tmp5 = d[2] - d[5], tmp3 = d[3] + d[4], tmp4 = d[3] - d[4]
+                let tmp10 = tmp0 + tmp3, tmp13 = tmp0 - tmp3, tmp11 = tmp1 + tmp2, tmp12 = tmp1 - tmp2
+                out[c] = Int16(truncatingIfNeeded: descale(tmp10 + tmp11, pass1Bits))
+                out[32 + c] = Int16(truncatingIfNeeded: descale(tmp10 - tmp11, pass1Bits))
+                let z1 = (tmp12 + tmp13) * f0541
+                out[16 + c] = Int16(truncatingIfNeeded: descale(z1 + tmp13 * f0765, constBits + pass1Bits))
+                out[48 + c] = Int16(truncatingIfNeeded: descale(z1 - tmp12 * f1847, constBits + pass1Bits))
+                odd(tmp4, tmp5, tmp6, tmp7, shift: constBits + pass1Bits) { out[$0 &* 8 &+ c] = Int16(truncatingIfNeeded: $1) }
+            }
+        }
+    }
+
+    /// The odd half of one 1-D pass (outputs 1, 3, 5, 7).
+    @inline(__always)
+    private static func odd(_ t4: Int32, _ t5: Int32, _ t6: Int32, _ t7: Int32, shift: Int32,
+                            _ put: (Int, Int32) -> Void) {
+        let z1 = t4 + t7, z2 = t5 + t6, z3 = t4 + t6, z4 = t5 + t7
+        let z5 = (z3 + z4) * f1175
+        let a4 = t4 * f0298, a5 = t5 * f2053, a6 = t6 * f3072, a7 = t7 * f1501
+        let b1 = -z1 * f0899, b2 = -z2 * f2562
+        let b3 = -z3 * f1961 + z5, b4 = -z4 * f0390 + z5
+        let round: Int32 = 1 << (shift - 1)
+        put(7, (a4 + b1 + b3 + round) >> shift)
+        put(5, (a5 + b2 + b4 + round) >> shift)
+        put(3, (a6 + b2 + b3 + round) >> shift)
+        put(1, (a7 + b1 + b4 + round) >> shift)
+    }
+
+    // MARK: SIMD
+
+    typealias Rows = (SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>,
+                      SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>)
+
+    /// One perfect unshuffle of the 64 lanes (index bits rotated right by one); three of them
+    /// swap the row and column bits, i.e. transpose.
+    @inline(__always)
+    static func unshuffle(_ v: Rows) -> Rows {
+        let a = SIMD16(lowHalf: v.0, highHalf: v.1), b = SIMD16(lowHalf: v.2, highHalf: v.3)
+        let c = SIMD16(lowHalf: v.4, highHalf: v.5), d = SIMD16(lowHalf: v.6, highHalf: v.7)
+        return (a.evenHalf, b.evenHalf, c.evenHalf, d.evenHalf, a.oddHalf, b.oddHalf, c.oddHalf, d.oddHalf)
+    }
+
+    @inline(__always)
+    static func transpose(_ v: Rows) -> Rows { unshuffle(unshuffle(unshuffle(v))) }
+
+    @inline(__always)
+    static func wide(_ x: SIMD8<Int16>) -> SIMD8<Int32> { SIMD8<Int32>(truncatingIfNeeded: x) }
+
+    @inline(__always)
+    static func narrow(_ x: SIMD8<Int32>, _ shift: Int32) -> SIMD8<Int16> {
+        SIMD8<Int16>(truncatingIfNeeded: (x &+ SIMD8(repeating: 1 &<< (shift &- 1))) &>> SIMD8(repeating: shift))
+    }
+
+    @inline(__always)
+    static func load(_ p: UnsafePointer<UInt8>) -> SIMD8<Int16> {
+        SIMD8<Int16>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self)) &- 128
+    }
+
+    /// The block as rows of coefficients (natural order, scaled by 8).
+    @inline(__always)
+    static func forward(_ src: UnsafePointer<UInt8>, stride: Int) -> Rows {
+        let s = stride
+        let rows: Rows = (load(src), load(src + s), load(src + 2 &* s), load(src + 3 &* s),
+                          load(src + 4 &* s), load(src + 5 &* s), load(src + 6 &* s), load(src + 7 &* s))
+        // Pass 1 works on rows: after the transpose, lane r of vector j is sample (r, j).
+        let c = transpose(rows)
+        var p = pass1(c)
+        p = transpose(p)
+        return pass2(p)
+    }
+
+    @inline(__always)
+    static func pass1(_ d: Rows) -> Rows {
+        let tmp0 = d.0 &+ d.7, tmp7 = d.0 &- d.7, tmp1 = d.1 &+ d.6, tmp6 = d.1 &- d.6
+        let tmp2 = d.2 &+ d.5, tmp5 = d.2 &- d.5, tmp3 = d.3 &+ d.4, tmp4 = d.3 &- d.4
+        let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
+        let o0 = (tmp10 &+ tmp11) &<< 2, o4 = (tmp10 &- tmp11) &<< 2
+        let z1 = wide(tmp12 &+ tmp13) &* f0541
+        let sh = constBits &- pass1Bits
+        let o2 = narrow(z1 &+ wide(tmp13) &* f0765, sh)
+        let o6 = narrow(z1 &- wide(tmp12) &* f1847, sh)
+        let z5 = wide(tmp4 &+ tmp6 &+ tmp5 &+ tmp7) &* f1175
+        let (o1, o3, o5, o7) = oddSIMD(tmp4, tmp5, tmp6, tmp7, z5: z5, shift: sh)
+        return (o0, o1, o2, o3, o4, o5, o6, o7)
+    }
+
+    @inline(__always)
+    static func pass2(_ d: Rows) -> Rows {
+        let tmp0 = d.0 &+ d.7, tmp7 = d.0 &- d.7, tmp1 = d.1 &+ d.6, tmp6 = d.1 &- d.6
+        let tmp2 = d.2 &+ d.5, tmp5 = d.2 &- d.5, tmp3 = d.3 &+ d.4, tmp4 = d.3 &- d.4
+        let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
+        let o0 = narrow(wide(tmp10) &+ wide(tmp11), pass1Bits)
+        let o4 = narrow(wide(tmp10) &- wide(tmp11), pass1Bits)
+        let z1 = wide(tmp12) &* f0541 &+ wide(tmp13) &* f0541
+        let sh = constBits &+ pass1Bits
+        let o2 = narrow(z1 &+ wide(tmp13) &* f0765, sh)
+        let o6 = narrow(z1 &- wide(tmp12) &* f1847, sh)
+        let z5 = wide(tmp4 &+ tmp6) &* f1175 &+ wide(tmp5 &+ tmp7) &* f1175
+        let (o1, o3, o5, o7) = oddSIMD(tmp4, tmp5, tmp6, tmp7, z5: z5, shift: sh)
+        return (o0, o1, o2, o3, o4, o5, o6, o7)
+    }
+
+    @inline(__always)
+    static func oddSIMD(_ t4: SIMD8<Int16>, _ t5: SIMD8<Int16>, _ t6: SIMD8<Int16>, _ t7: SIMD8<Int16>,
+                        z5: SIMD8<Int32>, shift: Int32)
+        -> (SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>) {
+        let z1 = wide(t4 &+ t7), z2 = wide(t5 &+ t6), z3 = wide(t4 &+ t6), z4 = wide(t5 &+ t7)
+        let a4 = wide(t4) &* f0298, a5 = wide(t5) &* f2053, a6 = wide(t6) &* f3072, a7 = wide(t7) &* f1501
+        let b1 = z1 &* (-f0899), b2 = z2 &* (-f2562)
+        let b3 = z3 &* (-f1961) &+ z5, b4 = z4 &* (-f0390) &+ z5
+        return (narrow(a7 &+ b1 &+ b4, shift), narrow(a6 &+ b2 &+ b3, shift),
+                narrow(a5 &+ b2 &+ b4, shift), narrow(a4 &+ b1 &+ b3, shift))
+    }
+}

@@ -1,0 +1,262 @@
+/// Entropy coding for baseline JPEG (T.81 F.1.2, Annex C, Annex K.2): the bit writer with
+/// 0xFF00 byte stuffing, code tables from DHT-style specs, optimal tables from symbol counts,
+/// and the per-block coder with its counting twin (the first pass of `optimizeHuffman`).
+
+/// A code table ready for encoding: for each symbol, `size << 16 | code` (size 0: no code).
+struct HuffmanCodes: Sendable, Equatable {
+    var entries: [UInt32]
+
+    /// Codes assigned as T.81 C.1-C.2 do: by increasing length, consecutive within a length.
+    init(_ spec: HuffmanSpec) {
+        entries = [UInt32](repeating: 0, count: 256)
+        var code: UInt32 = 0
+        var k = 0
+        for length in 1 ... 16 {
+            for _ in 0 ..< Int(spec.counts[length - 1]) where k < spec.symbols.count {
+                entries[Int(spec.symbols[k])] = UInt32(length) << 16 | code
+                code += 1
+                k += 1
+            }
+            code <<= 1
+        }
+    }
+}
+
+extension HuffmanSpec {
+    /// The optimal table for `frequencies` (257 counts; entry 256 is reserved), built as
+    /// libjpeg's `jpeg_gen_optimal_table` does (T.81 K.2): Huffman's merge with ties broken
+    /// toward the larger symbol, then lengths over 16 folded back (K.2 Figure K.3), then the
+    /// longest code given up so that no code is all ones. Same counts give cjpeg's table.
+    static func optimal(frequencies input: [Int]) -> HuffmanSpec {
+        var freq = input
+        if freq.count < 257 { freq += [Int](repeating: 0, count: 257 - freq.count) }
+        var codeSize = [Int](repeating: 0, count: 257)
+        var others = [Int](repeating: -1, count: 257)
+        var bits = [Int](repeating: 0, count: 33)
+        // The reserved symbol 256 makes sure no real symbol gets the all-ones code.
+        freq[256] = 1
+        while true {
+            var c1 = -1, c2 = -1
+            var v = Int.max
+            for i in 0 ... 256 where freq[i] != 0 && freq[i] <= v { v = freq[i]; c1 = i }
+            v = Int.max
+            for i in 0 ... 256 where freq[i] != 0 && freq[i] <= v && i != c1 { v = freq[i]; c2 = i }
+            if c2 < 0 { break }
+            freq[c1] += freq[c2]
+            freq[c2] = 0
+            codeSize[c1] += 1
+            while others[c1] >= 0 { c1 = others[c1]; codeSize[c1] += 1 }
+            others[c1] = c2
+            codeSize[c2] += 1
+            while others[c2] >= 0 { c2 = others[c2]; codeSize[c2] += 1 }
+        }
+        for i in 0 ... 256 where codeSize[i] != 0 { bits[min(codeSize[i], 32)] += 1 }
+        var i = 32
+        while i > 16 {
+            while bits[i] > 0 {
+                var j = i - 2
+                while j > 0 && bits[j] == 0 { j -= 1 }
+                bits[i] -= 2
+                bits[i - 1] += 1
+                bits[j + 1] += 2
+                bits[j] -= 1
+            }
+            i -= 1
+        }
+        while i > 0 && bits[i] == 0 { i -= 1 }
+        if i > 0 { bits[i] -= 1 }
+        var symbols: [UInt8] = []
+        for length in 1 ... 32 {
+            for s in 0 ... 255 where codeSize[s] == length { symbols.append(UInt8(s)) }
+        }
+        let counts = (1 ... 16).map { UInt8(bits[$0]) }
+        let total = counts.reduce(0) { $0 + Int($1) }
+        return HuffmanSpec(counts: counts, symbols: Array(symbols.prefix(total)))
+    }
+}
+
+/// An output buffer with a 64-bit bit accumulator. Bits collect right-aligned in `acc`; when
+/// 64 are ready they go out as eight bytes at once unless one of them is 0xFF, which T.81
+/// F.1.2.3 requires to be followed by a stuffed 0x00.
+struct BitWriter: ~Copyable {
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var capacity: Int
+    private(set) var count = 0
+    var acc: UInt64
+    var bits: Int
+
+    init(capacity: Int = 1 << 16, acc: UInt64 = 0, bits: Int = 0) {
+        self.capacity = max(capacity, 4096)
+        base = .allocate(capacity: self.capacity)
+        self.acc = acc
+        self.bits = bits
+    }
+
+    deinit { base.deallocate() }
+
+    /// Makes room for `extra` more bytes.
+    mutating func reserve(_ extra: Int) {
+        guard count &+ extra > capacity else { return }
+        let newCapacity = max(capacity * 2, count + extra)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    /// Appends bytes as they are (marker segments); the bit accumulator must be empty.
+    mutating func append(_ bytes: [UInt8]) {
+        reserve(bytes.count)
+        bytes.withUnsafeBufferPointer { src in
+            if let s = src.baseAddress { (base + count).update(from: s, count: src.count) }
+        }
+        count += bytes.count
+    }
+
+    /// Appends the low `n` bits of `value` (n <= 32, higher bits zero). The caller has
+    /// reserved room for at least 16 more bytes.
+    @inline(__always)
+    mutating func put(_ value: UInt64, _ n: Int) {
+        let free = 64 &- bits
+        if n < free {
+            acc = (acc &<< UInt64(n)) | value
+            bits &+= n
+            return
+        }
+        let spill = n &- free
+        let full = free == 0 ? acc : (acc &<< UInt64(free)) | (value &>> UInt64(spill))
+        emit8(full)
+        acc = value & ((1 &<< UInt64(spill)) &- 1)
+        bits = spill
+    }
+
+    @inline(__always)
+    private mutating func emit8(_ x: UInt64) {
+        let notX = ~x
+        // A zero byte in ~x is a 0xFF byte in x (the classic has-zero-byte test).
+        if (notX &- 0x0101_0101_0101_0101) & x & 0x8080_8080_8080_8080 == 0 {
+            UnsafeMutableRawPointer(base + count).storeBytes(of: x.bigEndian, as: UInt64.self)
+            count &+= 8
+        } else {
+            var shift: UInt64 = 56
+            for _ in 0 ..< 8 {
+                let byte = UInt8(truncatingIfNeeded: x &>> shift)
+                base[count] = byte
+                count &+= 1
+                if byte == 0xFF { base[count] = 0; count &+= 1 }
+                shift &-= 8
+            }
+        }
+    }
+
+    /// Pads the last byte with one bits (T.81 F.1.2.3) and writes out what is pending, as
+    /// libjpeg's `flush_bits` does at the end of a scan and before each RSTn.
+    mutating func flushBits() {
+        reserve(32)
+        put(0x7F, 7)
+        while bits >= 8 {
+            let byte = UInt8(truncatingIfNeeded: acc &>> UInt64(bits &- 8))
+            base[count] = byte
+            count &+= 1
+            if byte == 0xFF { base[count] = 0; count &+= 1 }
+            bits &-= 8
+        }
+        acc = 0
+        bits = 0
+    }
+
+    /// The bytes written so far.
+    func bytes() -> [UInt8] { [UInt8](UnsafeBufferPointer(start: base, count: count)) }
+
+    /// Hands back the bytes written so far and forgets them (the pending bits stay).
+    mutating func take() -> [UInt8] {
+        let out = bytes()
+        count = 0
+        return out
+    }
+}
+
+/// The number of bits in a coefficient's magnitude category (T.81 F.1.2.1, Table F.1) and the
+/// extra bits that follow its Huffman code: the value itself if positive, value - 1 if negative.
+@inline(__always)
+func magnitudeCategory(_ v: Int32) -> (nbits: Int, extra: UInt64) {
+    let m = v < 0 ? 0 &- v : v
+    let nbits = 32 &- m.leadingZeroBitCount
+    let pattern = UInt64(UInt32(bitPattern: v < 0 ? v &- 1 : v))
+    return (nbits, pattern & ((1 &<< UInt64(nbits)) &- 1))
+}
+
+/// Everything the block coder needs, as raw pointers set up once per image.
+final class EntropyTables {
+    let zigzag: UnsafeMutablePointer<Int>
+    /// Code entries (`size << 16 | code`) for table slots 0 and 1, 256 each.
+    let dc: UnsafeMutablePointer<UInt32>
+    let ac: UnsafeMutablePointer<UInt32>
+
+    init(dc specs: [HuffmanSpec], ac acSpecs: [HuffmanSpec]) {
+        zigzag = .allocate(capacity: 64)
+        for k in 0 ..< 64 { zigzag[k] = EncoderTables.zigzag[k] }
+        dc = .allocate(capacity: 512)
+        ac = .allocate(capacity: 512)
+        dc.initialize(repeating: 0, count: 512)
+        ac.initialize(repeating: 0, count: 512)
+        for (t, spec) in specs.prefix(2).enumerated() {
+            for (s, e) in HuffmanCodes(spec).entries.enumerated() { dc[t * 256 + s] = e }
+        }
+        for (t, spec) in acSpecs.prefix(2).enumerated() {
+            for (s, e) in HuffmanCodes(spec).entries.enumerated() { ac[t * 256 + s] = e }
+        }
+    }
+
+    deinit {
+        zigzag.deallocate()
+        dc.deallocate()
+        ac.deallocate()
+    }
+}
+
+enum BlockCoder {
+    /// Codes one block (natural order) as T.81 F.1.2.1-F.1.2.2 (libjpeg `encode_one_block`).
+    @inline(__always)
+    static func encode(_ block: UnsafePointer<Int16>, previousDC: Int32, dc: UnsafePointer<UInt32>,
+                       ac: UnsafePointer<UInt32>, zigzag: UnsafePointer<Int>, _ w: inout BitWriter) {
+        let (dcBits, dcExtra) = magnitudeCategory(Int32(block[0]) &- previousDC)
+        let dcEntry = dc[dcBits]
+        w.put(UInt64(dcEntry & 0xFFFF) &<< UInt64(dcBits) | dcExtra, Int(dcEntry &>> 16) &+ dcBits)
+        var run = 0
+        for k in 1 ..< 64 {
+            let v = Int32(block[zigzag[k]])
+            if v == 0 { run &+= 1; continue }
+            while run > 15 {
+                let zrl = ac[0xF0]
+                w.put(UInt64(zrl & 0xFFFF), Int(zrl &>> 16))
+                run &-= 16
+            }
+            let (nbits, extra) = magnitudeCategory(v)
+            let e = ac[(run &<< 4) | nbits]
+            w.put(UInt64(e & 0xFFFF) &<< UInt64(nbits) | extra, Int(e &>> 16) &+ nbits)
+            run = 0
+        }
+        if run > 0 {
+            let eob = ac[0]
+            w.put(UInt64(eob & 0xFFFF), Int(eob &>> 16))
+        }
+    }
+
+    /// Counts the symbols `encode` would emit (libjpeg `htest_one_block`).
+    @inline(__always)
+    static func count(_ block: UnsafePointer<Int16>, previousDC: Int32, dc: UnsafeMutablePointer<Int>,
+                      ac: UnsafeMutablePointer<Int>, zigzag: UnsafePointer<Int>) {
+        dc[magnitudeCategory(Int32(block[0]) &- previousDC).nbits] &+= 1
+        var run = 0
+        for k in 1 ..< 64 {
+            let v = Int32(block[zigzag[k]])
+            if v == 0 { run &+= 1; continue }
+            while run > 15 { ac[0xF0] &+= 1; run &-= 16 }
+            ac[(run &<< 4) | magnitudeCategory(v).nbits] &+= 1
+            run = 0
+        }
+        if run > 0 { ac[0] &+= 1 }
+    }
+}

@@ -1,0 +1,160 @@
+import ImageCore
+
+/// Encodes images as JPEG (T.81 baseline sequential or progressive, Huffman coded, 8-bit),
+/// producing the same bytes as libjpeg-turbo's `cjpeg -dct int` for the same settings.
+///
+/// Gray input gives a 1-component JPEG; RGB and RGBA give YCbCr (alpha is dropped, colour
+/// kept as stored); 16-bit samples are rounded to 8 bits first.
+///
+/// ```swift
+/// let image = try PNGDecoder.decode(pngBytes)
+/// let jpeg = try JPEGEncoder.encode(image, options: .init(quality: 85))
+/// ```
+public enum JPEGEncoder {
+    public static func encode(_ image: Image, options: JPEGEncodingOptions = .init()) throws(JPEGEncoderError) -> [UInt8] {
+        try options.validate()
+        guard image.width > 0, image.height > 0 else { throw .emptyImage }
+        guard image.width <= 65535, image.height <= 65535 else {
+            throw .imageTooLarge(width: image.width, height: image.height)
+        }
+        let source = image.format.is16Bit ? image.converted(to: image.format.eightBit) : image
+        let setup = try EncoderSetup(width: image.width, height: image.height, format: source.format,
+                                     options: options)
+        var w = BitWriter(capacity: image.width * image.height / 4 + 4096)
+        w.append(try JPEGWriter.header(options: options, metadata: image.metadata))
+        w.append(setup.frameHeader(progressive: options.progressive))
+        let layout = setup.layout
+        let processor = setup.makeProcessor()
+        let rowBytes = image.width * source.format.bytesPerPixel
+
+        if !options.progressive && !options.optimizes {
+            // One pass, a single MCU row of coefficients at a time.
+            w.append(setup.baselineTablesAndScanHeader(dc: setup.standardDC, ac: setup.standardAC))
+            let tables = EntropyTables(dc: setup.standardDC, ac: setup.standardAC)
+            let rowStore = CoefficientStore(layout: EncoderLayout.oneMCURow(of: layout))
+            var state = BaselineScanState(components: layout.components.count, restartInterval: options.restartInterval)
+            source.pixels.withUnsafeBufferPointer { px in
+                guard let base = px.baseAddress else { return }
+                for mcuRow in 0 ..< layout.mcusDown {
+                    let y0 = mcuRow * layout.mcuHeight
+                    processor.process(rows: base + y0 * rowBytes, rowBytes: rowBytes,
+                                      count: min(layout.mcuHeight, layout.height - y0), mcuRow: mcuRow,
+                                      out: rowStore.rowPointers(0))
+                    state.encodeRow(rowStore.rowPointers(0).map { UnsafePointer($0) }, layout: layout,
+                                    tables: tables, writer: &w)
+                }
+            }
+            w.flushBits()
+            w.append(JPEGWriter.marker(0xD9))
+            return w.bytes()
+        }
+
+        let store = CoefficientStore(layout: layout)
+        source.pixels.withUnsafeBufferPointer { px in
+            guard let base = px.baseAddress else { return }
+            for mcuRow in 0 ..< layout.mcusDown {
+                let y0 = mcuRow * layout.mcuHeight
+                processor.process(rows: base + y0 * rowBytes, rowBytes: rowBytes,
+                                  count: min(layout.mcuHeight, layout.height - y0), mcuRow: mcuRow,
+                                  out: store.rowPointers(mcuRow))
+            }
+        }
+        if options.progressive {
+            let script = try options.scanScript ?? ProgressiveScript.simple(components: layout.components.count)
+            try ProgressiveScript.validate(script, components: layout.components.count)
+            var encoder = ProgressiveEncoder(store: store, restartInterval: options.restartInterval)
+            for (i, scan) in script.enumerated() {
+                encoder.encodeScan(scan, writeDRI: i == 0, writer: &w)
+            }
+        } else {
+            let (dc, ac) = setup.optimalBaselineTables(store)
+            w.append(setup.baselineTablesAndScanHeader(dc: dc, ac: ac))
+            let tables = EntropyTables(dc: dc, ac: ac)
+            var state = BaselineScanState(components: layout.components.count, restartInterval: options.restartInterval)
+            for mcuRow in 0 ..< layout.mcusDown {
+                state.encodeRow(store.rowPointers(mcuRow).map { UnsafePointer($0) }, layout: layout,
+                                tables: tables, writer: &w)
+            }
+            w.flushBits()
+        }
+        w.append(JPEGWriter.marker(0xD9))
+        return w.bytes()
+    }
+}
+
+/// What one encoding needs once the image size, input format and options are known.
+struct EncoderSetup {
+    let layout: EncoderLayout
+    let quantTables: [[UInt16]]
+    let inputStride: Int
+    let inputIsColor: Bool
+    let restartInterval: Int
+
+    init(width: Int, height: Int, format: PixelFormat, options: JPEGEncodingOptions) throws(JPEGEncoderError) {
+        let grayscale = options.grayscale || !format.isColor
+        layout = EncoderLayout(width: width, height: height, grayscale: grayscale, subsampling: options.subsampling)
+        quantTables = try options.resolvedTables()
+        inputStride = format.eightBit.bytesPerPixel
+        inputIsColor = format.isColor
+        restartInterval = options.restartInterval
+    }
+
+    func makeProcessor() -> MCURowProcessor {
+        MCURowProcessor(layout: layout, inputStride: inputStride, inputIsColor: inputIsColor, quantTables: quantTables)
+    }
+
+    var tableCount: Int { layout.isColor ? 2 : 1 }
+    var standardDC: [HuffmanSpec] { [EncoderTables.dcLuminance, EncoderTables.dcChrominance] }
+    var standardAC: [HuffmanSpec] { [EncoderTables.acLuminance, EncoderTables.acChrominance] }
+
+    /// DQT for each table in use, then SOF0/SOF2 (libjpeg `write_frame_header`).
+    func frameHeader(progressive: Bool) -> [UInt8] {
+        var out: [UInt8] = []
+        for t in 0 ..< tableCount { out += JPEGWriter.dqt(index: t, table: quantTables[t]) }
+        return out + JPEGWriter.sof(progressive: progressive, layout: layout)
+    }
+
+    /// DHT per table in component order (DC then AC), DRI, SOS (libjpeg `write_scan_header`).
+    func baselineTablesAndScanHeader(dc: [HuffmanSpec], ac: [HuffmanSpec]) -> [UInt8] {
+        var out: [UInt8] = []
+        for t in 0 ..< tableCount {
+            out += JPEGWriter.dht(isAC: false, index: t, spec: dc[t])
+            out += JPEGWriter.dht(isAC: true, index: t, spec: ac[t])
+        }
+        if restartInterval > 0 { out += JPEGWriter.dri(restartInterval) }
+        return out + JPEGWriter.sos(components: layout.components, tableBytes: layout.components.map { UInt8($0.table << 4 | $0.table) },
+                                    ss: 0, se: 63, ah: 0, al: 0)
+    }
+
+    /// First pass of Huffman optimization: symbol counts over every MCU, then K.2 tables.
+    func optimalBaselineTables(_ store: CoefficientStore) -> (dc: [HuffmanSpec], ac: [HuffmanSpec]) {
+        var dcCounts = [Int](repeating: 0, count: 2 * 257), acCounts = [Int](repeating: 0, count: 2 * 257)
+        var state = BaselineScanState(components: layout.components.count, restartInterval: restartInterval)
+        EncoderTables.zigzag.withUnsafeBufferPointer { zz in
+            dcCounts.withUnsafeMutableBufferPointer { dcp in
+                acCounts.withUnsafeMutableBufferPointer { acp in
+                    guard let z = zz.baseAddress, let d = dcp.baseAddress, let a = acp.baseAddress else { return }
+                    for mcuRow in 0 ..< layout.mcusDown {
+                        state.countRow(store.rowPointers(mcuRow).map { UnsafePointer($0) }, layout: layout,
+                                       zigzag: z, dcCounts: d, acCounts: a)
+                    }
+                }
+            }
+        }
+        var dc: [HuffmanSpec] = [], ac: [HuffmanSpec] = []
+        for t in 0 ..< 2 {
+            dc.append(.optimal(frequencies: Array(dcCounts[(t * 257) ..< (t * 257 + 257)])))
+            ac.append(.optimal(frequencies: Array(acCounts[(t * 257) ..< (t * 257 + 257)])))
+        }
+        return (dc, ac)
+    }
+}
+
+extension EncoderLayout {
+    /// The same components, one MCU row tall: the working set of the one-pass encoders.
+    static func oneMCURow(of layout: EncoderLayout) -> EncoderLayout {
+        var one = layout
+        one.mcusDown = 1
+        return one
+    }
+}

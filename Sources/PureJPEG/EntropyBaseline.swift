@@ -1,0 +1,58 @@
+/// Why a block could not be decoded.
+enum EntropyFault: Error, Sendable, Equatable {
+    case badCode
+    case runPastBlock
+    case badDCCategory
+}
+
+/// Sequential (baseline and extended) Huffman decoding of one block (T.81 F.2.2).
+extension BitReader {
+    /// Decodes one 8x8 block into `block` (natural order, not dequantized; the caller zeroed it)
+    /// and updates the component's DC predictor.
+    @inline(__always)
+    mutating func decodeSequentialBlock(
+        _ block: UnsafeMutablePointer<Int16>, dc: HuffmanTable, ac: HuffmanTable, predictor: inout Int,
+        zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
+    ) throws(EntropyFault) {
+        if count < 32 { refill(data, end, isFinal) }
+        // DC difference (T.81 F.2.2.1): a category 0-11 for 8-bit samples (libjpeg accepts up to 15).
+        let t = decode(dc)
+        if t < 0 { throw .badCode }
+        if t > 15 { throw .badDCCategory }
+        if t > 0 {
+            if count < 32 { refill(data, end, isFinal) }
+            predictor &+= receiveExtend(t)
+        }
+        block[0] = Int16(truncatingIfNeeded: predictor)
+
+        // AC coefficients (T.81 F.2.2.2, figure F.13).
+        var k = 1
+        while k < 64 {
+            if count < 32 { refill(data, end, isFinal) }
+            let fast = ac.fastAC[Int(truncatingIfNeeded: bits &>> 55)]
+            if fast != 0 {
+                k &+= Int((fast &>> 8) & 0xFF)
+                let length = Int(fast & 0xFF)
+                bits &<<= UInt64(length)
+                count &-= length
+                if k > 63 { throw .runPastBlock }
+                block[Int(zigzag[k])] = Int16(truncatingIfNeeded: fast &>> 16)
+                k &+= 1
+                continue
+            }
+            let rs = decode(ac)
+            if rs < 0 { throw .badCode }
+            let r = rs &>> 4, s = rs & 15
+            if s == 0 {
+                if r != 15 { break }     // EOB
+                k &+= 16                // ZRL
+                if k > 64 { throw .runPastBlock }
+                continue
+            }
+            k &+= r
+            if k > 63 { throw .runPastBlock }
+            block[Int(zigzag[k])] = Int16(truncatingIfNeeded: receiveExtend(s))
+            k &+= 1
+        }
+    }
+}

@@ -1,0 +1,136 @@
+/// Progressive Huffman decoding of one block per call (T.81 G.1.2), after libjpeg's jdphuff:
+/// DC first and refinement scans, AC spectral-selection first scans with end-of-band runs,
+/// and AC successive-approximation refinement.
+extension BitReader {
+    /// DC first scan (T.81 G.1.2.1): the predicted DC value shifted up by Al.
+    @inline(__always)
+    mutating func decodeDCFirst(
+        _ block: UnsafeMutablePointer<Int16>, dc: HuffmanTable, predictor: inout Int, al: Int,
+        data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
+    ) throws(EntropyFault) {
+        if count < 32 { refill(data, end, isFinal) }
+        let t = decode(dc)
+        if t < 0 { throw .badCode }
+        if t > 15 { throw .badDCCategory }
+        if t > 0 {
+            if count < 32 { refill(data, end, isFinal) }
+            predictor &+= receiveExtend(t)
+        }
+        block[0] = Int16(truncatingIfNeeded: predictor &<< al)
+    }
+
+    /// DC refinement (T.81 G.1.2.1): one more bit of the DC value.
+    @inline(__always)
+    mutating func decodeDCRefine(_ block: UnsafeMutablePointer<Int16>, al: Int,
+                                 data: UnsafePointer<UInt8>, end: Int, isFinal: Bool) {
+        if count < 1 { refill(data, end, isFinal) }
+        if bit() != 0 { block[0] |= Int16(truncatingIfNeeded: 1 &<< al) }
+    }
+
+    /// AC first scan over Ss...Se (T.81 G.1.2.2) with end-of-band runs (EOBRUN, figure G.4).
+    /// Positions written are recorded in `written`: a rolled-back attempt may have decoded
+    /// zero-fill bits into coefficients the real data leaves at zero.
+    @inline(__always)
+    mutating func decodeACFirst(
+        _ block: UnsafeMutablePointer<Int16>, ac: HuffmanTable, ss: Int, se: Int, al: Int, eobrun: inout Int,
+        written: UnsafeMutablePointer<UInt8>, writtenCount: inout Int,
+        zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
+    ) throws(EntropyFault) {
+        if eobrun > 0 {
+            eobrun &-= 1
+            return
+        }
+        var k = ss
+        while k <= se {
+            if count < 32 { refill(data, end, isFinal) }
+            let rs = decode(ac)
+            if rs < 0 { throw .badCode }
+            let r = rs &>> 4, s = rs & 15
+            if s != 0 {
+                k &+= r
+                if k > se { throw .runPastBlock }
+                let position = zigzag[k]
+                block[Int(position)] = Int16(truncatingIfNeeded: receiveExtend(s) &<< al)
+                written[writtenCount] = position
+                writtenCount &+= 1
+                k &+= 1
+            } else if r == 15 {
+                k &+= 16
+            } else {
+                // EOBr: this block and 2^r + (r extra bits) - 1 more end here.
+                eobrun = 1 &<< r
+                if r > 0 { eobrun &+= bits(r) }
+                eobrun &-= 1
+                return
+            }
+        }
+    }
+
+    /// AC refinement (T.81 G.1.2.3): correction bits for coefficients already non-zero, and new
+    /// coefficients of magnitude 1 << Al. New non-zero positions are recorded in `newNonZero`
+    /// so a rolled-back MCU can be undone (the corrections themselves are idempotent).
+    @inline(__always)
+    mutating func decodeACRefine(
+        _ block: UnsafeMutablePointer<Int16>, ac: HuffmanTable, ss: Int, se: Int, al: Int, eobrun: inout Int,
+        newNonZero: UnsafeMutablePointer<UInt8>, newCount: inout Int,
+        zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
+    ) throws(EntropyFault) {
+        let p1 = Int16(truncatingIfNeeded: 1 &<< al), m1 = Int16(truncatingIfNeeded: -1 &<< al)
+        var k = ss
+        @inline(__always) func correct(_ reader: inout BitReader, _ coef: UnsafeMutablePointer<Int16>) {
+            if reader.count < 1 { reader.refill(data, end, isFinal) }
+            if reader.bit() != 0, coef.pointee & p1 == 0 {
+                coef.pointee &+= coef.pointee >= 0 ? p1 : m1
+            }
+        }
+        if eobrun == 0 {
+            while k <= se {
+                if count < 32 { refill(data, end, isFinal) }
+                let rs = decode(ac)
+                if rs < 0 { throw .badCode }
+                var r = rs &>> 4
+                let s = rs & 15
+                var value: Int16 = 0
+                if s != 0 {
+                    // Only magnitude 1 can be new in a refinement scan; libjpeg reads the sign bit regardless.
+                    value = bit() != 0 ? p1 : m1
+                } else if r != 15 {
+                    eobrun = 1 &<< r
+                    if r > 0 {
+                        if count < 32 { refill(data, end, isFinal) }
+                        eobrun &+= bits(r)
+                    }
+                    break
+                }
+                // Skip r zero coefficients (correcting the non-zero ones passed), then place the new one.
+                while k <= se {
+                    let coef = block + Int(zigzag[k])
+                    if coef.pointee != 0 {
+                        correct(&self, coef)
+                    } else {
+                        if r == 0 { break }
+                        r &-= 1
+                    }
+                    k &+= 1
+                }
+                if s != 0 {
+                    if k > se { throw .runPastBlock }
+                    let position = zigzag[k]
+                    block[Int(position)] = value
+                    newNonZero[newCount] = position
+                    newCount &+= 1
+                }
+                k &+= 1
+            }
+        }
+        if eobrun > 0 {
+            // Inside an end-of-band run only the existing coefficients get correction bits.
+            while k <= se {
+                let coef = block + Int(zigzag[k])
+                if coef.pointee != 0 { correct(&self, coef) }
+                k &+= 1
+            }
+            eobrun &-= 1
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import ImageCore
+
+/// The coding process named by the SOF marker (T.81 B.1.1.3, table B.1).
+public enum JPEGProcess: String, Sendable, Equatable {
+    /// SOF0: baseline sequential, Huffman.
+    case baseline
+    /// SOF1: extended sequential, Huffman (8-bit here).
+    case extended
+    /// SOF2: progressive, Huffman.
+    case progressive
+}
+
+/// One image component as SOF declares it, with the block geometry derived from it (T.81 A.1.1).
+struct FrameComponent: Sendable, Equatable {
+    var id: UInt8
+    var h: Int
+    var v: Int
+    var quantTable: Int
+    /// Samples in the component: ceil(X * h / Hmax) by ceil(Y * v / Vmax) (T.81 A.1.1).
+    var width = 0, height = 0
+    /// Blocks that hold samples (non-interleaved scans cover exactly these, T.81 A.2.2).
+    var blocksWide = 0, blocksHigh = 0
+    /// Blocks in the MCU-padded grid of interleaved scans (mcusX * h by mcusY * v).
+    var paddedBlocksWide = 0, paddedBlocksHigh = 0
+}
+
+/// The frame header (SOF) with the MCU geometry every later stage uses.
+struct Frame: Sendable, Equatable {
+    var process: JPEGProcess
+    var width: Int
+    var height: Int
+    var components: [FrameComponent]
+    var hMax = 1, vMax = 1
+    var mcusWide = 0, mcusHigh = 0
+    /// Offset of the SOF marker (for errors found later about the frame).
+    var offset: Int
+
+    init(process: JPEGProcess, width: Int, height: Int, components: [FrameComponent], offset: Int) {
+        self.process = process
+        self.width = width
+        self.height = height
+        self.components = components
+        self.offset = offset
+        hMax = components.map(\.h).max() ?? 1
+        vMax = components.map(\.v).max() ?? 1
+        mcusWide = (width + 8 * hMax - 1) / (8 * hMax)
+        mcusHigh = (height + 8 * vMax - 1) / (8 * vMax)
+        for i in self.components.indices {
+            var c = self.components[i]
+            c.width = (width * c.h + hMax - 1) / hMax
+            c.height = (height * c.v + vMax - 1) / vMax
+            c.blocksWide = (c.width + 7) / 8
+            c.blocksHigh = (c.height + 7) / 8
+            c.paddedBlocksWide = mcusWide * c.h
+            c.paddedBlocksHigh = mcusHigh * c.v
+            self.components[i] = c
+        }
+    }
+
+    var isProgressive: Bool { process == .progressive }
+
+    /// Coefficient storage for the whole image: 64 Int16 per padded block.
+    var coefficientBytes: Int {
+        components.reduce(0) { $0 + $1.paddedBlocksWide * $1.paddedBlocksHigh * 128 }
+    }
+}
+
+/// A scan header (SOS, T.81 B.2.3) resolved against the frame.
+struct ScanHeader: Sendable, Equatable {
+    /// Indices into `Frame.components`, in scan order.
+    var components: [Int]
+    var dcTables: [Int]
+    var acTables: [Int]
+    /// Spectral selection start and end, successive approximation high and low (T.81 G.1.1.1).
+    var ss: Int, se: Int, ah: Int, al: Int
+    var offset: Int
+
+    /// A scan of one component covers that component's own block grid, one block per MCU (T.81 A.2.2).
+    var isInterleaved: Bool { components.count > 1 }
+}
+
+/// How the decoded components become output pixels (T.81 leaves this to JFIF/Adobe; we follow libjpeg).
+enum ColorTransform: Sendable, Equatable {
+    case gray, ycbcr, rgb, cmyk, ycck
+}
+
+/// The natural-order index of each zig-zag position (T.81 figure A.6), with 16 spare entries so
+/// a run that overshoots never indexes past the table (the decoder still reports it).
+let zigzagToNatural: [UInt8] = [
+    0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5,
+    12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28,
+    35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
+    58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+    63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
+]

@@ -1,0 +1,94 @@
+/// A canonical Huffman table from DHT (T.81 C, annex F.2.2.3) prepared for decoding.
+///
+/// Codes of up to `fastBits` bits resolve with one lookup of the next 9 bits; longer codes
+/// walk the per-length limits (T.81 F.16 with left-justified codes). AC tables also get a
+/// combined table that decodes run, size and the extra bits at once when code plus extra bits
+/// fit in 9 bits, which covers most coefficients of ordinary photos.
+///
+/// The tables live in manually allocated memory so the MCU loop reads them through plain
+/// pointers; the object is immutable once built.
+final class HuffmanTable: @unchecked Sendable {
+    static let fastBits = 9
+
+    /// Index: the next 9 bits. Value: length << 8 | symbol, or 0 when the code is longer.
+    let fast: UnsafeMutablePointer<UInt16>
+    /// AC only: value << 16 | run << 8 | (code length + size), or 0 (T.81 F.2.2.1 decoded at once).
+    let fastAC: UnsafeMutablePointer<Int32>
+    /// For lengths 1...16: one past the last code of that length, left-justified in 16 bits
+    /// (index 17 is a sentinel above every 16-bit value).
+    let limit: UnsafeMutablePointer<UInt32>
+    /// For lengths 1...16: index of the first symbol minus the first code of that length.
+    let delta: UnsafeMutablePointer<Int32>
+    let symbols: UnsafeMutablePointer<UInt8>
+    let symbolCount: Int
+    /// The 16 code-length counts and symbols as DHT gave them (for tests and re-encoding).
+    let counts: [UInt8]
+    let values: [UInt8]
+
+    /// Builds the table; nil when the counts describe more codes than fit (an invalid table)
+    /// or a DC table has a symbol above 15 (libjpeg's check).
+    init?(counts: [UInt8], values: [UInt8], isDC: Bool) {
+        guard counts.count == 16, values.count == counts.reduce(0, { $0 + Int($1) }), values.count <= 256 else { return nil }
+        if isDC, values.contains(where: { $0 > 15 }) { return nil }
+        // More codes than a length can hold is libjpeg's JERR_BAD_HUFF_TABLE (T.81 C.2).
+        var next = 0
+        for length in 1 ... 16 {
+            next += Int(counts[length - 1])
+            if next > (1 << length) { return nil }
+            next <<= 1
+        }
+        self.counts = counts
+        self.values = values
+        symbolCount = values.count
+        fast = .allocate(capacity: 1 << Self.fastBits)
+        fast.initialize(repeating: 0, count: 1 << Self.fastBits)
+        fastAC = .allocate(capacity: 1 << Self.fastBits)
+        fastAC.initialize(repeating: 0, count: 1 << Self.fastBits)
+        limit = .allocate(capacity: 18)
+        limit.initialize(repeating: 0, count: 18)
+        delta = .allocate(capacity: 18)
+        delta.initialize(repeating: 0, count: 18)
+        symbols = .allocate(capacity: max(values.count, 1))
+        symbols.initialize(repeating: 0, count: max(values.count, 1))
+        for (i, v) in values.enumerated() { symbols[i] = v }
+
+        // Canonical code assignment (T.81 C.2): codes of each length are consecutive, and the
+        // next length starts at twice one past the last code.
+        var code = 0, index = 0
+        for length in 1 ... 16 {
+            let n = Int(counts[length - 1])
+            delta[length] = Int32(index - code)
+            if n > 0 {
+                for j in 0 ..< n where length <= Self.fastBits && code + j < (1 << length) {
+                    let c = code + j
+                    let shift = Self.fastBits - length
+                    for fill in 0 ..< (1 << shift) {
+                        fast[(c << shift) | fill] = UInt16(length << 8) | UInt16(values[index + j])
+                    }
+                }
+                code += n
+                index += n
+            }
+            limit[length] = UInt32(code) << (16 - length)
+            code <<= 1
+        }
+        limit[17] = UInt32.max
+        if !isDC {
+            for look in 0 ..< (1 << Self.fastBits) {
+                let entry = fast[look]
+                guard entry != 0 else { continue }
+                let length = Int(entry >> 8), rs = Int(entry & 0xFF)
+                let run = rs >> 4, size = rs & 15
+                guard size != 0, length + size <= Self.fastBits else { continue }
+                // The extra bits follow the code inside the same 9-bit window (T.81 F.2.2.1 EXTEND).
+                let extra = (look >> (Self.fastBits - length - size)) & ((1 << size) - 1)
+                let value = extra < (1 << (size - 1)) ? extra - (1 << size) + 1 : extra
+                fastAC[look] = Int32(value) << 16 | Int32(run) << 8 | Int32(length + size)
+            }
+        }
+    }
+
+    deinit {
+        fast.deallocate(); fastAC.deallocate(); limit.deallocate(); delta.deallocate(); symbols.deallocate()
+    }
+}

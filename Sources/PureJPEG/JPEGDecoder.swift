@@ -1,0 +1,429 @@
+import ImageCore
+
+/// Choices for ``JPEGDecoder``.
+///
+/// ```swift
+/// let thumb = try JPEGDecoder.decode(bytes, options: JPEGDecodingOptions(scale: 2))   // 1/4 size
+/// ```
+public struct JPEGDecodingOptions: Sendable, Equatable {
+    /// Output size in eighths: 8 (full size), 4 (1/2), 2 (1/4) or 1 (1/8); the output is
+    /// ceil(size * scale / 8), as libjpeg's `scale_num/8`.
+    public var scale: Int = 8
+    /// For 4-component (CMYK/YCCK) files: return the CMYK samples as stored (Adobe files store
+    /// them inverted) in an `.rgba8` image (C, M, Y, K in the R, G, B, A slots) instead of RGB.
+    public var outputCMYK: Bool = false
+    /// Turn the finished image upright per its EXIF orientation (the header keeps the stored size).
+    public var applyOrientation: Bool = false
+    /// libjpeg's triangle ("fancy") upsampling of chroma; false replicates samples.
+    public var fancyUpsampling: Bool = true
+
+    public init(scale: Int = 8, outputCMYK: Bool = false, applyOrientation: Bool = false, fancyUpsampling: Bool = true) {
+        self.scale = scale
+        self.outputCMYK = outputCMYK
+        self.applyOrientation = applyOrientation
+        self.fancyUpsampling = fancyUpsampling
+    }
+}
+
+/// A resumable JPEG decoder (baseline, extended 8-bit and progressive Huffman processes).
+///
+/// Bytes go in as they arrive; baseline images report rows as they become final, progressive
+/// images report each completed scan and ``preview()`` renders what the scans so far give.
+///
+/// ```swift
+/// var decoder = JPEGDecoder()
+/// for chunk in download {
+///     for event in try decoder.append(chunk) {
+///         if case .rows(let rows) = event { print("rows \(rows) ready") }
+///     }
+/// }
+/// let image = try decoder.finish()     // .rgb8, .gray8 (or .rgba8 CMYK on request)
+/// ```
+public struct JPEGDecoder: IncrementalImageDecoder {
+    public typealias Failure = JPEGError
+
+    public let limits: DecodingLimits
+    public let options: JPEGDecodingOptions
+    /// Known after the `.header` event (at SOF): the output size and pixel format.
+    public private(set) var header: ImageHeader?
+    /// The frame and table facts, after SOF.
+    public private(set) var info: JPEGInfo?
+    /// ICC profile, EXIF (and orientation), JFIF density, COM comments, as far as read.
+    public private(set) var metadata = ImageMetadata()
+
+    enum Phase: Sendable { case start, markers, scan, done }
+    enum Mode: Sendable { case undecided, streaming, coefficients }
+
+    var input = InputBuffer()
+    var phase: Phase = .start
+    var failure: JPEGError?
+    var frame: Frame?
+    var quantTables: [[UInt16]?] = [nil, nil, nil, nil]
+    /// The quantization table each component uses, latched at its first scan as libjpeg does (4 x 64).
+    var componentQuant = [UInt16](repeating: 0, count: 256)
+    var quantLatched = [Bool](repeating: false, count: 4)
+    var dcTables: [HuffmanTable?] = [nil, nil, nil, nil]
+    var acTables: [HuffmanTable?] = [nil, nil, nil, nil]
+    var restartInterval = 0
+    var collector = MetadataCollector()
+    var estimatedQuality: Int?
+    var geometry: OutputGeometry?
+    var mode: Mode = .undecided
+    var pipeline: BandPipeline?
+    var coefficients: [Int16] = []
+    var coefficientOffsets: [Int] = []
+    var image: Image?
+    /// Output rows final so far (streaming).
+    var rowsDone = 0
+    var plan: ScanPlan?
+    var entropy = EntropyState()
+    var scansStarted = 0
+    var scansCompleted = 0
+    /// Progression status per component and coefficient: the last Al sent, -1 before any (libjpeg's coef_bits).
+    var coefficientBits = [Int8](repeating: -1, count: 256)
+    /// Components that some scan has covered.
+    var componentSeen = [Bool](repeating: false, count: 4)
+    var extraneousBytes = 0
+    /// Picks the vector IDCT; tests turn it off to compare with the scalar kernels.
+    var useSIMD = true
+
+    public init(limits: DecodingLimits = .default, options: JPEGDecodingOptions = .init()) {
+        self.limits = limits
+        self.options = options
+    }
+
+    /// Decodes a whole file at once.
+    ///
+    /// ```swift
+    /// let image = try JPEGDecoder.decode([UInt8](data))
+    /// ```
+    public static func decode(_ bytes: [UInt8], limits: DecodingLimits = .default,
+                              options: JPEGDecodingOptions = .init()) throws(JPEGError) -> Image {
+        var decoder = JPEGDecoder(limits: limits, options: options)
+        _ = try decoder.append(bytes)
+        return try decoder.finish()
+    }
+
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) throws(JPEGError) -> [DecodingEvent] {
+        if let failure { throw failure }
+        if phase == .done { return [] }
+        input.append(contentsOf: bytes)
+        return try step()
+    }
+
+    public mutating func finish() throws(JPEGError) -> Image {
+        if let failure { throw failure }
+        if phase != .done {
+            input.isFinished = true
+            _ = try step()
+        }
+        if phase == .done, var result = image {
+            result.metadata = metadata
+            if options.applyOrientation { result = result.oriented(metadata.orientation) }
+            return result
+        }
+        var partial = preview()
+        partial?.metadata = metadata
+        let error = JPEGError.truncated(offset: input.offset(input.count), partial: partial)
+        failure = error
+        throw error
+    }
+
+    /// The image so far: decoded rows (baseline) or the completed scans rendered (progressive,
+    /// multi-scan), the rest mid-gray. Nil before the header.
+    public func preview() -> Image? {
+        guard let header else { return nil }
+        if mode == .coefficients, let geometry, let frame {
+            return render(frame: frame, geometry: geometry)
+        }
+        guard var out = image else {
+            var gray = Image(width: header.width, height: header.height, format: header.pixelFormat, metadata: metadata)
+            gray.pixels.withUnsafeMutableBufferPointer { $0.update(repeating: 128) }
+            return gray
+        }
+        let start = min(rowsDone, out.height) * out.bytesPerRow
+        if start < out.pixels.count {
+            out.pixels.withUnsafeMutableBufferPointer { p in
+                UnsafeMutableBufferPointer(rebasing: p[start...]).update(repeating: 128)
+            }
+        }
+        out.metadata = metadata
+        return out
+    }
+
+    // MARK: - The outer loop over marker segments (T.81 B.2)
+
+    private mutating func step() throws(JPEGError) -> [DecodingEvent] {
+        var events: [DecodingEvent] = []
+        do {
+            try run(&events)
+        } catch {
+            failure = error
+            throw error
+        }
+        return events
+    }
+
+    private mutating func run(_ events: inout [DecodingEvent]) throws(JPEGError) {
+        guard [1, 2, 4, 8].contains(options.scale) else { throw .invalidOption("scale \(options.scale) (use 8, 4, 2 or 1)") }
+        while true {
+            switch phase {
+            case .start:
+                guard input.count >= 2 else {
+                    if input.isFinished && input.count == 1 && input[0] != 0xFF { throw .invalidMarker(marker: input[0], offset: 0) }
+                    return
+                }
+                guard input[0] == 0xFF, input[1] == Marker.soi else {
+                    throw .invalidMarker(marker: input[0] == 0xFF ? input[1] : input[0], offset: input[0] == 0xFF ? 1 : 0)
+                }
+                input.consume(2)
+                phase = .markers
+            case .markers:
+                guard try readSegment(&events) else { return }
+            case .scan:
+                guard try runScan(&events) else { return }
+            case .done:
+                return
+            }
+        }
+    }
+
+    /// Reads one marker and its segment; false when more bytes are needed.
+    private mutating func readSegment(_ events: inout [DecodingEvent]) throws(JPEGError) -> Bool {
+        // Bytes that are not a marker are skipped with a warning (libjpeg's JWRN_EXTRANEOUS_DATA).
+        var i = 0
+        while i < input.count && input[i] != 0xFF { i += 1 }
+        if i > 0 {
+            extraneousBytes += i
+            input.consume(i)
+        }
+        guard input.count >= 2 else { return false }
+        var j = 1
+        while j < input.count && input[j] == 0xFF { j += 1 }     // fill bytes (T.81 B.1.1.2)
+        if j >= input.count {
+            input.consume(j - 1)
+            return false
+        }
+        let marker = input[j]
+        if marker == 0 {
+            extraneousBytes += j + 1
+            input.consume(j + 1)
+            return true
+        }
+        input.consume(j - 1)
+        let offset = input.offset()
+        if extraneousBytes > 0 {
+            events.append(.warning("\(extraneousBytes) extraneous bytes before marker 0x\(hex(marker))"))
+            extraneousBytes = 0
+        }
+        switch marker {
+        case Marker.soi:
+            throw .invalidMarker(marker: marker, offset: offset)
+        case Marker.eoi:
+            input.consume(2)
+            try endOfImage(offset: offset, &events)
+            return true
+        case Marker.rst0 ... Marker.rst7, Marker.tem:
+            // Before any scan a restart marker is an error; after one, a stray RSTn is skipped as libjpeg does.
+            if marker != Marker.tem && scansStarted == 0 { throw .invalidMarker(marker: marker, offset: offset) }
+            input.consume(2)
+            return true
+        default:
+            break
+        }
+        guard input.count >= 4 else { return false }
+        let length = Int(input[2]) << 8 | Int(input[3])
+        guard length >= 2 else { throw .invalidMarker(marker: marker, offset: offset) }
+        guard let body = input.bytes(at: 4, count: length - 2) else { return false }
+        input.consume(2 + length)
+        try segment(marker, body: body, offset: offset + 4, &events)
+        return true
+    }
+
+    private mutating func segment(_ marker: UInt8, body: [UInt8], offset: Int, _ events: inout [DecodingEvent]) throws(JPEGError) {
+        switch marker {
+        case _ where Marker.isSOF(marker):
+            guard frame == nil else { throw .invalidMarker(marker: marker, offset: offset - 4) }
+            try startFrame(try SegmentParser.frame(body, marker: marker, offset: offset), &events)
+        case Marker.dht:
+            for t in try SegmentParser.huffmanTables(body, offset: offset) {
+                if t.isDC { dcTables[t.index] = t.table } else { acTables[t.index] = t.table }
+            }
+        case Marker.dqt:
+            for t in try SegmentParser.quantizationTables(body, offset: offset) {
+                quantTables[t.index] = t.table
+                if t.index == 0 { estimatedQuality = estimateQuality(t.table) }
+            }
+            info?.estimatedQuality = estimatedQuality
+        case Marker.dri:
+            restartInterval = try SegmentParser.restartInterval(body, offset: offset)
+            info?.restartInterval = restartInterval
+        case Marker.sos:
+            guard let frame else { throw .invalidScan(reason: "SOS before SOF", offset: offset - 4) }
+            try startScan(try SegmentParser.scan(body, frame: frame, offset: offset), frame: frame, &events)
+        case Marker.app0 ... Marker.app15, Marker.com:
+            collector.add(marker: marker, body: body, limit: limits.maxMetadataBytes)
+            flushMetadata(&events)
+        case Marker.dnl, Marker.dac:
+            // DNL after a frame with a height is ignored as libjpeg does; DAC only matters to
+            // arithmetic coding, which SOF already refuses.
+            break
+        default:
+            throw .invalidMarker(marker: marker, offset: offset - 4)
+        }
+    }
+
+    private mutating func flushMetadata(_ events: inout [DecodingEvent]) {
+        metadata = collector.metadata
+        for w in collector.warnings { events.append(.warning(w)) }
+        collector.warnings.removeAll()
+        if var info = self.info {
+            info.adobeTransform = collector.adobeTransform
+            info.isJFIF = collector.isJFIF
+            info.density = metadata.density
+            self.info = info
+        }
+    }
+
+    // MARK: - Frame and scan set-up
+
+    private mutating func startFrame(_ parsed: Frame, _ events: inout [DecodingEvent]) throws(JPEGError) {
+        var frame = parsed
+        if frame.components.count == 1 {
+            // A lone component's sampling factors do not matter: its scan is one block per MCU (T.81 A.2.2).
+            var c = frame.components[0]
+            c.h = 1; c.v = 1
+            frame = Frame(process: frame.process, width: frame.width, height: frame.height, components: [c], offset: frame.offset)
+        }
+        let scale = options.scale
+        let outWidth = (frame.width * scale + 7) / 8, outHeight = (frame.height * scale + 7) / 8
+        let format: PixelFormat = frame.components.count == 1 ? .gray8 : (frame.components.count == 4 && options.outputCMYK ? .rgba8 : .rgb8)
+        if frame.width * frame.height > limits.maxPixels {
+            throw .limitExceeded(.pixels(requested: frame.width * frame.height, limit: limits.maxPixels), offset: frame.offset)
+        }
+        // Progressive frames keep every coefficient; sequential ones a few MCU rows (checked again at the first scan).
+        let working = frame.isProgressive ? frame.coefficientBytes : 3 * 8 * frame.vMax * frame.mcusWide * 8 * frame.hMax * frame.components.count
+        if let violation = limits.check(width: outWidth, height: outHeight, bytesPerPixel: format.bytesPerPixel, extraBytes: working) {
+            throw .limitExceeded(violation, offset: frame.offset)
+        }
+        self.frame = frame
+        let header = ImageHeader(fileFormat: .jpeg, width: outWidth, height: outHeight, pixelFormat: format,
+                                 isProgressive: frame.isProgressive)
+        self.header = header
+        info = JPEGInfo(width: frame.width, height: frame.height, components: frame.components.count, process: frame.process,
+                        samplingFactors: frame.components.map { .init(horizontal: $0.h, vertical: $0.v) },
+                        restartInterval: restartInterval, adobeTransform: collector.adobeTransform, isJFIF: collector.isJFIF,
+                        density: metadata.density, scanCount: 0, estimatedQuality: estimatedQuality)
+        events.append(.header(header))
+    }
+
+    /// The colour space as libjpeg-turbo's jdapimin default_decompress_parms decides it.
+    private func colorTransform(_ frame: Frame) -> ColorTransform {
+        switch frame.components.count {
+        case 1: return .gray
+        case 3:
+            if collector.isJFIF { return .ycbcr }
+            if let t = collector.adobeTransform { return t == 0 ? .rgb : .ycbcr }
+            let ids = frame.components.map(\.id)
+            return ids == [0x52, 0x47, 0x42] ? .rgb : .ycbcr
+        default:
+            if let t = collector.adobeTransform, t == 2 { return .ycck }
+            return .cmyk
+        }
+    }
+
+    private mutating func startScan(_ scan: ScanHeader, frame: Frame, _ events: inout [DecodingEvent]) throws(JPEGError) {
+        scansStarted += 1
+        if scansStarted > limits.maxScans { throw .tooManyScans(limit: limits.maxScans, offset: scan.offset) }
+        info?.scanCount = scansStarted
+        if mode == .undecided {
+            collector.finishHeaders()
+            flushMetadata(&events)
+            let geometry = try OutputGeometry(frame: frame, scale: options.scale, transform: colorTransform(frame),
+                                              outputCMYK: options.outputCMYK, fancy: options.fancyUpsampling)
+            let streaming = !frame.isProgressive && scan.components.count == frame.components.count
+            let extra = streaming ? geometry.workingBytes : geometry.workingBytes + frame.coefficientBytes
+            if let violation = limits.check(width: geometry.width, height: geometry.height,
+                                            bytesPerPixel: geometry.format.bytesPerPixel, extraBytes: extra) {
+                throw .limitExceeded(violation, offset: scan.offset)
+            }
+            self.geometry = geometry
+            image = Image(width: geometry.width, height: geometry.height, format: geometry.format)
+            if streaming {
+                mode = .streaming
+                pipeline = BandPipeline(geometry: geometry, inverted: collector.adobeTransform != nil, useSIMD: useSIMD)
+            } else {
+                mode = .coefficients
+                var offsets: [Int] = [], total = 0
+                for c in frame.components {
+                    offsets.append(total)
+                    total += c.paddedBlocksWide * c.paddedBlocksHigh * 64
+                }
+                coefficientOffsets = offsets
+                coefficients = [Int16](repeating: 0, count: total)
+            }
+        }
+        for c in scan.components {
+            let tq = frame.components[c].quantTable
+            if !quantLatched[c] {
+                guard let q = quantTables[tq] else { throw .missingTable(kind: "quantization", index: tq, offset: scan.offset) }
+                for k in 0 ..< 64 { componentQuant[c * 64 + k] = q[k] }
+                quantLatched[c] = true
+            }
+        }
+        let kind: ScanKind
+        if frame.isProgressive {
+            kind = scan.ss == 0 ? (scan.ah == 0 ? .dcFirst : .dcRefine) : (scan.ah == 0 ? .acFirst : .acRefine)
+            for c in scan.components {
+                if scan.ss > 0 && coefficientBits[c * 64] < 0 {
+                    events.append(.warning("AC scan of component \(frame.components[c].id) before its DC scan"))
+                }
+                for k in scan.ss ... scan.se {
+                    let expected = max(Int(coefficientBits[c * 64 + k]), 0)
+                    if scan.ah != expected {
+                        events.append(.warning("scan refines coefficient \(k) of component \(frame.components[c].id) out of order"))
+                    }
+                    coefficientBits[c * 64 + k] = Int8(scan.al)
+                }
+            }
+        } else {
+            kind = .sequential
+            if scan.ss != 0 || scan.se != 63 || scan.ah != 0 || scan.al != 0 {
+                events.append(.warning("sequential scan with Ss=\(scan.ss) Se=\(scan.se) Ah=\(scan.ah) Al=\(scan.al) treated as full"))
+            }
+        }
+        var components: [ScanComponent] = []
+        for (i, c) in scan.components.enumerated() {
+            let fc = frame.components[c]
+            var dc: HuffmanTable?, ac: HuffmanTable?
+            if kind == .sequential || kind == .dcFirst {
+                guard let t = dcTables[scan.dcTables[i]] else { throw .missingTable(kind: "Huffman DC", index: scan.dcTables[i], offset: scan.offset) }
+                dc = t
+            }
+            if kind == .sequential || kind == .acFirst || kind == .acRefine {
+                guard let t = acTables[scan.acTables[i]] else { throw .missingTable(kind: "Huffman AC", index: scan.acTables[i], offset: scan.offset) }
+                ac = t
+            }
+            components.append(ScanComponent(index: c, h: fc.h, v: fc.v, dc: dc, ac: ac, paddedBlocksWide: fc.paddedBlocksWide,
+                                            coefficientOffset: mode == .coefficients ? coefficientOffsets[c] : 0,
+                                            quantOffset: c * 64))
+        }
+        let interleaved = scan.components.count > 1
+        let mcusWide = interleaved ? frame.mcusWide : frame.components[scan.components[0]].blocksWide
+        let mcusHigh = interleaved ? frame.mcusHigh : frame.components[scan.components[0]].blocksHigh
+        // A sequential component decoded twice (streaming has already output it) is skipped.
+        let repeated = mode == .streaming && scan.components.contains { componentSeen[$0] }
+        for c in scan.components { componentSeen[c] = true }
+        if repeated {
+            events.append(.warning("a second sequential scan of the same components is ignored"))
+            plan = nil
+        } else {
+            plan = ScanPlan(kind: kind, components: components, mcusWide: mcusWide, mcuCount: mcusWide * mcusHigh,
+                            restartInterval: restartInterval, ss: scan.ss, se: scan.se, ah: scan.ah, al: scan.al,
+                            interleaved: interleaved, offset: scan.offset)
+        }
+        entropy = EntropyState()
+        entropy.restartsToGo = restartInterval
+        phase = .scan
+    }
+}

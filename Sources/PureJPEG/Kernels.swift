@@ -1,0 +1,42 @@
+/// The block kernels a JPEG decode uses, chosen once per image (scale and SIMD availability),
+/// so the MCU loop calls a plain function value and never branches on the variant.
+///
+/// The decoder hands each block to ``idct`` with its coefficients in natural (row-major,
+/// de-zigzagged) order, not yet dequantized, and the component's quantization table in the same
+/// order. The kernel dequantizes, transforms, level-shifts by +128 and clamps, writing
+/// `scale` x `scale` samples.
+@usableFromInline
+struct JPEGKernels: Sendable {
+    /// Inverse DCT of one block: coefficients (64 Int16, natural order, not dequantized),
+    /// quantization table (64 UInt16, natural order), output, output stride in bytes.
+    @usableFromInline
+    let idct: @Sendable (UnsafePointer<Int16>, UnsafePointer<UInt16>, UnsafeMutablePointer<UInt8>, Int) -> Void
+
+    /// The output block size: 8, 4, 2 or 1 (decoding at 1/1, 1/2, 1/4, 1/8 of full size).
+    @usableFromInline
+    let scale: Int
+
+    @usableFromInline
+    init(idct: @escaping @Sendable (UnsafePointer<Int16>, UnsafePointer<UInt16>, UnsafeMutablePointer<UInt8>, Int) -> Void,
+         scale: Int) {
+        self.idct = idct
+        self.scale = scale
+    }
+
+    /// The kernels for one image. `scale` is the output block size (8, 4, 2 or 1; any other value
+    /// is treated as 8). `useSIMD` picks the vector full-size IDCT, which gives the same bytes as
+    /// the scalar one; the reduced-size IDCTs are cheap enough that only scalar versions exist.
+    @usableFromInline
+    static func select(scale: Int = 8, useSIMD: Bool = true) -> JPEGKernels {
+        switch scale {
+        case 4: return JPEGKernels(idct: { IDCTScaled.idct4x4($0, $1, $2, $3) }, scale: 4)
+        case 2: return JPEGKernels(idct: { IDCTScaled.idct2x2($0, $1, $2, $3) }, scale: 2)
+        case 1: return JPEGKernels(idct: { IDCTScaled.idct1x1($0, $1, $2, $3) }, scale: 1)
+        default:
+            if useSIMD {
+                return JPEGKernels(idct: { IDCTSIMD.idct8x8($0, $1, $2, $3) }, scale: 8)
+            }
+            return JPEGKernels(idct: { IDCT.idct8x8($0, $1, $2, $3) }, scale: 8)
+        }
+    }
+}

@@ -1,0 +1,283 @@
+import ImageCore
+
+/// The kind of scan, which picks the block decoder (T.81 G.1.1.1).
+enum ScanKind: Sendable, Equatable {
+    case sequential, dcFirst, dcRefine, acFirst, acRefine
+}
+
+/// What the MCU loop keeps between calls; copying it is the rollback point (wuffs style).
+struct EntropyState: Sendable {
+    var reader = BitReader()
+    var predictors = SIMD4<Int>()
+    var eobrun = 0
+    /// Next MCU of the scan.
+    var mcu = 0
+    var restartsToGo = 0
+    /// The RSTn number expected next (0-7).
+    var nextRestart = 0
+    /// After corrupt data or a premature marker: MCUs are left as they are until the next restart (libjpeg).
+    var skipping = false
+    /// Bytes skipped while looking for a marker (reported once the marker is found).
+    var garbage = 0
+}
+
+/// One component's part in a scan.
+struct ScanComponent: Sendable {
+    var index: Int
+    var h: Int, v: Int
+    var dc: HuffmanTable?
+    var ac: HuffmanTable?
+    var paddedBlocksWide: Int
+    /// Offset of the component's coefficients (coefficient mode) and of its quantization table.
+    var coefficientOffset: Int
+    var quantOffset: Int
+}
+
+/// Everything fixed for the duration of one scan.
+struct ScanPlan: Sendable {
+    var kind: ScanKind
+    var components: [ScanComponent]
+    var mcusWide: Int
+    var mcuCount: Int
+    var restartInterval: Int
+    var ss: Int, se: Int, ah: Int, al: Int
+    /// Non-interleaved scans cover the component's own blocks, one block per MCU (T.81 A.2.2).
+    var interleaved: Bool
+    var offset: Int
+}
+
+/// Where decoded blocks go.
+enum BlockSink {
+    /// Streaming: IDCT straight into the band rings of the pipeline.
+    case planes(UnsafeMutablePointer<UInt8>, BandPipeline, UnsafePointer<UInt16>)
+    /// Coefficient mode: whole-image coefficient storage (progressive or multi-scan sequential).
+    case coefficients(UnsafeMutablePointer<Int16>)
+}
+
+enum ScanStep: Sendable, Equatable {
+    case reached
+    case needMore
+    case truncated
+    case failed(JPEGError)
+}
+
+enum MCULoop {
+    /// Decodes MCUs from `state.mcu` up to `stop` over the bytes `data[0..<end]`.
+    /// On `.needMore` and `.truncated` the state is the last complete MCU's (rolled back).
+    static func run(_ st: inout EntropyState, plan: ScanPlan, sink: BlockSink, stop: Int,
+                    data: UnsafePointer<UInt8>, end: Int, isFinal: Bool, baseOffset: Int,
+                    zigzag: UnsafePointer<UInt8>, warnings: inout [String]) -> ScanStep {
+        let block = UnsafeMutablePointer<Int16>.allocate(capacity: 64)
+        block.initialize(repeating: 0, count: 64)
+        defer { block.deallocate() }
+        var newNonZero = (UnsafeMutablePointer<UInt8>.allocate(capacity: 64), 0)
+        defer { newNonZero.0.deallocate() }
+
+        while st.mcu < stop {
+            if plan.restartInterval > 0 && st.restartsToGo == 0 {
+                let r = restart(&st, plan: plan, data: data, end: end, isFinal: isFinal, warnings: &warnings)
+                if r != .reached { return r }
+            }
+            let saved = st
+            st.reader.starved = false
+            newNonZero.1 = 0
+            var fault: EntropyFault?
+            if !st.skipping {
+                do throws(EntropyFault) {
+                    try decodeMCU(&st, plan: plan, sink: sink, block: block, newNonZero: &newNonZero,
+                                  zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                } catch {
+                    fault = error
+                    block.update(repeating: 0, count: 64)
+                }
+            }
+            if st.reader.starved && (st.reader.overran || fault != nil) {
+                undo(&newNonZero, st: saved, plan: plan, sink: sink)
+                st = saved
+                return .needMore
+            }
+            if st.reader.hitEnd && (st.reader.overran || fault != nil) {
+                undo(&newNonZero, st: saved, plan: plan, sink: sink)
+                st = saved
+                return .truncated
+            }
+            let prematureEnd = st.reader.hitMarker && st.reader.overran
+            if let fault, !prematureEnd {
+                let offset = baseOffset + st.reader.approximateOffset
+                if plan.restartInterval == 0 {
+                    return .failed(.corruptData(reason: describe(fault), offset: offset))
+                }
+                warnings.append("corrupt data at offset \(offset) (\(describe(fault))); skipped to the next restart marker")
+                st.skipping = true
+            } else if prematureEnd && !st.skipping {
+                warnings.append("premature end of entropy-coded data at offset \(baseOffset + st.reader.position); rest of the interval left gray")
+                st.skipping = true
+                st.reader.count = 0
+                st.reader.bits = 0
+            }
+            if st.skipping, case .planes = sink {
+                // The band ring still holds an older MCU row: damaged blocks become mid-gray, as zero coefficients do.
+                block.update(repeating: 0, count: 64)
+                writeBlocks(st.mcu, plan: plan, sink: sink, block: block)
+            }
+            st.mcu &+= 1
+            st.restartsToGo &-= 1
+        }
+        return .reached
+    }
+
+    private static func describe(_ fault: EntropyFault) -> String {
+        switch fault {
+        case .badCode: "invalid Huffman code"
+        case .runPastBlock: "coefficient run past the end of the block"
+        case .badDCCategory: "DC difference category above 15"
+        }
+    }
+
+    /// Undoes the coefficients a rolled-back AC MCU placed: the attempt may have decoded zero
+    /// fill past the data into positions the real bits leave at zero. (Sequential blocks are
+    /// cleared before decoding, DC values overwritten, refinement corrections idempotent.)
+    private static func undo(_ newNonZero: inout (UnsafeMutablePointer<UInt8>, Int), st: EntropyState, plan: ScanPlan, sink: BlockSink) {
+        guard plan.kind == .acRefine || plan.kind == .acFirst, newNonZero.1 > 0, case let .coefficients(base) = sink else { return }
+        let blockPointer = coefficientBlock(st.mcu, blockH: 0, blockV: 0, component: plan.components[0], plan: plan, base: base)
+        for i in 0 ..< newNonZero.1 { blockPointer[Int(newNonZero.0[i])] = 0 }
+        newNonZero.1 = 0
+    }
+
+    @inline(__always)
+    private static func coefficientBlock(_ mcu: Int, blockH: Int, blockV: Int, component c: ScanComponent, plan: ScanPlan,
+                                         base: UnsafeMutablePointer<Int16>) -> UnsafeMutablePointer<Int16> {
+        let mx = mcu % plan.mcusWide, my = mcu / plan.mcusWide
+        let bx: Int, by: Int
+        if plan.interleaved { bx = mx &* c.h &+ blockH; by = my &* c.v &+ blockV } else { bx = mx; by = my }
+        return base + c.coefficientOffset + (by &* c.paddedBlocksWide &+ bx) &* 64
+    }
+
+    @inline(__always)
+    private static func decodeMCU(_ st: inout EntropyState, plan: ScanPlan, sink: BlockSink, block: UnsafeMutablePointer<Int16>,
+                                  newNonZero: inout (UnsafeMutablePointer<UInt8>, Int), zigzag: UnsafePointer<UInt8>,
+                                  data: UnsafePointer<UInt8>, end: Int, isFinal: Bool) throws(EntropyFault) {
+        let mx = st.mcu % plan.mcusWide, my = st.mcu / plan.mcusWide
+        for (i, c) in plan.components.enumerated() {
+            let hBlocks = plan.interleaved ? c.h : 1, vBlocks = plan.interleaved ? c.v : 1
+            for bv in 0 ..< vBlocks {
+                for bh in 0 ..< hBlocks {
+                    switch sink {
+                    case let .planes(base, pipeline, quant):
+                        guard let dc = c.dc, let ac = c.ac else { return }
+                        try st.reader.decodeSequentialBlock(block, dc: dc, ac: ac, predictor: &st.predictors[i],
+                                                            zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                        let bx = plan.interleaved ? mx &* c.h &+ bh : mx
+                        let offset = pipeline.blockOffset(component: c.index, band: my, blockX: bx, blockRow: bv)
+                        pipeline.kernels[c.index].idct(block, quant + c.quantOffset, base + offset,
+                                                       pipeline.geometry.components[c.index].stride)
+                        block.update(repeating: 0, count: 64)
+                    case let .coefficients(base):
+                        let target = coefficientBlock(st.mcu, blockH: bh, blockV: bv, component: c, plan: plan, base: base)
+                        switch plan.kind {
+                        case .sequential:
+                            guard let dc = c.dc, let ac = c.ac else { return }
+                            target.update(repeating: 0, count: 64)
+                            try st.reader.decodeSequentialBlock(target, dc: dc, ac: ac, predictor: &st.predictors[i],
+                                                                zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                        case .dcFirst:
+                            guard let dc = c.dc else { return }
+                            try st.reader.decodeDCFirst(target, dc: dc, predictor: &st.predictors[i], al: plan.al,
+                                                        data: data, end: end, isFinal: isFinal)
+                        case .dcRefine:
+                            st.reader.decodeDCRefine(target, al: plan.al, data: data, end: end, isFinal: isFinal)
+                        case .acFirst:
+                            guard let ac = c.ac else { return }
+                            try st.reader.decodeACFirst(target, ac: ac, ss: plan.ss, se: plan.se, al: plan.al, eobrun: &st.eobrun,
+                                                        written: newNonZero.0, writtenCount: &newNonZero.1, zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                        case .acRefine:
+                            guard let ac = c.ac else { return }
+                            try st.reader.decodeACRefine(target, ac: ac, ss: plan.ss, se: plan.se, al: plan.al, eobrun: &st.eobrun,
+                                                         newNonZero: newNonZero.0, newCount: &newNonZero.1,
+                                                         zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes `block` (zeros: mid-gray) to every block of MCU `mcu` in streaming mode.
+    private static func writeBlocks(_ mcu: Int, plan: ScanPlan, sink: BlockSink, block: UnsafeMutablePointer<Int16>) {
+        guard case let .planes(base, pipeline, quant) = sink else { return }
+        let mx = mcu % plan.mcusWide, my = mcu / plan.mcusWide
+        for c in plan.components {
+            let hBlocks = plan.interleaved ? c.h : 1, vBlocks = plan.interleaved ? c.v : 1
+            for bv in 0 ..< vBlocks {
+                for bh in 0 ..< hBlocks {
+                    let bx = plan.interleaved ? mx * c.h + bh : mx
+                    let offset = pipeline.blockOffset(component: c.index, band: my, blockX: bx, blockRow: bv)
+                    pipeline.kernels[c.index].idct(block, quant + c.quantOffset, base + offset,
+                                                   pipeline.geometry.components[c.index].stride)
+                }
+            }
+        }
+    }
+
+    /// At the end of a restart interval: find the next marker and act as libjpeg's
+    /// read_restart_marker / jpeg_resync_to_restart do (T.81 F.2.1.3.1, E.2.4).
+    static func restart(_ st: inout EntropyState, plan: ScanPlan, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool,
+                        warnings: inout [String]) -> ScanStep {
+        st.reader.reset()
+        var p = st.reader.position
+        while true {
+            // Skip to FF x with x neither 00 (stuffed data) nor FF (fill).
+            while p < end && data[p] != 0xFF { p += 1; st.garbage += 1 }
+            var q = p + 1
+            while q < end && data[q] == 0xFF { q += 1 }
+            if q >= end {
+                st.reader.position = p
+                return isFinal ? .truncated : .needMore
+            }
+            if data[q] == 0 {
+                st.garbage += q + 1 - p
+                p = q + 1
+                continue
+            }
+            let marker = data[q]
+            let desired = st.nextRestart
+            if st.garbage > 0 {
+                warnings.append("\(st.garbage) extraneous bytes before marker 0x\(hex(marker))")
+                st.garbage = 0
+            }
+            enum Action { case take, skip, leave }
+            let action: Action
+            if marker < Marker.sof0 {
+                action = .skip
+            } else if marker < Marker.rst0 || marker > Marker.rst7 {
+                action = .leave
+            } else {
+                let n = Int(marker - Marker.rst0)
+                if n == (desired + 1) & 7 || n == (desired + 2) & 7 {
+                    action = .leave
+                } else if n == (desired - 1) & 7 || n == (desired - 2) & 7 {
+                    action = .skip
+                } else {
+                    action = .take
+                }
+                if n != desired { warnings.append("expected RST\(desired), found RST\(n)") }
+            }
+            switch action {
+            case .skip:
+                p = q + 1
+                continue
+            case .take:
+                st.reader.position = q + 1
+                st.skipping = false
+            case .leave:
+                st.reader.position = q - 1
+                st.skipping = true
+            }
+            st.predictors = SIMD4<Int>()
+            st.eobrun = 0
+            st.restartsToGo = plan.restartInterval
+            st.nextRestart = (desired + 1) & 7
+            return .reached
+        }
+    }
+}

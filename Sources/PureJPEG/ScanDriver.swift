@@ -1,0 +1,170 @@
+import ImageCore
+
+/// The decoder's inner loop: runs the MCU loop over the bytes present, commits what completed,
+/// turns finished MCU rows into output rows, and renders coefficient images.
+extension JPEGDecoder {
+    /// Runs the current scan as far as the input goes; true when it is complete.
+    mutating func runScan(_ events: inout [DecodingEvent]) throws(JPEGError) -> Bool {
+        guard let plan else { return skipEntropyData() }
+        let isFinal = input.isFinished
+        while true {
+            let stop = mode == .streaming
+                ? min(plan.mcuCount, (entropy.mcu / plan.mcusWide + 1) * plan.mcusWide)
+                : plan.mcuCount
+            var st = entropy
+            var warnings: [String] = []
+            let data = input
+            let baseOffset = input.offset()
+            var step = ScanStep.needMore
+            var planes: [UInt8] = [], coefficients: [Int16] = []
+            // The big buffers are moved out for the loop, so their pointers stay valid while self changes.
+            if mode == .streaming {
+                planes = pipeline?.planes ?? []
+                pipeline?.planes = []
+            } else {
+                swap(&coefficients, &self.coefficients)
+            }
+            let sinkPipeline = pipeline
+            componentQuant.withUnsafeBufferPointer { quant in
+                zigzagToNatural.withUnsafeBufferPointer { zigzag in
+                    planes.withUnsafeMutableBufferPointer { planeBuffer in
+                        coefficients.withUnsafeMutableBufferPointer { coefficientBuffer in
+                            data.withUnsafeUnread { bytes in
+                                guard let zigzagBase = zigzag.baseAddress, let quantBase = quant.baseAddress else { return }
+                                let sink: BlockSink
+                                if let sinkPipeline, let base = planeBuffer.baseAddress {
+                                    sink = .planes(base, sinkPipeline, quantBase)
+                                } else if let base = coefficientBuffer.baseAddress {
+                                    sink = .coefficients(base)
+                                } else {
+                                    return
+                                }
+                                let run = { (pointer: UnsafePointer<UInt8>, end: Int) -> ScanStep in
+                                    MCULoop.run(&st, plan: plan, sink: sink, stop: stop, data: pointer, end: end, isFinal: isFinal,
+                                                baseOffset: baseOffset, zigzag: zigzagBase, warnings: &warnings)
+                                }
+                                if let pointer = bytes.baseAddress {
+                                    step = run(pointer, bytes.count)
+                                } else {
+                                    // No bytes at all: a one-byte stand-in the reader never reads (end is 0).
+                                    let empty: [UInt8] = [0]
+                                    step = empty.withUnsafeBufferPointer { b in b.baseAddress.map { run($0, 0) } ?? .needMore }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if mode == .streaming { pipeline?.planes = planes } else { swap(&coefficients, &self.coefficients) }
+            input.consume(min(st.reader.position, input.count))
+            st.reader.position = 0
+            entropy = st
+            for w in warnings { events.append(.warning(w)) }
+            switch step {
+            case .reached:
+                if mode == .streaming, var pipeline, var image {
+                    let band = (entropy.mcu - 1) / plan.mcusWide
+                    self.pipeline = nil
+                    self.image = nil
+                    let rows = image.pixels.withUnsafeMutableBufferPointer { out in
+                        out.baseAddress.map { pipeline.bandDone(band, output: $0) } ?? 0 ..< 0
+                    }
+                    self.pipeline = pipeline
+                    self.image = image
+                    if !rows.isEmpty {
+                        events.append(.rows(rows))
+                        rowsDone = rows.upperBound
+                    }
+                }
+                if entropy.mcu >= plan.mcuCount {
+                    scansCompleted += 1
+                    if mode == .coefficients { events.append(.scanComplete(scansCompleted - 1)) }
+                    self.plan = nil
+                    phase = .markers
+                    return true
+                }
+            case .needMore, .truncated:
+                return false
+            case let .failed(error):
+                throw error
+            }
+        }
+    }
+
+    /// Skips an ignored scan's data up to the next marker other than RSTn.
+    private mutating func skipEntropyData() -> Bool {
+        var i = 0
+        while i + 1 < input.count {
+            if input[i] == 0xFF && input[i + 1] != 0 && input[i + 1] != 0xFF && !(Marker.rst0 ... Marker.rst7).contains(input[i + 1]) {
+                input.consume(i)
+                phase = .markers
+                return true
+            }
+            i += 1
+        }
+        input.consume(i)
+        return false
+    }
+
+    /// EOI: the coefficient image is rendered; a streaming image is complete already.
+    mutating func endOfImage(offset: Int, _ events: inout [DecodingEvent]) throws(JPEGError) {
+        guard let frame, let geometry, scansStarted > 0 else {
+            // EOI before any scan: the image data is missing, as if the file were cut short.
+            throw .truncated(offset: offset, partial: preview())
+        }
+        if mode == .coefficients {
+            image = render(frame: frame, geometry: geometry)
+            events.append(.rows(0 ..< geometry.height))
+        } else if rowsDone < geometry.height, var out = image {
+            let start = rowsDone * out.bytesPerRow
+            out.pixels.withUnsafeMutableBufferPointer { p in UnsafeMutableBufferPointer(rebasing: p[start...]).update(repeating: 128) }
+            image = out
+            events.append(.rows(rowsDone ..< geometry.height))
+            rowsDone = geometry.height
+        }
+        events.append(.end)
+        phase = .done
+    }
+
+    /// Renders the whole coefficient store: per MCU row, IDCT into the band rings, then the
+    /// same upsampling and colour conversion as streaming. Cost: one IDCT per block.
+    func render(frame: Frame, geometry: OutputGeometry) -> Image {
+        var out = Image(width: geometry.width, height: geometry.height, format: geometry.format, metadata: metadata)
+        var pipeline = BandPipeline(geometry: geometry, inverted: collector.adobeTransform != nil, useSIMD: useSIMD)
+        var planes: [UInt8] = []
+        swap(&planes, &pipeline.planes)
+        let offsets = coefficientOffsets
+        out.pixels.withUnsafeMutableBufferPointer { outBuffer in
+            guard let outBase = outBuffer.baseAddress else { return }
+            for band in 0 ..< geometry.bands {
+                planes.withUnsafeMutableBufferPointer { planeBuffer in
+                    coefficients.withUnsafeBufferPointer { coefficientBuffer in
+                        componentQuant.withUnsafeBufferPointer { quant in
+                            guard let planeBase = planeBuffer.baseAddress, let coef = coefficientBuffer.baseAddress,
+                                  let q = quant.baseAddress else { return }
+                            for (c, fc) in frame.components.enumerated() {
+                                let gc = geometry.components[c]
+                                let idct = pipeline.kernels[c].idct
+                                for row in 0 ..< fc.v {
+                                    let by = band * fc.v + row
+                                    var block = coef + offsets[c] + by * fc.paddedBlocksWide * 64
+                                    var target = planeBase + pipeline.blockOffset(component: c, band: band, blockX: 0, blockRow: row)
+                                    for _ in 0 ..< fc.paddedBlocksWide {
+                                        idct(block, q + c * 64, target, gc.stride)
+                                        block += 64
+                                        target += gc.blockSize
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                swap(&planes, &pipeline.planes)
+                _ = pipeline.bandDone(band, output: outBase)
+                swap(&planes, &pipeline.planes)
+            }
+        }
+        return out
+    }
+}
+

@@ -1,0 +1,204 @@
+/// Chroma upsampling, bit-exact with libjpeg-turbo's jdsample.c (what `djpeg` runs by default).
+///
+/// - Box replication (`int_upsample`, `h2v1_upsample`, `h2v2_upsample`) for every integer
+///   factor pair, and whenever `fancy` is false.
+/// - The "fancy" triangle filter for h2v1, h1v2 and h2v2: each output sample is 3/4 of the
+///   nearer input plus 1/4 of the next nearer, separably, with jdsample.c's rounding biases
+///   (h2v1 and h1v2: +1 for the left/upper output, +2 for the right/lower one; h2v2: +8 and +7
+///   on the 4-bit result), so rounding errors do not accumulate in one direction.
+/// - As in libjpeg-turbo (jinit_upsampler), h2v1 and h2v2 use box replication when the
+///   component is at most 2 samples wide; h1v2 is fancy at any width.
+/// - Edges replicate the first/last row and column (jdmainct.c's context rows; the SIMD
+///   jdsample's "dummy sample" on the right).
+///
+/// The caller decides `fancy`: libjpeg-turbo turns it off at 1/8 scale (min DCT size 1).
+/// The h2v1 and h2v2 fancy rows have 16-bit-lane SIMD versions beside their scalar references.
+@usableFromInline
+enum Upsample {
+    /// Writes output rows `outputRows` (full-resolution row numbers) of one component upsampled by
+    /// (h, v) to `outputWidth` samples per row; row `k` of `outputRows` goes to
+    /// `output + k * outputStride`. `row(i)` gives downsampled row i (0..<inputHeight) with at
+    /// least `inputWidth` samples. Factors outside 1...4 are clamped into it; empty inputs write
+    /// nothing.
+    @usableFromInline
+    static func upsample(h: Int, v: Int, fancy: Bool, inputWidth: Int, inputHeight: Int, outputWidth: Int,
+                         outputRows: Range<Int>, row: (Int) -> UnsafePointer<UInt8>,
+                         output: UnsafeMutablePointer<UInt8>, outputStride: Int) {
+        upsample(h: h, v: v, fancy: fancy, inputWidth: inputWidth, inputHeight: inputHeight,
+                 outputWidth: outputWidth, outputRows: outputRows, row: row, output: output,
+                 outputStride: outputStride, useSIMD: true)
+    }
+
+    /// As above, choosing the scalar reference rows when `useSIMD` is false (for tests).
+    @usableFromInline
+    static func upsample(h: Int, v: Int, fancy: Bool, inputWidth: Int, inputHeight: Int, outputWidth: Int,
+                         outputRows: Range<Int>, row: (Int) -> UnsafePointer<UInt8>,
+                         output: UnsafeMutablePointer<UInt8>, outputStride: Int, useSIMD: Bool) {
+        guard inputWidth > 0, inputHeight > 0, outputWidth > 0 else { return }
+        let h = min(max(h, 1), 4), v = min(max(v, 1), 4)
+        let width = min(outputWidth, inputWidth * h)
+        let fancyH2 = fancy && h == 2 && inputWidth > 2
+        let fancyV2 = fancy && v == 2 && (h == 1 || fancyH2)
+        for (k, r) in outputRows.enumerated() {
+            let out = output + k * outputStride
+            let near = min(max(r / v, 0), inputHeight - 1)
+            if fancyV2 {
+                let far = r & 1 == 0 ? max(near - 1, 0) : min(near + 1, inputHeight - 1)
+                if h == 1 {
+                    fancyH1V2Row(near: row(near), far: row(far), lower: r & 1 == 1, width: width, output: out)
+                } else if useSIMD {
+                    fancyH2V2RowSIMD(near: row(near), far: row(far), inputWidth: inputWidth,
+                                     outputWidth: width, output: out)
+                } else {
+                    fancyH2V2Row(near: row(near), far: row(far), inputWidth: inputWidth,
+                                 outputWidth: width, output: out)
+                }
+            } else if fancyH2 && v == 1 {
+                if useSIMD {
+                    fancyH2V1RowSIMD(row(near), inputWidth: inputWidth, outputWidth: width, output: out)
+                } else {
+                    fancyH2V1Row(row(near), inputWidth: inputWidth, outputWidth: width, output: out)
+                }
+            } else {
+                boxRow(row(near), h: h, outputWidth: width, output: out)
+            }
+            if width < outputWidth {
+                // Wider than the component covers (never for libjpeg's rounded-up widths): repeat the edge.
+                (out + width).update(repeating: out[width - 1], count: outputWidth - width)
+            }
+        }
+    }
+
+    /// Box replication along a row: each input sample `h` times.
+    @inlinable
+    static func boxRow(_ input: UnsafePointer<UInt8>, h: Int, outputWidth: Int, output: UnsafeMutablePointer<UInt8>) {
+        if h == 1 {
+            output.update(from: input, count: outputWidth)
+            return
+        }
+        var x = 0, i = 0
+        while x + h <= outputWidth {
+            (output + x).update(repeating: input[i], count: h)
+            x += h
+            i += 1
+        }
+        if x < outputWidth { (output + x).update(repeating: input[i], count: outputWidth - x) }
+    }
+
+    /// h2v1 fancy, scalar reference (jdsample.c h2v1_fancy_upsample): outputs 2i and 2i+1 are
+    /// (3*in[i] + in[i-1] + 1) >> 2 and (3*in[i] + in[i+1] + 2) >> 2, edges replicated (which
+    /// reproduces libjpeg's exact copies at both ends).
+    @inlinable
+    static func fancyH2V1Row(_ input: UnsafePointer<UInt8>, inputWidth: Int, outputWidth: Int,
+                             output: UnsafeMutablePointer<UInt8>) {
+        let last = inputWidth - 1
+        for i in 0..<min(inputWidth, (outputWidth + 1) / 2) {
+            let c = 3 &* Int(input[i])
+            let l = Int(input[max(i - 1, 0)]), r = Int(input[min(i + 1, last)])
+            output[2 * i] = UInt8(truncatingIfNeeded: (c &+ l &+ 1) >> 2)
+            if 2 * i + 1 < outputWidth { output[2 * i + 1] = UInt8(truncatingIfNeeded: (c &+ r &+ 2) >> 2) }
+        }
+    }
+
+    /// h1v2 fancy (jdsample.c h1v2_fancy_upsample): (3*near + far + bias) >> 2, bias 1 for the
+    /// upper output row of a pair and 2 for the lower.
+    @inlinable
+    static func fancyH1V2Row(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, lower: Bool, width: Int,
+                             output: UnsafeMutablePointer<UInt8>) {
+        let bias = lower ? 2 : 1
+        for i in 0..<width {
+            output[i] = UInt8(truncatingIfNeeded: (3 &* Int(near[i]) &+ Int(far[i]) &+ bias) >> 2)
+        }
+    }
+
+    /// h2v2 fancy, scalar reference (jdsample.c h2v2_fancy_upsample): column sums
+    /// s[i] = 3*near[i] + far[i], then (3*s[i] + s[i-1] + 8) >> 4 and (3*s[i] + s[i+1] + 7) >> 4.
+    @inlinable
+    static func fancyH2V2Row(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, inputWidth: Int,
+                             outputWidth: Int, output: UnsafeMutablePointer<UInt8>) {
+        @inline(__always) func sum(_ i: Int) -> Int {
+            let j = min(max(i, 0), inputWidth - 1)
+            return 3 &* Int(near[j]) &+ Int(far[j])
+        }
+        for i in 0..<min(inputWidth, (outputWidth + 1) / 2) {
+            let c = 3 &* sum(i)
+            output[2 * i] = UInt8(truncatingIfNeeded: (c &+ sum(i - 1) &+ 8) >> 4)
+            if 2 * i + 1 < outputWidth { output[2 * i + 1] = UInt8(truncatingIfNeeded: (c &+ sum(i + 1) &+ 7) >> 4) }
+        }
+    }
+
+    @inline(__always)
+    static func load8(_ p: UnsafePointer<UInt8>) -> SIMD8<UInt16> {
+        SIMD8<UInt16>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self))
+    }
+
+    /// Stores 8 even and 8 odd outputs interleaved as 16 bytes: each 16-bit lane holds an
+    /// (even, odd) pair, which little-endian memory lays out in order.
+    @inline(__always)
+    static func storeInterleaved(_ even: SIMD8<UInt16>, _ odd: SIMD8<UInt16>, _ p: UnsafeMutablePointer<UInt8>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: even | (odd &<< 8), as: SIMD8<UInt16>.self)
+    }
+
+    /// h2v1 fancy, 8 input samples (16 outputs) per step in 16-bit lanes; the first and last input
+    /// samples, and a tail under 8, go through the scalar reference.
+    static func fancyH2V1RowSIMD(_ input: UnsafePointer<UInt8>, inputWidth: Int, outputWidth: Int,
+                                 output: UnsafeMutablePointer<UInt8>) {
+        #if _endian(little)
+        var i = 1
+        // Vector steps need in[i-1 ... i+8] and write out[2i ..< 2i+16].
+        while i + 9 <= inputWidth && 2 * i + 16 <= outputWidth {
+            let c = load8(input + i) &* 3
+            let l = load8(input + i - 1), r = load8(input + i + 1)
+            storeInterleaved((c &+ l &+ 1) &>> 2, (c &+ r &+ 2) &>> 2, output + 2 * i)
+            i += 8
+        }
+        fancyH2V1Tail(input, from: i, inputWidth: inputWidth, outputWidth: outputWidth, output: output)
+        #else
+        fancyH2V1Row(input, inputWidth: inputWidth, outputWidth: outputWidth, output: output)
+        #endif
+    }
+
+    /// Scalar h2v1 for sample 0 and samples `start...` (the ones the vector loop left).
+    @inline(__always)
+    static func fancyH2V1Tail(_ input: UnsafePointer<UInt8>, from start: Int, inputWidth: Int, outputWidth: Int,
+                              output: UnsafeMutablePointer<UInt8>) {
+        let last = inputWidth - 1
+        let end = min(inputWidth, (outputWidth + 1) / 2)
+        var i = 0
+        while i < end {
+            let c = 3 &* Int(input[i])
+            let l = Int(input[max(i - 1, 0)]), r = Int(input[min(i + 1, last)])
+            output[2 * i] = UInt8(truncatingIfNeeded: (c &+ l &+ 1) >> 2)
+            if 2 * i + 1 < outputWidth { output[2 * i + 1] = UInt8(truncatingIfNeeded: (c &+ r &+ 2) >> 2) }
+            i = i == 0 ? max(start, 1) : i + 1
+        }
+    }
+
+    /// h2v2 fancy, 8 column sums (16 outputs) per step in 16-bit lanes (sums reach 4*4*255 + 8,
+    /// well inside 16 bits); edges and the tail go through scalar code with the same formula.
+    static func fancyH2V2RowSIMD(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, inputWidth: Int,
+                                 outputWidth: Int, output: UnsafeMutablePointer<UInt8>) {
+        #if _endian(little)
+        @inline(__always) func sums(_ at: Int) -> SIMD8<UInt16> { load8(near + at) &* 3 &+ load8(far + at) }
+        var i = 1
+        while i + 9 <= inputWidth && 2 * i + 16 <= outputWidth {
+            let c = sums(i) &* 3
+            storeInterleaved((c &+ sums(i - 1) &+ 8) &>> 4, (c &+ sums(i + 1) &+ 7) &>> 4, output + 2 * i)
+            i += 8
+        }
+        @inline(__always) func sum(_ i: Int) -> Int {
+            let j = min(max(i, 0), inputWidth - 1)
+            return 3 &* Int(near[j]) &+ Int(far[j])
+        }
+        var j = 0
+        while j < min(inputWidth, (outputWidth + 1) / 2) {
+            let c = 3 &* sum(j)
+            output[2 * j] = UInt8(truncatingIfNeeded: (c &+ sum(j - 1) &+ 8) >> 4)
+            if 2 * j + 1 < outputWidth { output[2 * j + 1] = UInt8(truncatingIfNeeded: (c &+ sum(j + 1) &+ 7) >> 4) }
+            j = j == 0 ? max(i, 1) : j + 1
+        }
+        #else
+        fancyH2V2Row(near: near, far: far, inputWidth: inputWidth, outputWidth: outputWidth, output: output)
+        #endif
+    }
+}

@@ -1,0 +1,365 @@
+import CZlib
+import ImageCore
+
+/// Choices that change how strictly a PNG is read.
+public struct PNGDecodingOptions: Sendable, Equatable {
+    /// When false, CRC mismatches are ignored (libpng's "benign" CRC handling); when true
+    /// a bad CRC in a critical chunk is an error and a bad ancillary chunk is skipped.
+    public var checkCRC: Bool = true
+
+    public init(checkCRC: Bool = true) {
+        self.checkCRC = checkCRC
+    }
+}
+
+/// An incremental PNG decoder (PNG Third Edition): feed bytes as they arrive, get events as
+/// rows become final, and the image at the end.
+///
+/// ```swift
+/// var decoder = PNGDecoder()
+/// for piece in download {
+///     for event in try decoder.append(piece) {
+///         if case .rows(let rows) = event { print("rows \(rows) ready") }
+///     }
+/// }
+/// let image = try decoder.finish()            // native format, e.g. .rgba8 or .gray16
+/// let rgba = image.converted(to: .rgba8)
+/// ```
+///
+/// The output keeps the source's channels and depth: gray 1/2/4/8 bits gives `.gray8`,
+/// 16 bits `.gray16`; palette images give `.rgb8` (`.rgba8` with tRNS); a tRNS colour key
+/// adds an alpha channel. The `.header` event comes at the first IDAT, when the format is final.
+public struct PNGDecoder: IncrementalImageDecoder {
+    public typealias Failure = PNGError
+
+    public let limits: DecodingLimits
+    public let options: PNGDecodingOptions
+    public private(set) var header: ImageHeader?
+    /// IHDR, PLTE and tRNS as parsed so far.
+    public private(set) var info: PNGInfo?
+    /// The ancillary chunks parsed so far.
+    public private(set) var metadata = ImageMetadata()
+
+    private struct Chunk: Sendable {
+        var type: ChunkType
+        var length: Int
+        /// File offset of the chunk's length field.
+        var start: Int
+    }
+
+    private enum State: Sendable {
+        case signature
+        case chunkHeader
+        /// Waiting for the whole chunk and its CRC (small chunks parsed in one piece).
+        case chunkBody(Chunk)
+        /// IDAT payload, fed to zlib as it arrives.
+        case imageData(Chunk, remaining: Int, crc: UInt)
+        /// An unknown ancillary chunk, dropped as it arrives.
+        case skipping(Chunk, remaining: Int, crc: UInt)
+        /// The 4 CRC bytes of a streamed chunk.
+        case checksum(Chunk, computed: UInt)
+        case ended
+    }
+
+    private var input = InputBuffer()
+    private var state = State.signature
+    private var failure: PNGError?
+    private var imageData: ImageDataDecoder?
+    private var reportedRows = 0
+    private var seenPLTE = false
+    private var seenIDAT = false
+    private var imageDataEnded = false
+    private var seenOnce: Set<UInt32> = []
+    private var metadataBudget: Int
+
+    public init(limits: DecodingLimits = .default, options: PNGDecodingOptions = .init()) {
+        self.limits = limits
+        self.options = options
+        metadataBudget = limits.maxMetadataBytes
+    }
+
+    /// Decodes a whole PNG held in memory.
+    ///
+    /// ```swift
+    /// let image = try PNGDecoder.decode(Array(data))
+    /// ```
+    public static func decode(_ bytes: [UInt8], limits: DecodingLimits = .default,
+                              options: PNGDecodingOptions = .init()) throws(PNGError) -> Image {
+        var decoder = PNGDecoder(limits: limits, options: options)
+        _ = try decoder.append(bytes)
+        return try decoder.finish()
+    }
+
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) throws(PNGError) -> [DecodingEvent] {
+        if let failure { throw failure }
+        input.append(contentsOf: bytes)
+        var events: [DecodingEvent] = []
+        do {
+            try run(&events)
+        } catch {
+            failure = error
+            throw error
+        }
+        flushRows(&events)
+        return events
+    }
+
+    public mutating func finish() throws(PNGError) -> Image {
+        if let failure { throw failure }
+        if case .ended = state, let image = preview() { return image }
+        let error = PNGError.truncated(offset: input.offset(input.count), partial: preview())
+        failure = error
+        throw error
+    }
+
+    public func preview() -> Image? {
+        guard let header, let imageData else { return nil }
+        return Image(width: header.width, height: header.height, format: header.pixelFormat,
+                     pixels: imageData.previewPixels(), metadata: metadata)
+    }
+
+    private mutating func flushRows(_ events: inout [DecodingEvent]) {
+        let rows = imageData?.rowsDecoded ?? 0
+        if rows > reportedRows {
+            events.append(.rows(reportedRows ..< rows))
+            reportedRows = rows
+        }
+    }
+
+    /// The outer loop: each state waits for the bytes it needs and returns when they are short.
+    private mutating func run(_ events: inout [DecodingEvent]) throws(PNGError) {
+        while true {
+            switch state {
+            case .signature:
+                guard input.count >= 8 else {
+                    // A wrong first byte need not wait for the other seven.
+                    for i in 0 ..< input.count where input[i] != pngSignature[i] { throw .invalidSignature(offset: i) }
+                    return
+                }
+                for i in 0 ..< 8 where input[i] != pngSignature[i] { throw .invalidSignature(offset: i) }
+                input.consume(8)
+                state = .chunkHeader
+
+            case .chunkHeader:
+                guard let length = input.uint32BE(at: 0), let typeValue = input.uint32BE(at: 4) else { return }
+                let start = input.offset()
+                guard length <= 0x7FFF_FFFF else { throw .invalidChunkLength(length: length, offset: start) }
+                let type = ChunkType(typeValue)
+                guard type.isValid else { throw .invalidChunkType(type: type.description, offset: start) }
+                input.consume(8)
+                try begin(Chunk(type: type, length: Int(length), start: start), &events)
+
+            case let .chunkBody(chunk):
+                guard input.count >= chunk.length + 4, let declared = input.uint32BE(at: chunk.length) else { return }
+                let data = input.bytes(at: 0, count: chunk.length) ?? []
+                var crc = Self.crc(CZlib.crc32(0, nil, 0), chunk.type.bytes)
+                crc = Self.crc(crc, data)
+                input.consume(chunk.length + 4)
+                state = .chunkHeader
+                if UInt32(truncatingIfNeeded: crc) != declared && options.checkCRC {
+                    if chunk.type.isCritical {
+                        throw .badCRC(chunk: chunk.type.description, declared: declared,
+                                      computed: UInt32(truncatingIfNeeded: crc), offset: chunk.start)
+                    }
+                    events.append(.warning("\(chunk.type) chunk at byte \(chunk.start) skipped: CRC mismatch"))
+                    continue
+                }
+                try handle(chunk, data[...], &events)
+
+            case .imageData(let chunk, var remaining, var crc):
+                if remaining == 0 {
+                    state = .checksum(chunk, computed: crc)
+                    continue
+                }
+                guard !input.isEmpty, var decoder = imageData else { return }
+                // Moved out while it works so that its pixel buffer stays uniquely owned.
+                imageData = nil
+                let n = min(remaining, input.count)
+                let offset = input.offset()
+                var thrown: PNGError?
+                input.withUnsafeUnread { unread in
+                    let bytes = UnsafeBufferPointer(rebasing: unread[0 ..< n])
+                    crc = CZlib.crc32(crc, bytes.baseAddress, UInt32(n))
+                    let piece = UnsafeRawBufferPointer(bytes)
+                    do throws(PNGError) {
+                        try decoder.feed(piece, fileOffset: offset, events: &events)
+                    } catch {
+                        thrown = error
+                    }
+                }
+                imageData = decoder
+                if let thrown { throw thrown }
+                input.consume(n)
+                remaining -= n
+                state = .imageData(chunk, remaining: remaining, crc: crc)
+
+            case .skipping(let chunk, var remaining, var crc):
+                if remaining == 0 {
+                    state = .checksum(chunk, computed: crc)
+                    continue
+                }
+                guard !input.isEmpty else { return }
+                let n = min(remaining, input.count)
+                input.withUnsafeUnread { unread in
+                    crc = CZlib.crc32(crc, unread.baseAddress, UInt32(n))
+                }
+                input.consume(n)
+                remaining -= n
+                state = .skipping(chunk, remaining: remaining, crc: crc)
+
+            case let .checksum(chunk, computed):
+                guard let declared = input.uint32BE(at: 0) else { return }
+                input.consume(4)
+                state = .chunkHeader
+                if UInt32(truncatingIfNeeded: computed) != declared && options.checkCRC {
+                    if chunk.type.isCritical {
+                        throw .badCRC(chunk: chunk.type.description, declared: declared,
+                                      computed: UInt32(truncatingIfNeeded: computed), offset: chunk.start)
+                    }
+                    events.append(.warning("\(chunk.type) chunk at byte \(chunk.start): CRC mismatch"))
+                }
+
+            case .ended:
+                if !input.isEmpty { throw .chunkAfterEnd(offset: input.offset()) }
+                return
+            }
+        }
+    }
+
+    private static func crc(_ crc: UInt, _ bytes: [UInt8]) -> UInt {
+        bytes.withUnsafeBufferPointer { CZlib.crc32(crc, $0.baseAddress, UInt32($0.count)) }
+    }
+
+    /// Ordering rules that must be known before a chunk's data arrives (PNG 5.6), and the
+    /// state that reads the data.
+    private mutating func begin(_ chunk: Chunk, _ events: inout [DecodingEvent]) throws(PNGError) {
+        let type = chunk.type
+        guard let info else {
+            guard type == .IHDR else { throw .missingHeader(offset: chunk.start) }
+            state = .chunkBody(chunk)
+            return
+        }
+        if type == .IDAT {
+            if imageDataEnded { throw .nonContiguousImageData(offset: chunk.start) }
+            if !seenIDAT { try startImageData(info, chunk, &events) }
+            state = .imageData(chunk, remaining: chunk.length, crc: Self.crc(CZlib.crc32(0, nil, 0), type.bytes))
+            return
+        }
+        if seenIDAT && !imageDataEnded {
+            imageDataEnded = true
+            if let imageData, imageData.rowsComplete && !imageData.streamEnded {
+                events.append(.warning("zlib stream of the image data not terminated before byte \(chunk.start)"))
+            }
+        }
+        switch type {
+        case .IHDR:
+            throw .duplicateChunk(chunk: type.description, offset: chunk.start)
+        case .PLTE:
+            if seenPLTE { throw .duplicateChunk(chunk: type.description, offset: chunk.start) }
+            if seenIDAT { throw .chunkOutOfOrder(chunk: type.description, offset: chunk.start) }
+            if info.colorType == .gray || info.colorType == .grayAlpha { throw .unexpectedPalette(offset: chunk.start) }
+            state = .chunkBody(chunk)
+        case .IEND:
+            if !seenIDAT { throw .missingImageData(offset: chunk.start) }
+            // Checked here rather than where the IDAT run ends, so that IDAT chunks split by
+            // another chunk report the split, not the shortfall.
+            if let imageData, !imageData.rowsComplete { throw .notEnoughImageData(offset: chunk.start) }
+            state = .chunkBody(chunk)
+        case .tRNS, .gAMA, .cHRM, .sRGB, .iCCP, .tEXt, .zTXt, .iTXt, .pHYs, .tIME, .bKGD, .sBIT, .eXIf:
+            state = .chunkBody(chunk)
+        default:
+            if type.isCritical { throw .unknownCriticalChunk(chunk: type.description, offset: chunk.start) }
+            state = .skipping(chunk, remaining: chunk.length, crc: Self.crc(CZlib.crc32(0, nil, 0), type.bytes))
+        }
+    }
+
+    /// At the first IDAT the output format is final: check the limits again, allocate, report the header.
+    private mutating func startImageData(_ info: PNGInfo, _ chunk: Chunk, _ events: inout [DecodingEvent]) throws(PNGError) {
+        if info.colorType == .palette && info.palette == nil { throw .missingPalette(offset: chunk.start) }
+        let format = info.outputFormat
+        if let violation = limits.check(width: info.width, height: info.height, bytesPerPixel: format.bytesPerPixel,
+                                        extraBytes: ImageDataDecoder.workingBytes(info: info)) {
+            throw .limitExceeded(violation, offset: chunk.start)
+        }
+        seenIDAT = true
+        imageData = ImageDataDecoder(info: info)
+        let header = ImageHeader(fileFormat: .png, width: info.width, height: info.height, pixelFormat: format,
+                                 isInterlaced: info.interlaced)
+        self.header = header
+        events.append(.header(header))
+    }
+
+    /// A complete chunk other than IDAT.
+    private mutating func handle(_ chunk: Chunk, _ data: ArraySlice<UInt8>, _ events: inout [DecodingEvent]) throws(PNGError) {
+        let type = chunk.type
+        func skip(_ reason: String) { events.append(.warning("\(type) chunk at byte \(chunk.start) skipped: \(reason)")) }
+        switch type {
+        case .IHDR:
+            let parsed = try PNGInfo.parseHeader(data, offset: chunk.start)
+            // Before any allocation, with the smallest format this header allows (tRNS may add alpha later).
+            if let violation = limits.check(width: parsed.width, height: parsed.height,
+                                            bytesPerPixel: parsed.outputFormat.bytesPerPixel,
+                                            extraBytes: ImageDataDecoder.workingBytes(info: parsed)) {
+                throw .limitExceeded(violation, offset: chunk.start)
+            }
+            info = parsed
+            return
+        case .IEND:
+            if !data.isEmpty { skip("IEND has \(data.count) data bytes") }
+            flushRows(&events)
+            events.append(.end)
+            state = .ended
+            return
+        default:
+            break
+        }
+        guard var info else { return }
+        switch type {
+        case .PLTE:
+            info.palette = try info.parsePalette(data, offset: chunk.start)
+            seenPLTE = true
+        case .tRNS:
+            if seenIDAT { return skip("after IDAT") }
+            if seenOnce.contains(type.value) { return skip("duplicate") }
+            if info.colorType == .palette && !seenPLTE { return skip("before PLTE") }
+            let transparency = try info.parseTransparency(data, offset: chunk.start)
+            seenOnce.insert(type.value)
+            info.transparency = transparency
+            if case let .palette(alphas) = transparency, let palette = info.palette {
+                var rgba = palette.rgba
+                for (i, a) in alphas.enumerated() { rgba[4 * i + 3] = a }
+                info.palette = Palette(rgba: rgba)
+            }
+        default:
+            if let problem = Self.placementProblem(type, seenPLTE: seenPLTE, seenIDAT: seenIDAT, colorType: info.colorType) {
+                return skip(problem)
+            }
+            let repeatable = type == .tEXt || type == .zTXt || type == .iTXt
+            if !repeatable && seenOnce.contains(type.value) { return skip("duplicate") }
+            if type == .sRGB && metadata.iccProfile != nil || type == .iCCP && metadata.sRGBIntent != nil {
+                return skip("both iCCP and sRGB present")
+            }
+            let outcome = try PNGMetadata.parse(type, data, info: info, into: &metadata, budget: &metadataBudget,
+                                                limits: limits, offset: chunk.start)
+            if case let .skipped(reason) = outcome { return skip(reason) }
+            seenOnce.insert(type.value)
+        }
+        self.info = info
+    }
+
+    /// Where PNG 5.6 (Table 5.3) allows each ancillary chunk; nil when this one is in place.
+    private static func placementProblem(_ type: ChunkType, seenPLTE: Bool, seenIDAT: Bool, colorType: PNGColorType) -> String? {
+        switch type {
+        case .gAMA, .cHRM, .sRGB, .iCCP, .sBIT:
+            if seenPLTE || seenIDAT { return "must come before PLTE and IDAT" }
+        case .bKGD:
+            if seenIDAT { return "must come before IDAT" }
+            if colorType == .palette && !seenPLTE { return "must come after PLTE" }
+        case .pHYs, .eXIf:
+            if seenIDAT { return "must come before IDAT" }
+        default:
+            break
+        }
+        return nil
+    }
+}

@@ -1,0 +1,205 @@
+import ImageCore
+
+/// How scanlines are filtered before compression (PNG 9.2, 12.8).
+public enum PNGFilterStrategy: String, Sendable, CaseIterable {
+    case none, sub, up, average, paeth
+    /// Per row, the filter whose output has the smallest sum of magnitudes (bytes read as
+    /// signed), as libpng does. For palette and sub-8-bit images it means ``none``, since
+    /// neighbouring bytes there are not related samples (libpng's default too).
+    case adaptive
+}
+
+/// Choices for ``PNGEncoder`` and ``PNGStreamEncoder``. The defaults match libpng's.
+///
+/// ```swift
+/// var options = PNGEncodingOptions()
+/// options.compressionLevel = 9
+/// options.colorType = .palette           // exact colours only, at most 256
+/// let png = try PNGEncoder.encode(image, options: options)
+/// ```
+public struct PNGEncodingOptions: Sendable, Equatable {
+    /// zlib level 0 (stored) ... 9 (smallest).
+    public var compressionLevel: Int = 6
+    public var filter: PNGFilterStrategy = .adaptive
+    /// Adam7 interlacing (PNG 8.2).
+    public var interlaced: Bool = false
+    /// nil: the colour type of the image's ``PixelFormat``. Others convert losslessly or throw
+    /// ``PNGError/unrepresentable(_:)``: gray needs R == G == B, dropping alpha needs an opaque
+    /// image, ``PNGColorType/palette`` needs at most 2^bitDepth distinct colours.
+    public var colorType: PNGColorType? = nil
+    /// nil: 8 or 16 as the image's samples (palette: the smallest depth its colours fit).
+    /// 16 from an 8-bit image widens by 257; 8 from a 16-bit image rounds; gray at 1, 2 or 4
+    /// bits needs every value to be exact at that depth.
+    public var bitDepth: Int? = nil
+    /// Write the image's ``ImageMetadata`` as iCCP/sRGB, gAMA, cHRM, sBIT, bKGD, pHYs, eXIf,
+    /// tIME and text chunks.
+    public var writeMetadata: Bool = true
+
+    public init(compressionLevel: Int = 6, filter: PNGFilterStrategy = .adaptive, interlaced: Bool = false,
+                colorType: PNGColorType? = nil, bitDepth: Int? = nil, writeMetadata: Bool = true) {
+        self.compressionLevel = compressionLevel
+        self.filter = filter
+        self.interlaced = interlaced
+        self.colorType = colorType
+        self.bitDepth = bitDepth
+        self.writeMetadata = writeMetadata
+    }
+}
+
+/// Encodes an ``Image`` as a PNG file in memory.
+///
+/// ```swift
+/// let image = Image(width: 64, height: 64, format: .rgba8)
+/// let png: [UInt8] = try PNGEncoder.encode(image)
+/// let small = try PNGEncoder.encode(image, options: .init(compressionLevel: 9, interlaced: true))
+/// ```
+public enum PNGEncoder {
+    public static func encode(_ image: Image, options: PNGEncodingOptions = .init()) throws(PNGError) -> [UInt8] {
+        // PNG stores straight alpha (PNG 12.4).
+        let image = image.isPremultiplied ? image.unpremultiplied() : image
+        guard image.pixels.count == image.height * image.bytesPerRow else {
+            throw .invalidParameter("pixel buffer of \(image.pixels.count) bytes does not match \(image.width)x\(image.height) \(image.format)")
+        }
+        let plan = try EncodingPlan(width: image.width, height: image.height, format: image.format,
+                                    options: options, image: image)
+        var w = ChunkWriter()
+        // A guess that avoids most regrowth: filtered photos compress to roughly half.
+        w.reserve(image.pixels.count / 2 + 1024)
+        try plan.writeHeader(metadata: options.writeMetadata ? image.metadata : ImageMetadata(), into: &w)
+        let engine = try plan.makeEngine()
+        let packer = plan.packer
+        let width = image.width, height = image.height, stride = image.bytesPerRow
+        try image.pixels.withPNGBytes { (raw) throws(PNGError) in
+            guard let base = raw.baseAddress else { return }
+            if !options.interlaced {
+                engine.beginPass(rowBytes: plan.layout.bytesPerRow(width: width))
+                for y in 0 ..< height {
+                    try packer.pack(row: base + y * stride, first: 0, step: 1, count: width, y: y, into: engine.currentRow)
+                    try engine.encodeRow(into: &w)
+                }
+                return
+            }
+            for pass in adam7Passes {
+                let passWidth = pass.count(width, start: pass.x, step: pass.dx)
+                let passHeight = pass.count(height, start: pass.y, step: pass.dy)
+                // PNG 8.2: an empty pass contributes nothing, not even filter bytes.
+                if passWidth == 0 || passHeight == 0 { continue }
+                engine.beginPass(rowBytes: plan.layout.bytesPerRow(width: passWidth))
+                for k in 0 ..< passHeight {
+                    let y = pass.y + k * pass.dy
+                    try packer.pack(row: base + y * stride, first: pass.x, step: pass.dx, count: passWidth,
+                                    y: y, into: engine.currentRow)
+                    try engine.encodeRow(into: &w)
+                }
+            }
+        }
+        try engine.finish(into: &w)
+        w.append(.IEND, UnsafeRawBufferPointer(start: nil, count: 0))
+        return w.take()
+    }
+}
+
+/// Adam7 pass geometry (PNG 8.2, figure 8.1).
+private struct Adam7Pass {
+    let x: Int, y: Int, dx: Int, dy: Int
+    func count(_ size: Int, start: Int, step: Int) -> Int { size > start ? (size - start + step - 1) / step : 0 }
+}
+
+private let adam7Passes: [Adam7Pass] = [
+    Adam7Pass(x: 0, y: 0, dx: 8, dy: 8), Adam7Pass(x: 4, y: 0, dx: 8, dy: 8),
+    Adam7Pass(x: 0, y: 4, dx: 4, dy: 8), Adam7Pass(x: 2, y: 0, dx: 4, dy: 4),
+    Adam7Pass(x: 0, y: 2, dx: 2, dy: 4), Adam7Pass(x: 1, y: 0, dx: 2, dy: 2),
+    Adam7Pass(x: 0, y: 1, dx: 1, dy: 2),
+]
+
+/// Everything decided before the first byte is written: output layout, palette, filtering.
+struct EncodingPlan: Sendable {
+    let width: Int
+    let height: Int
+    let format: PixelFormat
+    let options: PNGEncodingOptions
+    let layout: EncodedLayout
+    let palette: PaletteIndex?
+    let mode: ImageDataEncoder.FilterMode
+
+    /// `image` is needed only for palette output (its colours make the palette).
+    init(width: Int, height: Int, format: PixelFormat, options: PNGEncodingOptions, image: Image?) throws(PNGError) {
+        guard (1 ... Int(Int32.max)).contains(width), (1 ... Int(Int32.max)).contains(height) else {
+            throw .invalidParameter("image size \(width)x\(height): PNG needs 1...2^31-1 in each dimension")
+        }
+        guard (0 ... 9).contains(options.compressionLevel) else {
+            throw .invalidParameter("compression level \(options.compressionLevel) is outside 0...9")
+        }
+        let colorType = options.colorType ?? EncodingPlan.colorType(holding: format)
+        if let depth = options.bitDepth, !colorType.allowedBitDepths.contains(depth) {
+            throw .invalidParameter("bit depth \(depth) is not allowed for colour type \(colorType)")
+        }
+        var palette: PaletteIndex? = nil
+        let depth: Int
+        if colorType == .palette {
+            guard let image else {
+                throw .invalidParameter("palette output needs the whole image to build its palette; use PNGEncoder.encode")
+            }
+            let built = try PaletteIndex.build(from: image, maxColors: 1 << (options.bitDepth ?? 8))
+            palette = built
+            depth = options.bitDepth ?? built.minimumBitDepth
+        } else {
+            depth = options.bitDepth ?? format.bitsPerSample
+        }
+        if options.interlaced && image == nil {
+            throw .invalidParameter("the stream encoder writes non-interlaced images only")
+        }
+        self.width = width
+        self.height = height
+        self.format = format
+        self.options = options
+        self.palette = palette
+        layout = EncodedLayout(colorType: colorType, bitDepth: depth)
+        mode = switch options.filter {
+        case .adaptive: colorType == .palette || depth < 8 ? .fixed(ForwardFilter.none) : .adaptive
+        case .none: .fixed(ForwardFilter.none)
+        case .sub: .fixed(ForwardFilter.sub)
+        case .up: .fixed(ForwardFilter.up)
+        case .average: .fixed(ForwardFilter.average)
+        case .paeth: .fixed(ForwardFilter.paeth)
+        }
+    }
+
+    /// The colour type that holds `format`'s channels as they are.
+    static func colorType(holding format: PixelFormat) -> PNGColorType {
+        switch (format.isColor, format.hasAlpha) {
+        case (false, false): .gray
+        case (false, true): .grayAlpha
+        case (true, false): .rgb
+        case (true, true): .rgba
+        }
+    }
+
+    var packer: ScanlinePacker { ScanlinePacker(source: format, layout: layout, palette: palette) }
+
+    func makeEngine() throws(PNGError) -> ImageDataEncoder {
+        try ImageDataEncoder(layout: layout, mode: mode, level: options.compressionLevel,
+                             capacity: layout.bytesPerRow(width: width))
+    }
+
+    /// Signature, IHDR (PNG 11.2.2), the metadata chunks and PLTE/tRNS in PNG 5.6 order.
+    func writeHeader(metadata: ImageMetadata, into w: inout ChunkWriter) throws(PNGError) {
+        w.writeSignature()
+        var ihdr: [UInt8] = []
+        ihdr.appendBigEndian32(UInt32(width))
+        ihdr.appendBigEndian32(UInt32(height))
+        ihdr.append(UInt8(layout.bitDepth))
+        ihdr.append(layout.colorType.rawValue)
+        ihdr.append(0)  // compression method 0: deflate
+        ihdr.append(0)  // filter method 0: the five adaptive filters
+        ihdr.append(options.interlaced ? 1 : 0)
+        try w.write(.IHDR, ihdr)
+        let level = options.compressionLevel
+        try MetadataWriter.writeBeforePalette(metadata, source: format, layout: layout, level: level, into: &w)
+        if let palette {
+            try w.write(.PLTE, palette.plteData)
+            if palette.transparentCount > 0 { try w.write(.tRNS, palette.trnsData) }
+        }
+        try MetadataWriter.writeAfterPalette(metadata, layout: layout, palette: palette, level: level, into: &w)
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import ImageCore
+import Testing
+@testable import PureJPEG
+
+/// One row of Vectors/jpeg/manifest.tsv.
+struct JPEGVector: Sendable, CustomStringConvertible {
+    var file: String
+    var width: Int
+    var height: Int
+    var expected: String
+    var error: String
+    var note: String
+    var description: String { file }
+
+    static let all: [JPEGVector] = {
+        guard let text = try? String(contentsOf: TestVectors.url("jpeg/manifest.tsv"), encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").dropFirst().compactMap { line in
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard f.count >= 8 else { return nil }
+            return JPEGVector(file: f[0], width: Int(f[1]) ?? 0, height: Int(f[2]) ?? 0, expected: f[6], error: f[7],
+                              note: f.count > 8 ? f[8] : "")
+        }
+    }()
+    static var valid: [JPEGVector] { all.filter { $0.error == "-" } }
+    static var invalid: [JPEGVector] { all.filter { $0.error != "-" } }
+
+    func bytes() throws -> [UInt8] { try TestVectors.bytes("jpeg/" + file) }
+}
+
+/// A binary PPM (P6) or PGM (P5) as djpeg writes it.
+func readPNM(_ bytes: [UInt8]) -> Image? {
+    var fields: [String] = []
+    var i = 0
+    while fields.count < 4 && i < bytes.count {
+        while i < bytes.count && (bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09) { i += 1 }
+        if i < bytes.count && bytes[i] == 0x23 { while i < bytes.count && bytes[i] != 0x0A { i += 1 }; continue }
+        var token = ""
+        while i < bytes.count && !(bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09) {
+            token.append(Character(UnicodeScalar(bytes[i]))); i += 1
+        }
+        fields.append(token)
+    }
+    i += 1
+    guard fields.count == 4, let w = Int(fields[1]), let h = Int(fields[2]), fields[3] == "255" else { return nil }
+    let format: PixelFormat = fields[0] == "P6" ? .rgb8 : .gray8
+    let n = w * h * format.bytesPerPixel
+    guard bytes.count >= i + n else { return nil }
+    return Image(width: w, height: h, format: format, pixels: Array(bytes[i ..< i + n]))
+}
+
+/// Largest per-sample difference and PSNR (dB, infinity when identical).
+func compare(_ a: Image, _ b: Image) -> (maxDiff: Int, psnr: Double) {
+    guard a.width == b.width, a.height == b.height, a.format == b.format else { return (255, 0) }
+    var maxDiff = 0, sse = 0.0
+    for k in 0 ..< a.pixels.count {
+        let d = abs(Int(a.pixels[k]) - Int(b.pixels[k]))
+        maxDiff = max(maxDiff, d)
+        sse += Double(d * d)
+    }
+    if sse == 0 { return (0, .infinity) }
+    return (maxDiff, 10 * log10(255.0 * 255.0 / (sse / Double(a.pixels.count))))
+}
+
+@Suite("JPEG conformance against libjpeg-turbo (djpeg)")
+struct ConformanceTests {
+    @Test("manifest is present and lists valid and invalid files")
+    func manifestPresent() {
+        #expect(JPEGVector.valid.count > 50)
+        #expect(JPEGVector.invalid.count > 20)
+    }
+
+    @Test("valid files decode like djpeg", arguments: JPEGVector.valid)
+    func valid(_ vector: JPEGVector) throws {
+        let image = try JPEGDecoder.decode(try vector.bytes())
+        #expect(image.width == vector.width && image.height == vector.height)
+        let reference = try #require(readPNM(try TestVectors.bytes("jpeg/" + vector.expected)))
+        let (maxDiff, psnr) = compare(image, reference)
+        // The kernels are libjpeg-turbo's integer arithmetic, so every file must match exactly.
+        #expect(maxDiff == 0, "max difference \(maxDiff), PSNR \(psnr) dB")
+    }
+
+    @Test("bit-exact count is reported")
+    func bitExactSummary() throws {
+        var exact = 0, total = 0, worst: (String, Int, Double) = ("", 0, .infinity)
+        for vector in JPEGVector.valid {
+            total += 1
+            guard let image = try? JPEGDecoder.decode(try vector.bytes()),
+                  let reference = readPNM(try TestVectors.bytes("jpeg/" + vector.expected)) else { continue }
+            let (d, p) = compare(image, reference)
+            if d == 0 { exact += 1 } else if d > worst.1 { worst = (vector.file, d, p) }
+        }
+        print("JPEG conformance: \(exact) of \(total) valid files bit-exact with djpeg; worst: \(worst)")
+        #expect(exact == total)
+    }
+
+    /// Files the manifest calls invalid that libjpeg-turbo decodes with a warning; we follow libjpeg
+    /// (the brief: no visible difference for libjpeg users) and check for the warning instead.
+    static let libjpegTolerates: Set<String> = ["invalid/soi_only_then_garbage.jpg"]
+
+    @Test("invalid files fail with their error code", arguments: JPEGVector.invalid)
+    func invalid(_ vector: JPEGVector) throws {
+        let bytes = try vector.bytes()
+        if Self.libjpegTolerates.contains(vector.file) {
+            var decoder = JPEGDecoder()
+            let events = try decoder.append(bytes)
+            #expect(events.contains { if case .warning = $0 { true } else { false } })
+            _ = try decoder.finish()
+            return
+        }
+        do {
+            let image = try JPEGDecoder.decode(bytes)
+            Issue.record("decoded \(image.width)x\(image.height), expected \(vector.error)")
+        } catch {
+            #expect(error.code == vector.error, "\(error)")
+        }
+    }
+}
