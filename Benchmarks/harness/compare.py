@@ -252,7 +252,8 @@ def main():
                + (f", v3 column: `{args.swift_flags}`" if args.jpng_v3 else "") + f"); {cc} (`-O2`)")
     out.append(f"- Libraries: {', '.join(libs)}")
     n_text = f"-n {args.n}" if args.n else "per-measurement -n (shown in each row)"
-    out.append(f"- Method: {args.rounds} rounds, C and Swift alternating; each invocation reads the "
+    rounds = f"{args.rounds} round" + ("s" if args.rounds != 1 else "")
+    out.append(f"- Method: {rounds}, C and Swift alternating; each invocation reads the "
                f"file once and reports the median of its timed iterations ({n_text}); the table "
                f"shows the median over rounds.\n")
 
