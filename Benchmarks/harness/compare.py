@@ -106,7 +106,7 @@ class Result:
         return self.sizes[-1] if self.sizes and not self.failure else None
 
 
-def run_once(cmd, result, not_implemented):
+def run_once(cmd, label, result, not_implemented):
     """Runs one invocation, appending its figures to result or recording why it failed."""
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
@@ -119,19 +119,19 @@ def run_once(cmd, result, not_implemented):
     if proc.returncode != 0:
         result.failure = not_implemented
         detail = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[0]
-        print(f"    {os.path.basename(cmd[0])}: exit {proc.returncode}: {detail}", flush=True)
+        print(f"    {label}: exit {proc.returncode}: {detail}", flush=True)
         return
     lines = [l.strip() for l in proc.stdout.splitlines() if LINE.match(l.strip())]
     if len(lines) != 1:
         result.failure = "n/a (unexpected output)"
-        print(f"    {os.path.basename(cmd[0])}: cannot parse: {proc.stdout.strip()[:200]!r}", flush=True)
+        print(f"    {label}: cannot parse: {proc.stdout.strip()[:200]!r}", flush=True)
         return
     m = LINE.match(lines[0])
     result.dims = m.group(3)
     result.speeds.append(float(m.group(4)))
     if m.group(5):
         result.sizes.append(int(m.group(5)))
-    print(f"    {os.path.basename(cmd[0]):8} {lines[0]}", flush=True)
+    print(f"    {label:8} {lines[0]}", flush=True)
 
 
 def fmt_speed(result):
@@ -252,7 +252,8 @@ def main():
                 if res[key].failure:
                     continue
                 cmd = [binary] + (m.cbench_args(path, n) if key == "ref" else m.jpng_args(path, n))
-                run_once(cmd, res[key], "n/a (not implemented yet)" if key != "ref" else "n/a (reference failed)")
+                label = {"ref": "cbench", "ours": "jpng", "v3": "jpng-v3"}[key]
+                run_once(cmd, label, res[key], "n/a (not implemented yet)" if key != "ref" else "n/a (reference failed)")
         for key in ("ours", "v3"):
             if key in res and not res[key].failure and res[key].dims != res["ref"].dims and res["ref"].dims:
                 res[key].failure = f"n/a (size mismatch: {res[key].dims} vs {res['ref'].dims})"
