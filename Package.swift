@@ -22,9 +22,9 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
-        .target(name: "PurePNG", dependencies: ["ImageCore", "CZlib"]),
+        .target(name: "PurePNG", dependencies: ["ImageCore", "CZlib"], exclude: ["Notes.md", "EncoderNotes.md"]),
         .target(name: "PureJPEG", dependencies: ["ImageCore"]),
-        .target(name: "PureGIF", dependencies: ["ImageCore"]),
+        .target(name: "PureGIF", dependencies: ["ImageCore"], exclude: ["Notes.md"]),
         .target(name: "JPNG", dependencies: ["ImageCore", "PurePNG", "PureJPEG", "PureGIF"]),
         .executableTarget(
             name: "JPNGTool",
@@ -34,6 +34,7 @@ let package = Package(
         .testTarget(name: "PurePNGTests", dependencies: ["PurePNG"]),
         .testTarget(name: "PureJPEGTests", dependencies: ["PureJPEG"]),
         .testTarget(name: "PureGIFTests", dependencies: ["PureGIF"]),
-        .testTarget(name: "JPNGToolTests", dependencies: ["JPNGTool", "JPNG", "PurePNG"]),
+        .testTarget(name: "JPNGTests", dependencies: ["JPNG"]),
+        .testTarget(name: "JPNGToolTests", dependencies: ["JPNGTool", "JPNG", "PurePNG", "PureJPEG", "PureGIF"]),
     ]
 )

@@ -72,6 +72,8 @@ public protocol IncrementalImageDecoder: Sendable {
     associatedtype Failure: Error
     /// Known once the `.header` event has been reported.
     var header: ImageHeader? { get }
+    /// The metadata read so far (complete after `.end`).
+    var metadata: ImageMetadata { get }
     /// Feeds the next bytes; returns what became available.
     mutating func append(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> [DecodingEvent]
     /// Ends the input: the complete image, or an error (a truncation error carries the partial image).

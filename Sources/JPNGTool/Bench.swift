@@ -6,13 +6,16 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Time decoding (or encoding) of one file in process; prints the median as MP/s.",
         discussion: """
-        The file is read once; each iteration decodes into a fresh buffer, as a caller would get.
-        With --encode, the file is decoded once and the image encoded each iteration.
-        Output (one line): `decode|encode FORMAT WxH X.X MP/s [BYTES bytes]`.
+        The file is read once; each iteration decodes into a fresh buffer, as a caller would get
+        (8-bit RGB or RGBA for PNG, RGB for JPEG; every GIF frame composited to RGBA, MP counting
+        all frames). With --encode, the file is decoded once and the image encoded each iteration.
+        Output (one line): `decode|encode FORMAT WxH[xFRAMES] X.X MP/s [BYTES bytes]`.
 
         Examples:
           jpng bench photo.png -n 10
           jpng bench photo.png --encode --to png --level 6
+          jpng bench photo.png --encode --to jpeg --quality 85
+          jpng bench anim.gif
         """
     )
 
@@ -25,15 +28,13 @@ struct Bench: ParsableCommand {
     @Flag(help: "Time encoding instead of decoding.")
     var encode = false
 
-    @Option(help: "Encoder for --encode: png.")
+    @Option(help: "Encoder for --encode: png or jpeg.")
     var to: String = "png"
 
-    @Option(help: "PNG zlib level for --encode.")
-    var level: Int = 6
+    @OptionGroup var encoder: EncoderOptionGroup
 
     func validate() throws {
         guard n >= 1 else { throw ValidationError("-n must be at least 1") }
-        guard (0 ... 9).contains(level) else { throw ValidationError("--level must be 0 to 9") }
     }
 
     func run() throws {
@@ -41,26 +42,38 @@ struct Bench: ParsableCommand {
             let bytes = try readInput(input)
             guard let format = sniffFormat(bytes) else { throw CLIError("\(input): not a recognised image") }
             if encode {
-                guard let target = OutputFormat(fileExtension: to), target == .png else {
-                    throw CLIError("--to \(to): encoding benchmarks support png")
+                guard let target = OutputFormat(fileExtension: to), target == .png || target == .jpeg else {
+                    throw CLIError("--to \(to): encoding benchmarks support png and jpeg")
                 }
-                let image = try decodeImage(bytes, name: input)
+                var image = try decodeImage(bytes, name: input)
+                if image.format.is16Bit { image = image.converted(to: image.format.eightBit) }
                 var size = 0
                 let seconds = try medianSeconds(n) {
-                    size = try encodeImage(image, as: target, settings: EncodeSettings(pngLevel: level)).count
+                    size = try encodeImage(image, as: target, settings: encoder.settings).count
                 }
-                print(line("encode", target.rawValue.uppercased(), image, seconds) + " \(size) bytes")
+                let name = target == .jpeg ? "JPEG" : "PNG"
+                print(line("encode", name, "\(image.width)x\(image.height)", image.width * image.height, seconds) + " \(size) bytes")
+            } else if format == .gif {
+                var pixels = 0, frames = 0, size = (0, 0)
+                let seconds = try medianSeconds(n) {
+                    pixels = 0; frames = 0
+                    try forEachFrame(bytes, name: input) { _, frame in
+                        pixels += frame.width * frame.height
+                        frames += 1
+                        size = (frame.width, frame.height)
+                    }
+                }
+                print(line("decode", "GIF", "\(size.0)x\(size.1)x\(frames)", pixels, seconds))
             } else {
                 var image = try decodeImage(bytes, name: input)
                 let seconds = try medianSeconds(n) { image = try decodeImage(bytes, name: input) }
-                print(line("decode", format.rawValue, image, seconds))
+                print(line("decode", format.rawValue, "\(image.width)x\(image.height)", image.width * image.height, seconds))
             }
         }
     }
 
-    private func line(_ op: String, _ format: String, _ image: Image, _ seconds: Double) -> String {
-        let mp = Double(image.width * image.height) / 1e6
-        return "\(op) \(format) \(image.width)x\(image.height) \(String(format: "%.1f", mp / seconds)) MP/s"
+    private func line(_ op: String, _ format: String, _ size: String, _ pixels: Int, _ seconds: Double) -> String {
+        "\(op) \(format) \(size) \(String(format: "%.1f", Double(pixels) / 1e6 / seconds)) MP/s"
     }
 }
 

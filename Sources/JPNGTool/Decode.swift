@@ -1,15 +1,21 @@
 import ArgumentParser
+import Foundation
 import ImageCore
 
 struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Decode an image and write it in the format its output name asks for.",
         discussion: """
-        Output formats by extension: .png, .pam (keeps channels and 16-bit depth), .ppm/.pgm
-        (alpha dropped). '-o -' writes to stdout with --format.
+        Output formats by extension: .png, .jpg/.jpeg, .pam (keeps channels and 16-bit depth),
+        .ppm/.pgm (alpha dropped). '-o -' writes to stdout with --format. An animated GIF gives
+        its first frame composited on the canvas; --frame N picks another, --frames DIR writes
+        every frame.
 
         Examples:
           jpng decode photo.png -o photo.pam
+          jpng decode photo.jpg -o small.png --scale 1/4 --auto-orient
+          jpng decode anim.gif -o frame3.png --frame 3
+          jpng decode anim.gif --frames frames/ --format png
           jpng decode photo.png -o - --format ppm > photo.ppm
         """
     )
@@ -18,35 +24,78 @@ struct Decode: ParsableCommand {
     var input: String
 
     @Option(name: .shortAndLong, help: "The output file ('-' for stdout, with --format).")
-    var output: String
+    var output: String?
 
-    @Option(help: "Output format when writing to stdout: png, pam, ppm or pgm.")
+    @Option(help: "Output format for stdout or --frames: png, jpeg, pam, ppm or pgm.")
     var format: String?
 
-    @Option(help: "PNG output: zlib compression level 0-9.")
-    var level: Int = 6
+    @Option(help: "JPEG: decode at 1/2, 1/4 or 1/8 size in the DCT domain.")
+    var scale: String = "1"
 
-    @Flag(help: "Overwrite an existing output file.")
+    @Flag(help: "Turn the image upright per its EXIF orientation.")
+    var autoOrient = false
+
+    @Option(help: "Animated GIF: the frame to write (0-based), composited on the canvas.")
+    var frame: Int = 0
+
+    @Option(help: "Animated GIF: write every composited frame into this folder as NNNN.<format>.")
+    var frames: String?
+
+    @OptionGroup var encoder: EncoderOptionGroup
+
+    @Flag(help: "Overwrite existing output files.")
     var force = false
 
     func validate() throws {
-        guard (0 ... 9).contains(level) else { throw ValidationError("--level must be 0 to 9") }
+        if output == nil && frames == nil { throw ValidationError("give -o OUTPUT or --frames DIR") }
         if output == "-" && format == nil { throw ValidationError("writing to stdout needs --format") }
+        if frames != nil && format == nil { throw ValidationError("--frames needs --format") }
+        guard jpegScale != nil else { throw ValidationError("--scale must be 1, 1/2, 1/4 or 1/8") }
+        guard frame >= 0 else { throw ValidationError("--frame must be 0 or more") }
+    }
+
+    private var jpegScale: Int? {
+        switch scale {
+        case "1", "1/1": 8
+        case "1/2": 4
+        case "1/4": 2
+        case "1/8": 1
+        default: nil
+        }
     }
 
     func run() throws {
         try reportingErrors {
-            let name = output == "-" ? (format ?? "") : fileExtension(output)
-            guard let outputFormat = OutputFormat(fileExtension: format ?? name) else {
-                throw CLIError("\(output): unknown output format '\(format ?? name)' (png, pam, ppm, pgm)")
+            let request = DecodeRequest(jpegScale: jpegScale ?? 8, autoOrient: autoOrient, frame: frame)
+            if let frames { return try writeFrames(to: frames, request: request) }
+            guard let output else { return }
+            let ext = output == "-" ? (format ?? "") : (format ?? fileExtension(output))
+            guard let outputFormat = OutputFormat(fileExtension: ext) else {
+                throw CLIError("\(output): unknown output format '\(ext)' (\(OutputFormat.names))")
             }
             if output != "-" && !force && fileExists(output) {
                 throw CLIError("\(output): already exists (use --force to overwrite)")
             }
             let bytes = try readInput(input)
-            let image = try decodeImage(bytes, name: input)
-            let encoded = try encodeImage(image, as: outputFormat, settings: EncodeSettings(pngLevel: level))
+            let image = try decodeImage(bytes, name: input, request: request)
+            let encoded = try encodeImage(image, as: outputFormat, settings: encoder.settings)
             try writeOutput(encoded, to: output)
+        }
+    }
+
+    private func writeFrames(to folder: String, request: DecodeRequest) throws {
+        guard let outputFormat = OutputFormat(fileExtension: format ?? "") else {
+            throw CLIError("unknown output format '\(format ?? "")' (\(OutputFormat.names))")
+        }
+        let bytes = try readInput(input)
+        let ext = outputFormat == .jpeg ? "jpg" : outputFormat.rawValue
+        try forEachFrame(bytes, name: input) { index, frame in
+            var image = frame
+            if request.autoOrient { image = image.oriented(image.metadata.orientation) }
+            let name = String(index).count >= 4 ? String(index) : String(repeating: "0", count: 4 - String(index).count) + String(index)
+            let path = URL(fileURLWithPath: folder).appendingPathComponent("\(name).\(ext)").path
+            if !force && fileExists(path) { throw CLIError("\(path): already exists (use --force to overwrite)") }
+            try writeOutput(try encodeImage(image, as: outputFormat, settings: encoder.settings), to: path)
         }
     }
 }

@@ -32,8 +32,13 @@ func writeOutput(_ bytes: [UInt8], to path: String, force: Bool = true) throws {
     let temp = dir.appendingPathComponent(".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
     do {
         try Data(bytes).write(to: temp)
-        if fm.fileExists(atPath: path) { _ = try fm.replaceItemAt(url, withItemAt: temp) }
-        else { try fm.moveItem(at: temp, to: url) }
+        // rename(2) replaces an existing target atomically: readers see the old file or the new one.
+        guard rename(temp.path, url.path) == 0 else {
+            throw CLIError("\(path): cannot write (\(String(cString: strerror(errno))))")
+        }
+    } catch let error as CLIError {
+        try? fm.removeItem(at: temp)
+        throw error
     } catch {
         try? fm.removeItem(at: temp)
         throw CLIError("\(path): cannot write (\(error.localizedDescription))")

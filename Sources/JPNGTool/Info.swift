@@ -9,6 +9,7 @@ struct Info: ParsableCommand {
         Examples:
           jpng info photo.png
           jpng info photo.png --json
+          jpng info anim.gif
         """
     )
 
@@ -47,6 +48,10 @@ func infoJSON(_ d: FileDescription, fileSize: Int) -> String {
     for (key, value) in d.details { details[key] = value }
     object["details"] = details
     if d.metadata.orientation != .up { object["orientation"] = d.metadata.orientation.rawValue }
+    if d.format == .gif {
+        object["frameList"] = d.frameList
+        object["loopCount"] = d.loopCount.map { $0 as Any } ?? NSNull()
+    }
     if let icc = d.metadata.iccProfile { object["iccProfileBytes"] = icc.count }
     if !d.metadata.texts.isEmpty {
         object["text"] = d.metadata.texts.map { ["keyword": $0.keyword, "text": $0.text] }
@@ -78,5 +83,13 @@ func infoText(_ d: FileDescription, fileSize: Int, name: String) -> String {
     if let bg = m.background { lines.append("  background: \(bg.map(String.init).joined(separator: ","))") }
     if let sbit = m.significantBits { lines.append("  significant bits: \(sbit.map(String.init).joined(separator: ","))") }
     for text in m.texts { lines.append("  text \(text.keyword): \(text.text.prefix(200))") }
+    for f in d.frameList {
+        func v(_ key: String) -> String { f[key].map { "\($0)" } ?? "-" }
+        var line = "  frame \(v("index")): \(v("width"))x\(v("height")) at \(v("x")),\(v("y")), delay \(v("delayCentiseconds")) cs"
+        line += " (plays \(v("displayDelayMilliseconds")) ms), disposal \(v("disposal"))"
+        if let t = f["transparentIndex"] { line += ", transparent \(t)" }
+        if f["interlaced"] as? Bool == true { line += ", interlaced" }
+        lines.append(line)
+    }
     return lines.joined(separator: "\n")
 }

@@ -4,7 +4,7 @@ import ArgumentParser
 struct JPNGTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jpng",
-        abstract: "Decode, inspect and benchmark PNG images (JPEG, GIF and JPNG as their codecs land).",
+        abstract: "Encode, decode, convert, inspect and benchmark PNG, JPEG, GIF and JPNG images.",
         discussion: """
         Examples:
           jpng info photo.png --json
@@ -12,6 +12,6 @@ struct JPNGTool: ParsableCommand {
           jpng bench photo.png -n 10
         """,
         version: "0.1.0",
-        subcommands: [Decode.self, Info.self, Bench.self]
+        subcommands: [Encode.self, Decode.self, Convert.self, Info.self, Bench.self, Progressive.self]
     )
 }

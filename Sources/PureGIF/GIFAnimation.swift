@@ -53,8 +53,7 @@ public struct GIFAnimation: Sendable, Sequence {
         frames = decoder.frames
         loopCount = decoder.loopCount
         metadata = decoder.metadata
-        let complete = decoder.isAtEnd || (decoder.completedFrameCount == frames.count && options.allowMissingTrailer)
-        truncatedAt = complete ? nil : bytes.count
+        truncatedAt = decoder.isComplete ? nil : bytes.count
     }
 
     /// The canvas after frame `index` has been drawn (earlier frames decoded on the way).

@@ -67,6 +67,7 @@ public struct GIFDecoder: IncrementalImageDecoder {
     private var control: GraphicControl?
     private var applicationIsLoop = false
     private var comment: [UInt8] = []
+    private var commentDropped = false
     private var metadataBytes = 0
 
     // The current frame.
@@ -114,6 +115,11 @@ public struct GIFDecoder: IncrementalImageDecoder {
     public var completedFrameCount: Int { completedFrames }
     /// True once the trailer (or a byte that ends the stream) has been read.
     public var isAtEnd: Bool { state == .ended }
+    /// True when the input so far is a whole file: the trailer was read, or (with
+    /// `allowMissingTrailer`) it stops at a block boundary after at least one complete frame.
+    public var isComplete: Bool {
+        state == .ended || (state == .block && completedFrames > 0 && options.allowMissingTrailer)
+    }
     /// Absolute offset of the next byte the decoder will read.
     public var offset: Int { input.offset() }
 
@@ -142,9 +148,7 @@ public struct GIFDecoder: IncrementalImageDecoder {
     public mutating func finish() throws(GIFError) -> Image {
         if let failure { throw failure }
         input.isFinished = true
-        let complete = state == .ended
-            || (state == .block && completedFrames > 0 && options.allowMissingTrailer)
-        if !complete {
+        if !isComplete {
             let error = GIFError.truncated(offset: input.offset(input.count), partial: partialImage())
             failure = error
             throw error
@@ -330,13 +334,20 @@ public struct GIFDecoder: IncrementalImageDecoder {
                 loopCount = count
             }
         case BlockLabel.comment:
-            if metadataBytes + comment.count + body.count <= limits.maxMetadataBytes { comment.append(contentsOf: body) }
+            // Past the metadata limit the comment is dropped whole (the image still decodes).
+            if metadataBytes + comment.count + body.count <= limits.maxMetadataBytes {
+                comment.append(contentsOf: body)
+            } else {
+                commentDropped = true
+            }
         default:
             break   // plain text and unknown extensions are skipped, as browsers do
         }
     }
 
     private mutating func keepComment() {
+        defer { commentDropped = false }
+        if commentDropped { comment.removeAll(keepingCapacity: true); return }
         metadataBytes += comment.count
         metadata.texts.append(TextEntry(keyword: "Comment", text: String(latin1: comment)))
         comment.removeAll(keepingCapacity: true)
@@ -356,6 +367,9 @@ public struct GIFDecoder: IncrementalImageDecoder {
         if index == 0 { header?.isInterlaced = d.interlaced }
         descriptor = d
         localTable = nil
+        // Until its pixels begin, the preview is the canvas as the previous frame left it.
+        interlace = nil
+        rowsDone = 0
         inFrame = true
         events.append(.frameStarted(index))
     }
@@ -373,14 +387,14 @@ public struct GIFDecoder: IncrementalImageDecoder {
         rowsDone = 0
         passesReported = 0
         interlace = d.interlaced ? InterlaceMap(height: d.height) : nil
-        guard decodePixels else { return }
-        // Working memory: the frame's indices beside the canvas, its first-frame copy and the
-        // saved rectangle of a "restore to previous" frame.
+        // Working memory: the frame's indices beside the canvas, the first frame's copy, the
+        // last completed canvas and the saved rectangle of a "restore to previous" frame.
         let canvasPixels = screen.width * screen.height
         if let violation = limits.check(width: d.width, height: d.height, bytesPerPixel: 1,
-                                        extraBytes: canvasPixels.multipliedReportingOverflow(by: 12).partialValue) {
+                                        extraBytes: canvasPixels.multipliedReportingOverflow(by: 16).partialValue) {
             throw .limitExceeded(violation, offset: descriptorOffset)
         }
+        guard decodePixels else { return }
         let pixels = d.width * d.height
         if indices.count < pixels { indices = [UInt8](repeating: 0, count: pixels) }
         if lzw?.minimumCodeSize == codeSize { lzw?.restart() } else { lzw = LZWDecoder(minimumCodeSize: codeSize) }

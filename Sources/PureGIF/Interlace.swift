@@ -7,15 +7,15 @@
 /// map.row(ordinal: 1)    // 8: the second row of pass 0
 /// map.passEnds           // [2, 3, 5, 10]: ordinals that complete each pass
 /// ```
-struct InterlaceMap: Sendable, Equatable {
+@_spi(Testing) public struct InterlaceMap: Sendable, Equatable {
     static let passStarts = [0, 4, 2, 1]
     static let passSteps = [8, 8, 4, 2]
 
-    let height: Int
+    public let height: Int
     /// `passEnds[k]`: the number of stored rows once pass `k` is complete.
-    let passEnds: [Int]
+    public let passEnds: [Int]
 
-    init(height: Int) {
+    public init(height: Int) {
         self.height = height
         var ends: [Int] = []
         var total = 0
@@ -33,7 +33,7 @@ struct InterlaceMap: Sendable, Equatable {
     }
 
     /// The frame row of stored row `ordinal` (0 ..< height).
-    func row(ordinal: Int) -> Int {
+    public func row(ordinal: Int) -> Int {
         var base = 0
         for k in 0 ..< 4 {
             if ordinal < passEnds[k] { return InterlaceMap.passStarts[k] + (ordinal - base) * InterlaceMap.passSteps[k] }
@@ -43,7 +43,7 @@ struct InterlaceMap: Sendable, Equatable {
     }
 
     /// The stored position of frame row `row`.
-    func ordinal(row: Int) -> Int {
+    public func ordinal(row: Int) -> Int {
         if row & 7 == 0 { return row >> 3 }
         if row & 7 == 4 { return passEnds[0] + (row >> 3) }
         if row & 3 == 2 { return passEnds[1] + (row >> 2) }
@@ -51,7 +51,7 @@ struct InterlaceMap: Sendable, Equatable {
     }
 
     /// The pass stored row `ordinal` belongs to.
-    func pass(ordinal: Int) -> Int {
+    public func pass(ordinal: Int) -> Int {
         for k in 0 ..< 4 where ordinal < passEnds[k] { return k }
         return 3
     }
@@ -59,7 +59,7 @@ struct InterlaceMap: Sendable, Equatable {
     /// For a preview with `decoded` stored rows complete: the decoded row that stands in for
     /// frame row `row` (itself if decoded), or nil. Browsers replicate each row of an
     /// unfinished pass down over the rows the later passes will fill, within its 8-row block.
-    func standIn(row: Int, decoded: Int) -> Int? {
+    public func standIn(row: Int, decoded: Int) -> Int? {
         var r = row
         let blockStart = row & ~7
         while r >= blockStart {

@@ -12,8 +12,8 @@
 /// var position = 0
 /// let (status, used) = lzw.decode(data, into: out, capacity: count, position: &position)
 /// ```
-struct LZWDecoder: Sendable {
-    enum Status: Equatable {
+@_spi(Testing) public struct LZWDecoder: Sendable {
+    public enum Status: Equatable, Sendable {
         /// Every input byte was used; more may come.
         case needInput
         /// The end-of-information code was read.
@@ -31,7 +31,7 @@ struct LZWDecoder: Sendable {
     private var link: [UInt32]
     /// Entry `c`: length of its string.
     private var length: [UInt16]
-    let minimumCodeSize: Int
+    public let minimumCodeSize: Int
     let clearCode: Int
     let endCode: Int
     private var nextCode: Int
@@ -43,7 +43,7 @@ struct LZWDecoder: Sendable {
 
     /// `minimumCodeSize` in 1...11; the caller validated it (GIF allows 2...8, and encoders write 1
     /// for two-colour images).
-    init(minimumCodeSize: Int) {
+    public init(minimumCodeSize: Int) {
         self.minimumCodeSize = minimumCodeSize
         clearCode = 1 << minimumCodeSize
         endCode = clearCode + 1
@@ -59,10 +59,10 @@ struct LZWDecoder: Sendable {
 
     /// Whole bytes taken from the input but not yet decoded: `used - bufferedBytes - 1` is the
     /// offset of the byte holding the end of the last code read.
-    var bufferedBytes: Int { bitCount / 8 }
+    public var bufferedBytes: Int { bitCount / 8 }
 
     /// Starts a new image with the same minimum code size, keeping the tables' storage.
-    mutating func restart() {
+    public mutating func restart() {
         nextCode = clearCode + 2
         codeSize = minimumCodeSize + 1
         previous = -1
@@ -73,7 +73,7 @@ struct LZWDecoder: Sendable {
     /// Decodes codes from `input` into `output[position ..< capacity]`, advancing `position`.
     /// Returns the status and the number of input bytes taken into the bit buffer (all of them
     /// for `.needInput`); ``bufferedBytes`` of those are not yet decoded.
-    mutating func decode(_ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>,
+    public mutating func decode(_ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>,
                          capacity: Int, position: inout Int) -> (Status, Int) {
         if position >= capacity { return (.outputFull, 0) }
         // A call that ended `.needInput` left fewer bits than a code, so empty input has nothing to do.
@@ -243,7 +243,7 @@ struct LZWDecoder: Sendable {
 
     /// After the output is full: reads codes until the end code, accepting only clear codes on
     /// the way (strict decoding of excess data). Returns `.needInput`, `.end` or `.excessData`.
-    mutating func decodeTail(_ input: UnsafeBufferPointer<UInt8>) -> (Status, Int) {
+    public mutating func decodeTail(_ input: UnsafeBufferPointer<UInt8>) -> (Status, Int) {
         var i = 0
         while true {
             while bitCount < codeSize && i < input.count {

@@ -98,7 +98,7 @@ struct BitReader: Sendable {
     /// Decodes one Huffman symbol (T.81 F.2.2.3); -1 for a code no table entry matches.
     /// The caller has made at least 16 bits available.
     @inline(__always)
-    mutating func decode(_ table: HuffmanTable) -> Int {
+    mutating func decode(_ table: HuffmanLookup) -> Int {
         let entry = table.fast[Int(truncatingIfNeeded: bits &>> 55)]
         if entry != 0 {
             let length = Int(entry &>> 8)
@@ -110,9 +110,9 @@ struct BitReader: Sendable {
     }
 
     @inline(never)
-    mutating func decodeSlow(_ table: HuffmanTable) -> Int {
+    mutating func decodeSlow(_ table: HuffmanLookup) -> Int {
         let code16 = UInt32(truncatingIfNeeded: bits &>> 48)
-        var length = HuffmanTable.fastBits + 1
+        var length = 9 + 1
         while code16 >= table.limit[length] { length &+= 1 }
         if length > 16 { return -1 }
         let code = Int(code16 &>> UInt32(16 &- length))

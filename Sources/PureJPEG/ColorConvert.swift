@@ -8,12 +8,12 @@
 /// up the tables, so it is bit-exact with them by construction (and tested on a dense grid).
 @usableFromInline
 enum ColorConvert {
-    @usableFromInline static let scaleBits: Int32 = 16
-    @usableFromInline static let oneHalf: Int32 = 1 << 15
-    @usableFromInline static let fix1_40200: Int32 = 91881
-    @usableFromInline static let fix1_77200: Int32 = 116130
-    @usableFromInline static let fix0_71414: Int32 = 46802
-    @usableFromInline static let fix0_34414: Int32 = 22554
+    @inlinable static var scaleBits: Int32 { 16 }
+    @inlinable static var oneHalf: Int32 { 1 << 15 }
+    @inlinable static var fix1_40200: Int32 { 91881 }
+    @inlinable static var fix1_77200: Int32 { 116130 }
+    @inlinable static var fix0_71414: Int32 { 46802 }
+    @inlinable static var fix0_34414: Int32 { 22554 }
 
     /// jdcolor.c build_ycc_rgb_table, indexed by the chroma sample 0...255.
     @usableFromInline static let crR: [Int32] = (0..<256).map { (fix1_40200 * Int32($0 - 128) + oneHalf) >> scaleBits }
@@ -85,21 +85,28 @@ enum ColorConvert {
                 blue.clamped(lowerBound: lo, upperBound: hi))
     }
 
-    /// 16 pixels a step; returns how many pixels it converted (a multiple of 16).
+    /// 16 pixels a step; returns how many pixels it converted (a multiple of 16). Each pixel is
+    /// packed into a 32-bit lane and written with an unaligned 4-byte store at 3 bytes a pixel,
+    /// the next store overwriting the spare byte; the last pixel of a step is written bytewise so
+    /// nothing lands past the step's 48 bytes.
     static func yccToRGBSIMD(y: UnsafePointer<UInt8>, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, count: Int,
                              rgb: UnsafeMutablePointer<UInt8>) -> Int {
+        #if _endian(little)
         var i = 0
         while i + 16 <= count {
             let (r, g, b) = yccVectors(y + i, cb + i, cr + i)
-            let o = rgb + 3 * i
-            for k in 0..<16 {
-                o[3 * k] = UInt8(truncatingIfNeeded: r[k])
-                o[3 * k + 1] = UInt8(truncatingIfNeeded: g[k])
-                o[3 * k + 2] = UInt8(truncatingIfNeeded: b[k])
-            }
+            let packed = SIMD16<UInt32>(truncatingIfNeeded: r | (g &<< 8) | (b &<< 16))
+            let o = UnsafeMutableRawPointer(rgb + 3 * i)
+            for k in 0..<15 { o.storeBytes(of: packed[k], toByteOffset: 3 * k, as: UInt32.self) }
+            o.storeBytes(of: UInt8(truncatingIfNeeded: packed[15]), toByteOffset: 45, as: UInt8.self)
+            o.storeBytes(of: UInt8(truncatingIfNeeded: packed[15] >> 8), toByteOffset: 46, as: UInt8.self)
+            o.storeBytes(of: UInt8(truncatingIfNeeded: packed[15] >> 16), toByteOffset: 47, as: UInt8.self)
             i += 16
         }
         return i
+        #else
+        return 0
+        #endif
     }
 
     /// 16 pixels a step, each packed into one 32-bit lane (R | G<<8 | B<<16 | 255<<24), which

@@ -11,7 +11,7 @@ extension BitReader {
     /// and updates the component's DC predictor.
     @inline(__always)
     mutating func decodeSequentialBlock(
-        _ block: UnsafeMutablePointer<Int16>, dc: HuffmanTable, ac: HuffmanTable, predictor: inout Int,
+        _ block: UnsafeMutablePointer<Int16>, dc: HuffmanLookup, ac: HuffmanLookup, predictor: inout Int,
         zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
     ) throws(EntropyFault) {
         if count < 32 { refill(data, end, isFinal) }

@@ -5,7 +5,7 @@ extension BitReader {
     /// DC first scan (T.81 G.1.2.1): the predicted DC value shifted up by Al.
     @inline(__always)
     mutating func decodeDCFirst(
-        _ block: UnsafeMutablePointer<Int16>, dc: HuffmanTable, predictor: inout Int, al: Int,
+        _ block: UnsafeMutablePointer<Int16>, dc: HuffmanLookup, predictor: inout Int, al: Int,
         data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
     ) throws(EntropyFault) {
         if count < 32 { refill(data, end, isFinal) }
@@ -32,7 +32,7 @@ extension BitReader {
     /// zero-fill bits into coefficients the real data leaves at zero.
     @inline(__always)
     mutating func decodeACFirst(
-        _ block: UnsafeMutablePointer<Int16>, ac: HuffmanTable, ss: Int, se: Int, al: Int, eobrun: inout Int,
+        _ block: UnsafeMutablePointer<Int16>, ac: HuffmanLookup, ss: Int, se: Int, al: Int, eobrun: inout Int,
         written: UnsafeMutablePointer<UInt8>, writtenCount: inout Int,
         zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
     ) throws(EntropyFault) {
@@ -71,7 +71,7 @@ extension BitReader {
     /// so a rolled-back MCU can be undone (the corrections themselves are idempotent).
     @inline(__always)
     mutating func decodeACRefine(
-        _ block: UnsafeMutablePointer<Int16>, ac: HuffmanTable, ss: Int, se: Int, al: Int, eobrun: inout Int,
+        _ block: UnsafeMutablePointer<Int16>, ac: HuffmanLookup, ss: Int, se: Int, al: Int, eobrun: inout Int,
         newNonZero: UnsafeMutablePointer<UInt8>, newCount: inout Int,
         zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
     ) throws(EntropyFault) {

@@ -88,7 +88,23 @@ final class HuffmanTable: @unchecked Sendable {
         }
     }
 
+    /// The raw pointers, for the MCU loop (a plain struct: no reference counting per block).
+    var lookup: HuffmanLookup {
+        HuffmanLookup(fast: fast, fastAC: fastAC, limit: limit, delta: delta, symbols: symbols, symbolCount: symbolCount)
+    }
+
     deinit {
         fast.deallocate(); fastAC.deallocate(); limit.deallocate(); delta.deallocate(); symbols.deallocate()
     }
+}
+
+/// A ``HuffmanTable``'s lookup pointers; valid while the table object is alive (the scan plan
+/// keeps it).
+struct HuffmanLookup: @unchecked Sendable {
+    let fast: UnsafeMutablePointer<UInt16>
+    let fastAC: UnsafeMutablePointer<Int32>
+    let limit: UnsafeMutablePointer<UInt32>
+    let delta: UnsafeMutablePointer<Int32>
+    let symbols: UnsafeMutablePointer<UInt8>
+    let symbolCount: Int
 }

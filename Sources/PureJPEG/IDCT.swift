@@ -6,27 +6,28 @@
 /// Arithmetic is 32-bit and wrapping, as jidctint.c computes where its `JLONG` is 32 bits wide.
 /// For every block a valid 8-bit JPEG can hold, no intermediate exceeds 32 bits, so the output
 /// equals libjpeg's on every platform; hostile coefficients (e.g. 32767 with a 16-bit quantizer)
-/// wrap instead of trapping, and the SIMD kernel wraps identically, including the column and
-/// row shortcuts, which are taken exactly where jidctint.c takes them (T.81 A.3.3 defines the
-/// transform; the shortcuts are libjpeg's and change no result in range).
+/// wrap instead of trapping. The column and row shortcuts are taken exactly where jidctint.c
+/// takes them, so even wrapped results are reproducible; ``IDCTSIMD`` gives the same bytes for
+/// every input (T.81 A.3.3 defines the transform; the shortcuts are libjpeg's and change no
+/// result in range).
 @usableFromInline
 enum IDCT {
     // FIX(x) = round(x * 2^13), jidctint.c's constants.
-    @usableFromInline static let fix_0_298631336: Int32 = 2446
-    @usableFromInline static let fix_0_390180644: Int32 = 3196
-    @usableFromInline static let fix_0_541196100: Int32 = 4433
-    @usableFromInline static let fix_0_765366865: Int32 = 6270
-    @usableFromInline static let fix_0_899976223: Int32 = 7373
-    @usableFromInline static let fix_1_175875602: Int32 = 9633
-    @usableFromInline static let fix_1_501321110: Int32 = 12299
-    @usableFromInline static let fix_1_847759065: Int32 = 15137
-    @usableFromInline static let fix_1_961570560: Int32 = 16069
-    @usableFromInline static let fix_2_053119869: Int32 = 16819
-    @usableFromInline static let fix_2_562915447: Int32 = 20995
-    @usableFromInline static let fix_3_072711026: Int32 = 25172
+    @inlinable static var fix_0_298631336: Int32 { 2446 }
+    @inlinable static var fix_0_390180644: Int32 { 3196 }
+    @inlinable static var fix_0_541196100: Int32 { 4433 }
+    @inlinable static var fix_0_765366865: Int32 { 6270 }
+    @inlinable static var fix_0_899976223: Int32 { 7373 }
+    @inlinable static var fix_1_175875602: Int32 { 9633 }
+    @inlinable static var fix_1_501321110: Int32 { 12299 }
+    @inlinable static var fix_1_847759065: Int32 { 15137 }
+    @inlinable static var fix_1_961570560: Int32 { 16069 }
+    @inlinable static var fix_2_053119869: Int32 { 16819 }
+    @inlinable static var fix_2_562915447: Int32 { 20995 }
+    @inlinable static var fix_3_072711026: Int32 { 25172 }
 
-    @usableFromInline static let constBits: Int32 = 13
-    @usableFromInline static let pass1Bits: Int32 = 2
+    @inlinable static var constBits: Int32 { 13 }
+    @inlinable static var pass1Bits: Int32 { 2 }
 
     /// libjpeg's DESCALE: a right shift that rounds half up.
     @inlinable @inline(__always)

@@ -9,23 +9,23 @@
 @usableFromInline
 enum IDCTScaled {
     // FIX(x) = round(x * 2^13), jidctred.c's constants.
-    @usableFromInline static let fix_0_211164243: Int32 = 1730
-    @usableFromInline static let fix_0_509795579: Int32 = 4176
-    @usableFromInline static let fix_0_601344887: Int32 = 4926
-    @usableFromInline static let fix_0_720959822: Int32 = 5906
-    @usableFromInline static let fix_0_765366865: Int32 = 6270
-    @usableFromInline static let fix_0_850430095: Int32 = 6967
-    @usableFromInline static let fix_0_899976223: Int32 = 7373
-    @usableFromInline static let fix_1_061594337: Int32 = 8697
-    @usableFromInline static let fix_1_272758580: Int32 = 10426
-    @usableFromInline static let fix_1_451774981: Int32 = 11893
-    @usableFromInline static let fix_1_847759065: Int32 = 15137
-    @usableFromInline static let fix_2_172734803: Int32 = 17799
-    @usableFromInline static let fix_2_562915447: Int32 = 20995
-    @usableFromInline static let fix_3_624509785: Int32 = 29692
+    @inlinable static var fix_0_211164243: Int32 { 1730 }
+    @inlinable static var fix_0_509795579: Int32 { 4176 }
+    @inlinable static var fix_0_601344887: Int32 { 4926 }
+    @inlinable static var fix_0_720959822: Int32 { 5906 }
+    @inlinable static var fix_0_765366865: Int32 { 6270 }
+    @inlinable static var fix_0_850430095: Int32 { 6967 }
+    @inlinable static var fix_0_899976223: Int32 { 7373 }
+    @inlinable static var fix_1_061594337: Int32 { 8697 }
+    @inlinable static var fix_1_272758580: Int32 { 10426 }
+    @inlinable static var fix_1_451774981: Int32 { 11893 }
+    @inlinable static var fix_1_847759065: Int32 { 15137 }
+    @inlinable static var fix_2_172734803: Int32 { 17799 }
+    @inlinable static var fix_2_562915447: Int32 { 20995 }
+    @inlinable static var fix_3_624509785: Int32 { 29692 }
 
-    @usableFromInline static let constBits: Int32 = 13
-    @usableFromInline static let pass1Bits: Int32 = 2
+    @inlinable static var constBits: Int32 { 13 }
+    @inlinable static var pass1Bits: Int32 { 2 }
 
     /// The 8-to-4 step: even and odd halves (before descaling) from the six inputs it uses.
     @inlinable @inline(__always)

@@ -84,6 +84,11 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     /// Components that some scan has covered.
     var componentSeen = [Bool](repeating: false, count: 4)
     var extraneousBytes = 0
+    /// After the MCU loop ran short: retry once this many unread bytes are present, so an MCU is
+    /// re-attempted at most once per 64 new bytes however small the pieces (linear total cost).
+    var retryAt = 0
+    /// Unread bytes already searched for a scan-ending marker while waiting.
+    var markerScan = 0
     /// Picks the vector IDCT; tests turn it off to compare with the scalar kernels.
     var useSIMD = true
 
@@ -109,6 +114,20 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         if phase == .done { return [] }
         input.append(contentsOf: bytes)
         return try step()
+    }
+
+    /// Feeds bytes from an array (avoids the generic path of the protocol extension).
+    public mutating func append(_ bytes: [UInt8]) throws(JPEGError) -> [DecodingEvent] {
+        var result: Result<[DecodingEvent], JPEGError> = .success([])
+        bytes.withUnsafeBytes { raw in result = Result { () throws(JPEGError) in try self.append(raw) } }
+        return try result.get()
+    }
+
+    /// Feeds bytes from an array slice.
+    public mutating func append(_ bytes: ArraySlice<UInt8>) throws(JPEGError) -> [DecodingEvent] {
+        var result: Result<[DecodingEvent], JPEGError> = .success([])
+        bytes.withUnsafeBytes { raw in result = Result { () throws(JPEGError) in try self.append(raw) } }
+        return try result.get()
     }
 
     public mutating func finish() throws(JPEGError) -> Image {
@@ -165,7 +184,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     }
 
     private mutating func run(_ events: inout [DecodingEvent]) throws(JPEGError) {
-        guard [1, 2, 4, 8].contains(options.scale) else { throw .invalidOption("scale \(options.scale) (use 8, 4, 2 or 1)") }
+        guard options.scale == 8 || options.scale == 4 || options.scale == 2 || options.scale == 1 else { throw .invalidOption("scale \(options.scale) (use 8, 4, 2 or 1)") }
         while true {
             switch phase {
             case .start:
@@ -393,20 +412,31 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             }
         }
         var components: [ScanComponent] = []
+        var tables: [HuffmanTable] = []
         for (i, c) in scan.components.enumerated() {
             let fc = frame.components[c]
-            var dc: HuffmanTable?, ac: HuffmanTable?
+            var dc: HuffmanLookup?, ac: HuffmanLookup?
             if kind == .sequential || kind == .dcFirst {
                 guard let t = dcTables[scan.dcTables[i]] else { throw .missingTable(kind: "Huffman DC", index: scan.dcTables[i], offset: scan.offset) }
-                dc = t
+                dc = t.lookup
+                tables.append(t)
             }
             if kind == .sequential || kind == .acFirst || kind == .acRefine {
                 guard let t = acTables[scan.acTables[i]] else { throw .missingTable(kind: "Huffman AC", index: scan.acTables[i], offset: scan.offset) }
-                ac = t
+                ac = t.lookup
+                tables.append(t)
             }
-            components.append(ScanComponent(index: c, h: fc.h, v: fc.v, dc: dc, ac: ac, paddedBlocksWide: fc.paddedBlocksWide,
-                                            coefficientOffset: mode == .coefficients ? coefficientOffsets[c] : 0,
-                                            quantOffset: c * 64))
+            var component = ScanComponent(index: c, h: fc.h, v: fc.v, dc: dc, ac: ac, paddedBlocksWide: fc.paddedBlocksWide,
+                                          coefficientOffset: mode == .coefficients ? coefficientOffsets[c] : 0,
+                                          quantOffset: c * 64)
+            if let pipeline, let geometry {
+                component.idct = pipeline.kernels[c].idct
+                component.stride = geometry.components[c].stride
+                component.blockSize = geometry.components[c].blockSize
+                component.bandRows = geometry.components[c].bandRows
+                component.planeOffset = pipeline.planeOffsets[c]
+            }
+            components.append(component)
         }
         let interleaved = scan.components.count > 1
         let mcusWide = interleaved ? frame.mcusWide : frame.components[scan.components[0]].blocksWide
@@ -418,12 +448,14 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             events.append(.warning("a second sequential scan of the same components is ignored"))
             plan = nil
         } else {
-            plan = ScanPlan(kind: kind, components: components, mcusWide: mcusWide, mcuCount: mcusWide * mcusHigh,
+            plan = ScanPlan(tables: tables, kind: kind, components: components, mcusWide: mcusWide, mcuCount: mcusWide * mcusHigh,
                             restartInterval: restartInterval, ss: scan.ss, se: scan.se, ah: scan.ah, al: scan.al,
                             interleaved: interleaved, offset: scan.offset)
         }
         entropy = EntropyState()
         entropy.restartsToGo = restartInterval
+        retryAt = 0
+        markerScan = 0
         phase = .scan
     }
 }

@@ -39,4 +39,30 @@ struct JPEGKernels: Sendable {
             return JPEGKernels(idct: { IDCT.idct8x8($0, $1, $2, $3) }, scale: 8)
         }
     }
+
+    /// The IDCT output size libjpeg-turbo uses for one component when decoding at `scale`
+    /// (8, 4, 2, 1 for 1/1...1/8), so that a scaled decode matches `djpeg -scale` bit for bit.
+    ///
+    /// jdmaster.c enlarges the IDCT of a subsampled component instead of upsampling it: starting
+    /// from `scale`, the size doubles while it is under 8 and both `maxH * scale` is a multiple of
+    /// `h * size * 2` and `maxV * scale` of `v * size * 2`. The component is then upsampled by
+    /// `(maxH * scale) / (h * size)` across and `(maxV * scale) / (v * size)` down, and its
+    /// downsampled width is `ceil(imageWidth * h * size / (maxH * 8))` (same for height).
+    /// Example: 4:2:0 at 1/2 decodes chroma with the full 8x8 IDCT and no upsampling; 4:1:1 at
+    /// 1/2 keeps 4x4 chroma blocks and upsamples h4v1 (box). libjpeg-turbo also turns fancy
+    /// upsampling off when `scale` is 1.
+    ///
+    /// ```swift
+    /// let size = JPEGKernels.blockSize(scale: 4, h: 1, v: 1, maxH: 2, maxV: 2)   // 8
+    /// let chroma = JPEGKernels.select(scale: size)
+    /// ```
+    @usableFromInline
+    static func blockSize(scale: Int, h: Int, v: Int, maxH: Int, maxV: Int) -> Int {
+        guard scale > 0, h > 0, v > 0, maxH > 0, maxV > 0 else { return 8 }
+        var size = min(scale, 8)
+        while size < 8 && (maxH * scale) % (h * size * 2) == 0 && (maxV * scale) % (v * size * 2) == 0 {
+            size *= 2
+        }
+        return size
+    }
 }

@@ -25,8 +25,14 @@ struct EntropyState: Sendable {
 struct ScanComponent: Sendable {
     var index: Int
     var h: Int, v: Int
-    var dc: HuffmanTable?
-    var ac: HuffmanTable?
+    var dc: HuffmanLookup?
+    var ac: HuffmanLookup?
+    /// Streaming: the component's IDCT, plane stride, block size and ring geometry.
+    var idct: (@Sendable (UnsafePointer<Int16>, UnsafePointer<UInt16>, UnsafeMutablePointer<UInt8>, Int) -> Void)?
+    var stride = 0
+    var blockSize = 8
+    var planeOffset = 0
+    var bandRows = 0
     var paddedBlocksWide: Int
     /// Offset of the component's coefficients (coefficient mode) and of its quantization table.
     var coefficientOffset: Int
@@ -35,6 +41,8 @@ struct ScanComponent: Sendable {
 
 /// Everything fixed for the duration of one scan.
 struct ScanPlan: Sendable {
+    /// Keeps the Huffman tables whose pointers the components hold alive for the scan.
+    var tables: [HuffmanTable]
     var kind: ScanKind
     var components: [ScanComponent]
     var mcusWide: Int
@@ -49,7 +57,7 @@ struct ScanPlan: Sendable {
 /// Where decoded blocks go.
 enum BlockSink {
     /// Streaming: IDCT straight into the band rings of the pipeline.
-    case planes(UnsafeMutablePointer<UInt8>, BandPipeline, UnsafePointer<UInt16>)
+    case planes(UnsafeMutablePointer<UInt8>, UnsafePointer<UInt16>)
     /// Coefficient mode: whole-image coefficient storage (progressive or multi-scan sequential).
     case coefficients(UnsafeMutablePointer<Int16>)
 }
@@ -163,14 +171,13 @@ enum MCULoop {
             for bv in 0 ..< vBlocks {
                 for bh in 0 ..< hBlocks {
                     switch sink {
-                    case let .planes(base, pipeline, quant):
-                        guard let dc = c.dc, let ac = c.ac else { return }
+                    case let .planes(base, quant):
+                        guard let dc = c.dc, let ac = c.ac, let idct = c.idct else { return }
                         try st.reader.decodeSequentialBlock(block, dc: dc, ac: ac, predictor: &st.predictors[i],
                                                             zigzag: zigzag, data: data, end: end, isFinal: isFinal)
                         let bx = plan.interleaved ? mx &* c.h &+ bh : mx
-                        let offset = pipeline.blockOffset(component: c.index, band: my, blockX: bx, blockRow: bv)
-                        pipeline.kernels[c.index].idct(block, quant + c.quantOffset, base + offset,
-                                                       pipeline.geometry.components[c.index].stride)
+                        let offset = c.planeOffset &+ ((my % 3) &* c.bandRows &+ bv &* c.blockSize) &* c.stride &+ bx &* c.blockSize
+                        idct(block, quant + c.quantOffset, base + offset, c.stride)
                         block.update(repeating: 0, count: 64)
                     case let .coefficients(base):
                         let target = coefficientBlock(st.mcu, blockH: bh, blockV: bv, component: c, plan: plan, base: base)
@@ -204,16 +211,16 @@ enum MCULoop {
 
     /// Writes `block` (zeros: mid-gray) to every block of MCU `mcu` in streaming mode.
     private static func writeBlocks(_ mcu: Int, plan: ScanPlan, sink: BlockSink, block: UnsafeMutablePointer<Int16>) {
-        guard case let .planes(base, pipeline, quant) = sink else { return }
+        guard case let .planes(base, quant) = sink else { return }
         let mx = mcu % plan.mcusWide, my = mcu / plan.mcusWide
         for c in plan.components {
+            guard let idct = c.idct else { continue }
             let hBlocks = plan.interleaved ? c.h : 1, vBlocks = plan.interleaved ? c.v : 1
             for bv in 0 ..< vBlocks {
                 for bh in 0 ..< hBlocks {
                     let bx = plan.interleaved ? mx * c.h + bh : mx
-                    let offset = pipeline.blockOffset(component: c.index, band: my, blockX: bx, blockRow: bv)
-                    pipeline.kernels[c.index].idct(block, quant + c.quantOffset, base + offset,
-                                                   pipeline.geometry.components[c.index].stride)
+                    let offset = c.planeOffset + ((my % 3) * c.bandRows + bv * c.blockSize) * c.stride + bx * c.blockSize
+                    idct(block, quant + c.quantOffset, base + offset, c.stride)
                 }
             }
         }

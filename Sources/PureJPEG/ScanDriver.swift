@@ -7,6 +7,7 @@ extension JPEGDecoder {
     mutating func runScan(_ events: inout [DecodingEvent]) throws(JPEGError) -> Bool {
         guard let plan else { return skipEntropyData() }
         let isFinal = input.isFinished
+        if !isFinal && input.count < retryAt && !markerArrived() { return false }
         while true {
             let stop = mode == .streaming
                 ? min(plan.mcuCount, (entropy.mcu / plan.mcusWide + 1) * plan.mcusWide)
@@ -32,8 +33,8 @@ extension JPEGDecoder {
                             data.withUnsafeUnread { bytes in
                                 guard let zigzagBase = zigzag.baseAddress, let quantBase = quant.baseAddress else { return }
                                 let sink: BlockSink
-                                if let sinkPipeline, let base = planeBuffer.baseAddress {
-                                    sink = .planes(base, sinkPipeline, quantBase)
+                                if sinkPipeline != nil, let base = planeBuffer.baseAddress {
+                                    sink = .planes(base, quantBase)
                                 } else if let base = coefficientBuffer.baseAddress {
                                     sink = .coefficients(base)
                                 } else {
@@ -62,6 +63,8 @@ extension JPEGDecoder {
             for w in warnings { events.append(.warning(w)) }
             switch step {
             case .reached:
+                retryAt = 0
+                markerScan = 0
                 if mode == .streaming, var pipeline, var image {
                     let band = (entropy.mcu - 1) / plan.mcusWide
                     self.pipeline = nil
@@ -84,11 +87,28 @@ extension JPEGDecoder {
                     return true
                 }
             case .needMore, .truncated:
+                retryAt = input.count + 64
+                markerScan = max(0, input.count - 1)
                 return false
             case let .failed(error):
                 throw error
             }
         }
+    }
+
+    /// True when a marker that ends the scan has arrived since the last attempt (so the scan is
+    /// finished without waiting for 64 more bytes). Each byte is looked at once.
+    private mutating func markerArrived() -> Bool {
+        var i = markerScan
+        while i + 1 < input.count {
+            if input[i] == 0xFF {
+                let next = input[i + 1]
+                if next != 0 && next != 0xFF && !(Marker.rst0 ... Marker.rst7).contains(next) { return true }
+            }
+            i += 1
+        }
+        markerScan = i
+        return false
     }
 
     /// Skips an ignored scan's data up to the next marker other than RSTn.

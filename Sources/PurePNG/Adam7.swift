@@ -68,12 +68,17 @@ enum Adam7 {
     /// The replicated preview of an interlaced image: every decoded pixel (all of the first
     /// `passesDone` passes, then `rowsDone` rows of the next) fills its block of pixels not
     /// yet decoded. Passes are drawn in order, so later, finer passes overwrite coarser ones.
+    ///
+    /// Each drawn row is replicated across, then copied whole to the rows its blocks cover:
+    /// Adam7 blocks nest, so no earlier pass has a row strictly inside a later pass's block,
+    /// and the earlier passes' values there are the same in every row of the block.
     static func preview(_ decoded: [UInt8], width: Int, height: Int, bytesPerPixel bpp: Int,
                         passesDone: Int, rowsDone: Int) -> [UInt8] {
         if passesDone >= 7 { return decoded }
         var out = [UInt8](repeating: 0, count: decoded.count)
-        decoded.withUnsafeBufferPointer { srcBuffer in
-            out.withUnsafeMutableBufferPointer { dstBuffer in
+        let rowBytes = width * bpp
+        decoded.withUnsafeBytes { srcBuffer in
+            out.withUnsafeMutableBytes { dstBuffer in
                 guard let src = srcBuffer.baseAddress, let dst = dstBuffer.baseAddress else { return }
                 for index in 0 ... passesDone {
                     let p = passes[index]
@@ -81,23 +86,59 @@ enum Adam7 {
                     let rows = index < passesDone ? ph : min(rowsDone, ph)
                     for r in 0 ..< rows {
                         let y = p.y0 + r * p.dy
-                        let yEnd = min(y + p.blockHeight, height)
-                        for i in 0 ..< pw {
-                            let x = p.x0 + i * p.dx
-                            let xEnd = min(x + p.blockWidth, width)
-                            let from = src + (y * width + x) * bpp
-                            for yy in y ..< yEnd {
-                                var to = dst + (yy * width + x) * bpp
-                                for _ in x ..< xEnd {
-                                    to.update(from: from, count: bpp)
-                                    to += bpp
-                                }
-                            }
+                        let line = dst + y * rowBytes
+                        replicate(from: src + y * rowBytes, into: line, count: pw, x0: p.x0, dx: p.dx,
+                                  blockWidth: p.blockWidth, width: width, bpp: bpp)
+                        for below in (y + 1) ..< min(y + p.blockHeight, height) {
+                            (dst + below * rowBytes).copyMemory(from: line, byteCount: rowBytes)
                         }
                     }
                 }
             }
         }
         return out
+    }
+
+    /// Writes each of the `count` pass pixels of a row over its `blockWidth` columns.
+    @inline(__always)
+    private static func replicate(from src: UnsafeRawPointer, into dst: UnsafeMutableRawPointer, count: Int,
+                                  x0: Int, dx: Int, blockWidth: Int, width: Int, bpp: Int) {
+        @inline(__always) func fill<T>(_: T.Type) {
+            for i in 0 ..< count {
+                let x = x0 &+ i &* dx
+                let value = src.loadUnaligned(fromByteOffset: x &* bpp, as: T.self)
+                for xx in x ..< min(x &+ blockWidth, width) {
+                    dst.storeBytes(of: value, toByteOffset: xx &* bpp, as: T.self)
+                }
+            }
+        }
+        // RGB pixels as a pair of loads: 2 + 1 or 4 + 2 bytes.
+        @inline(__always) func fillPair<T, U>(_: T.Type, _: U.Type) {
+            let tail = MemoryLayout<T>.size
+            for i in 0 ..< count {
+                let x = x0 &+ i &* dx
+                let head = src.loadUnaligned(fromByteOffset: x &* bpp, as: T.self)
+                let rest = src.loadUnaligned(fromByteOffset: x &* bpp &+ tail, as: U.self)
+                for xx in x ..< min(x &+ blockWidth, width) {
+                    dst.storeBytes(of: head, toByteOffset: xx &* bpp, as: T.self)
+                    dst.storeBytes(of: rest, toByteOffset: xx &* bpp &+ tail, as: U.self)
+                }
+            }
+        }
+        switch bpp {
+        case 1: fill(UInt8.self)
+        case 2: fill(UInt16.self)
+        case 3: fillPair(UInt16.self, UInt8.self)
+        case 4: fill(UInt32.self)
+        case 6: fillPair(UInt32.self, UInt16.self)
+        case 8: fill(UInt64.self)
+        default:
+            for i in 0 ..< count {
+                let x = x0 &+ i &* dx
+                for xx in x ..< min(x &+ blockWidth, width) {
+                    (dst + xx &* bpp).copyMemory(from: src + x &* bpp, byteCount: bpp)
+                }
+            }
+        }
     }
 }

@@ -14,8 +14,6 @@ struct ChunkWriter {
 
     mutating func writeSignature() { bytes.append(contentsOf: pngSignature) }
 
-    mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
-
     mutating func write(_ type: ChunkType, _ data: UnsafeRawBufferPointer) throws(PNGError) {
         guard data.count <= Self.maxChunkLength else {
             throw .unrepresentable("\(type) chunk of \(data.count) bytes exceeds 2^31-1")

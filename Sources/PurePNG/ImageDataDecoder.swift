@@ -123,9 +123,11 @@ struct ImageDataDecoder: Sendable {
                                  into: UnsafeMutableRawBufferPointer(rebasing: buffer[start ..< start + space]))
             }
             consumed += step.consumed
-            if let failure = step.failure { throw .corruptImageData(message: failure, offset: fileOffset + consumed) }
             filled += step.produced
+            // Rows inflated before a zlib error are unfiltered first, so that the error reported
+            // is the first in stream order whatever the chunking (a bad filter byte, then the zlib fault).
             try processRows(events: &events, offset: fileOffset + consumed)
+            if let failure = step.failure { throw .corruptImageData(message: failure, offset: fileOffset + consumed) }
             if rowsComplete && filled > 0 { throw .tooMuchImageData(offset: fileOffset + consumed) }
             if step.streamEnded {
                 if !rowsComplete { throw .notEnoughImageData(offset: fileOffset + consumed) }

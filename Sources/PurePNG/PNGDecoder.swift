@@ -3,8 +3,8 @@ import ImageCore
 
 /// Choices that change how strictly a PNG is read.
 public struct PNGDecodingOptions: Sendable, Equatable {
-    /// When false, CRC mismatches are ignored (libpng's "benign" CRC handling); when true
-    /// a bad CRC in a critical chunk is an error and a bad ancillary chunk is skipped.
+    /// When true (the default) any CRC mismatch is ``PNGError/badCRC``; when false CRC
+    /// mismatches are ignored (libpng's "benign" CRC option).
     public var checkCRC: Bool = true
 
     public init(checkCRC: Bool = true) {
@@ -32,8 +32,8 @@ public struct PNGDecodingOptions: Sendable, Equatable {
 public struct PNGDecoder: IncrementalImageDecoder {
     public typealias Failure = PNGError
 
-    public let limits: DecodingLimits
-    public let options: PNGDecodingOptions
+    let limits: DecodingLimits
+    let options: PNGDecodingOptions
     public private(set) var header: ImageHeader?
     /// IHDR, PLTE and tRNS as parsed so far.
     public private(set) var info: PNGInfo?
@@ -45,6 +45,44 @@ public struct PNGDecoder: IncrementalImageDecoder {
         var length: Int
         /// File offset of the chunk's length field.
         var start: Int
+    }
+
+    /// A read position in bytes that are all present: either the caller's buffer or the
+    /// unread part of `input`. Reads return nil when bytes are short and consume nothing.
+    private struct Cursor {
+        let data: UnsafeBufferPointer<UInt8>
+        let base: Int
+        private(set) var position = 0
+
+        init(data: UnsafeBufferPointer<UInt8>, base: Int) {
+            self.data = data
+            self.base = base
+        }
+
+        var count: Int { data.count - position }
+        var isEmpty: Bool { position >= data.count }
+        /// File offset of the byte `delta` past the position.
+        func offset(_ delta: Int = 0) -> Int { base + position + delta }
+        /// The caller has checked `delta < count`.
+        subscript(delta: Int) -> UInt8 { data[position + delta] }
+
+        func uint32BE(at delta: Int) -> UInt32? {
+            guard delta >= 0, count >= delta + 4 else { return nil }
+            let i = position + delta
+            return UInt32(data[i]) << 24 | UInt32(data[i + 1]) << 16 | UInt32(data[i + 2]) << 8 | UInt32(data[i + 3])
+        }
+
+        func bytes(at delta: Int, count length: Int) -> [UInt8]? {
+            guard delta >= 0, length >= 0, count >= delta + length else { return nil }
+            return Array(data[(position + delta) ..< (position + delta + length)])
+        }
+
+        mutating func consume(_ n: Int) { position += min(max(n, 0), count) }
+
+        /// The next `n` unread bytes (the caller has checked `n <= count`), valid while `data` is.
+        func unread(_ n: Int) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: data[position ..< position + n])
+        }
     }
 
     private enum State: Sendable {
@@ -61,7 +99,10 @@ public struct PNGDecoder: IncrementalImageDecoder {
         case ended
     }
 
+    /// Bytes received but not yet consumed (a partial chunk header, a chunk waiting whole).
     private var input = InputBuffer()
+    /// File offset of the first byte not yet consumed.
+    private var position = 0
     private var state = State.signature
     private var failure: PNGError?
     private var imageData: ImageDataDecoder?
@@ -92,13 +133,35 @@ public struct PNGDecoder: IncrementalImageDecoder {
 
     public mutating func append(_ bytes: UnsafeRawBufferPointer) throws(PNGError) -> [DecodingEvent] {
         if let failure { throw failure }
-        input.append(contentsOf: bytes)
         var events: [DecodingEvent] = []
-        do {
-            try run(&events)
-        } catch {
-            failure = error
-            throw error
+        var thrown: PNGError?
+        // Taken out of `self` while `run` (which mutates `self`) reads from it.
+        var pending = input
+        input = InputBuffer()
+        if pending.isEmpty {
+            // The usual case: work straight from the caller's bytes and keep only what is left.
+            let typed = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+            var cursor = Cursor(data: typed, base: position)
+            do throws(PNGError) { try run(&cursor, &events) } catch { thrown = error }
+            position = cursor.offset()
+            if thrown == nil && !cursor.isEmpty {
+                pending.append(contentsOf: UnsafeBufferPointer(rebasing: typed[cursor.position...]))
+            }
+        } else {
+            pending.append(contentsOf: bytes)
+            let base = position
+            let used = pending.withUnsafeUnread { unread in
+                var cursor = Cursor(data: unread, base: base)
+                do throws(PNGError) { try run(&cursor, &events) } catch { thrown = error }
+                return cursor.position
+            }
+            pending.consume(used)
+            position += used
+        }
+        input = pending
+        if let thrown {
+            failure = thrown
+            throw thrown
         }
         flushRows(&events)
         return events
@@ -107,7 +170,7 @@ public struct PNGDecoder: IncrementalImageDecoder {
     public mutating func finish() throws(PNGError) -> Image {
         if let failure { throw failure }
         if case .ended = state, let image = preview() { return image }
-        let error = PNGError.truncated(offset: input.offset(input.count), partial: preview())
+        let error = PNGError.truncated(offset: position + input.count, partial: preview())
         failure = error
         throw error
     }
@@ -127,7 +190,7 @@ public struct PNGDecoder: IncrementalImageDecoder {
     }
 
     /// The outer loop: each state waits for the bytes it needs and returns when they are short.
-    private mutating func run(_ events: inout [DecodingEvent]) throws(PNGError) {
+    private mutating func run(_ input: inout Cursor, _ events: inout [DecodingEvent]) throws(PNGError) {
         while true {
             switch state {
             case .signature:
@@ -157,12 +220,8 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 input.consume(chunk.length + 4)
                 state = .chunkHeader
                 if UInt32(truncatingIfNeeded: crc) != declared && options.checkCRC {
-                    if chunk.type.isCritical {
-                        throw .badCRC(chunk: chunk.type.description, declared: declared,
-                                      computed: UInt32(truncatingIfNeeded: crc), offset: chunk.start)
-                    }
-                    events.append(.warning("\(chunk.type) chunk at byte \(chunk.start) skipped: CRC mismatch"))
-                    continue
+                    throw .badCRC(chunk: chunk.type.description, declared: declared,
+                                  computed: UInt32(truncatingIfNeeded: crc), offset: chunk.start)
                 }
                 try handle(chunk, data[...], &events)
 
@@ -171,24 +230,11 @@ public struct PNGDecoder: IncrementalImageDecoder {
                     state = .checksum(chunk, computed: crc)
                     continue
                 }
-                guard !input.isEmpty, var decoder = imageData else { return }
-                // Moved out while it works so that its pixel buffer stays uniquely owned.
-                imageData = nil
+                guard !input.isEmpty, imageData != nil else { return }
                 let n = min(remaining, input.count)
-                let offset = input.offset()
-                var thrown: PNGError?
-                input.withUnsafeUnread { unread in
-                    let bytes = UnsafeBufferPointer(rebasing: unread[0 ..< n])
-                    crc = CZlib.crc32(crc, bytes.baseAddress, UInt32(n))
-                    let piece = UnsafeRawBufferPointer(bytes)
-                    do throws(PNGError) {
-                        try decoder.feed(piece, fileOffset: offset, events: &events)
-                    } catch {
-                        thrown = error
-                    }
-                }
-                imageData = decoder
-                if let thrown { throw thrown }
+                let bytes = input.unread(n)
+                crc = CZlib.crc32(crc, bytes.baseAddress, UInt32(n))
+                try imageData?.feed(UnsafeRawBufferPointer(bytes), fileOffset: input.offset(), events: &events)
                 input.consume(n)
                 remaining -= n
                 state = .imageData(chunk, remaining: remaining, crc: crc)
@@ -200,9 +246,7 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 }
                 guard !input.isEmpty else { return }
                 let n = min(remaining, input.count)
-                input.withUnsafeUnread { unread in
-                    crc = CZlib.crc32(crc, unread.baseAddress, UInt32(n))
-                }
+                crc = CZlib.crc32(crc, input.unread(n).baseAddress, UInt32(n))
                 input.consume(n)
                 remaining -= n
                 state = .skipping(chunk, remaining: remaining, crc: crc)
@@ -212,11 +256,8 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 input.consume(4)
                 state = .chunkHeader
                 if UInt32(truncatingIfNeeded: computed) != declared && options.checkCRC {
-                    if chunk.type.isCritical {
-                        throw .badCRC(chunk: chunk.type.description, declared: declared,
-                                      computed: UInt32(truncatingIfNeeded: computed), offset: chunk.start)
-                    }
-                    events.append(.warning("\(chunk.type) chunk at byte \(chunk.start): CRC mismatch"))
+                    throw .badCRC(chunk: chunk.type.description, declared: declared,
+                                  computed: UInt32(truncatingIfNeeded: computed), offset: chunk.start)
                 }
 
             case .ended:
@@ -236,6 +277,8 @@ public struct PNGDecoder: IncrementalImageDecoder {
         let type = chunk.type
         guard let info else {
             guard type == .IHDR else { throw .missingHeader(offset: chunk.start) }
+            // Known from the length field alone: no need to wait for (possibly 2 GiB of) data.
+            guard chunk.length == 13 else { throw .invalidHeaderLength(length: UInt32(chunk.length), offset: chunk.start) }
             state = .chunkBody(chunk)
             return
         }
@@ -245,6 +288,8 @@ public struct PNGDecoder: IncrementalImageDecoder {
             state = .imageData(chunk, remaining: chunk.length, crc: Self.crc(CZlib.crc32(0, nil, 0), type.bytes))
             return
         }
+        // Events in stream order: rows decoded from earlier IDATs come before whatever this chunk reports.
+        flushRows(&events)
         if seenIDAT && !imageDataEnded {
             imageDataEnded = true
             if let imageData, imageData.rowsComplete && !imageData.streamEnded {
@@ -265,7 +310,14 @@ public struct PNGDecoder: IncrementalImageDecoder {
             // another chunk report the split, not the shortfall.
             if let imageData, !imageData.rowsComplete { throw .notEnoughImageData(offset: chunk.start) }
             state = .chunkBody(chunk)
-        case .tRNS, .gAMA, .cHRM, .sRGB, .iCCP, .tEXt, .zTXt, .iTXt, .pHYs, .tIME, .bKGD, .sBIT, .eXIf:
+        case .iCCP, .tEXt, .zTXt, .iTXt, .eXIf:
+            // Refused before buffering: what is kept is at least about as large as the chunk
+            // (deflate cannot shrink data by more than its few bytes of framing).
+            if chunk.length > metadataBudget + 64 {
+                throw .limitExceeded(.metadata(limit: limits.maxMetadataBytes), offset: chunk.start)
+            }
+            state = .chunkBody(chunk)
+        case .tRNS, .gAMA, .cHRM, .sRGB, .pHYs, .tIME, .bKGD, .sBIT:
             state = .chunkBody(chunk)
         default:
             if type.isCritical { throw .unknownCriticalChunk(chunk: type.description, offset: chunk.start) }
@@ -322,6 +374,8 @@ public struct PNGDecoder: IncrementalImageDecoder {
             if seenIDAT { return skip("after IDAT") }
             if seenOnce.contains(type.value) { return skip("duplicate") }
             if info.colorType == .palette && !seenPLTE { return skip("before PLTE") }
+            // libpng ignores an empty palette tRNS rather than adding an all-opaque alpha channel.
+            if info.colorType == .palette && data.isEmpty { return skip("empty") }
             let transparency = try info.parseTransparency(data, offset: chunk.start)
             seenOnce.insert(type.value)
             info.transparency = transparency

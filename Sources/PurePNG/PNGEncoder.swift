@@ -25,7 +25,8 @@ public struct PNGEncodingOptions: Sendable, Equatable {
     public var interlaced: Bool = false
     /// nil: the colour type of the image's ``PixelFormat``. Others convert losslessly or throw
     /// ``PNGError/unrepresentable(_:)``: gray needs R == G == B, dropping alpha needs an opaque
-    /// image, ``PNGColorType/palette`` needs at most 2^bitDepth distinct colours.
+    /// image, ``PNGColorType/palette`` needs at most 2^bitDepth distinct colours (from a 16-bit
+    /// image, colours 8 bits hold exactly: every sample a multiple of 257).
     public var colorType: PNGColorType? = nil
     /// nil: 8 or 16 as the image's samples (palette: the smallest depth its colours fit).
     /// 16 from an 8-bit image widens by 257; 8 from a 16-bit image rounds; gray at 1, 2 or 4
@@ -62,9 +63,10 @@ public enum PNGEncoder {
         }
         let plan = try EncodingPlan(width: image.width, height: image.height, format: image.format,
                                     options: options, image: image)
+        // No up-front reservation: a guess from the raw size would leave the returned array
+        // holding many times its length for compressible images; doubling growth costs a
+        // few milliseconds against seconds of deflate.
         var w = ChunkWriter()
-        // A guess that avoids most regrowth: filtered photos compress to roughly half.
-        w.reserve(image.pixels.count / 2 + 1024)
         try plan.writeHeader(metadata: options.writeMetadata ? image.metadata : ImageMetadata(), into: &w)
         let engine = try plan.makeEngine()
         let packer = plan.packer

@@ -169,33 +169,3 @@ enum PNGMetadata {
     }
 }
 
-/// The few EXIF facts the decoder reports: the orientation tag (0x0112) of IFD0.
-enum EXIF {
-    /// The orientation in a TIFF structure (either byte order), `.up` when the tag is absent
-    /// or out of range; nil when the bytes are not a TIFF header.
-    static func orientation(_ b: [UInt8]) -> Orientation? {
-        guard b.count >= 8 else { return nil }
-        let little: Bool
-        if b[0] == 0x49 && b[1] == 0x49 && b[2] == 42 && b[3] == 0 { little = true }
-        else if b[0] == 0x4D && b[1] == 0x4D && b[2] == 0 && b[3] == 42 { little = false }
-        else { return nil }
-        func u16(_ i: Int) -> Int? {
-            guard i >= 0, i + 2 <= b.count else { return nil }
-            return little ? Int(b[i]) | Int(b[i + 1]) << 8 : Int(b[i]) << 8 | Int(b[i + 1])
-        }
-        func u32(_ i: Int) -> Int? {
-            guard let lo = u16(little ? i : i + 2), let hi = u16(little ? i + 2 : i) else { return nil }
-            return hi << 16 | lo
-        }
-        guard let ifd = u32(4), let count = u16(ifd) else { return .up }
-        for k in 0 ..< count {
-            let entry = ifd + 2 + 12 * k
-            guard let tag = u16(entry), let type = u16(entry + 2) else { return .up }
-            if tag == 0x0112 {
-                guard type == 3, let value = u16(entry + 8) else { return .up }
-                return Orientation(rawValue: value) ?? .up
-            }
-        }
-        return .up
-    }
-}

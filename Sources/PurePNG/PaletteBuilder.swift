@@ -49,22 +49,23 @@ struct PaletteIndex: Sendable, Equatable {
         }
     }
 
-    /// A pixel as packed 8-bit RGBA; 16-bit samples are narrowed with rounding, as
-    /// ImageCore's conversion to 8 bits does, since PLTE entries are 8-bit.
+    /// A pixel as packed 8-bit RGBA. PLTE entries are 8-bit, so a 16-bit sample maps to
+    /// `v / 257`; ``build(from:maxColors:)`` has checked that the division is exact.
     @inline(__always)
     static func rgba8(_ p: (r: UInt32, g: UInt32, b: UInt32, a: UInt32), sixteenBit: Bool) -> UInt32 {
-        @inline(__always) func n(_ v: UInt32) -> UInt32 { sixteenBit ? (v &* 255 &+ 32895) >> 16 : v }
+        @inline(__always) func n(_ v: UInt32) -> UInt32 { sixteenBit ? v / 257 : v }
         return n(p.r) << 24 | n(p.g) << 16 | n(p.b) << 8 | n(p.a)
     }
 
-    /// The exact colours of `image`; throws ``PNGError/unrepresentable(_:)`` beyond `maxColors`.
+    /// The exact colours of `image`; throws ``PNGError/unrepresentable(_:)`` beyond `maxColors`
+    /// or for a 16-bit sample that 8 bits cannot hold exactly (not a multiple of 257).
     static func build(from image: Image, maxColors: Int) throws(PNGError) -> PaletteIndex {
         var seen = Set<UInt32>()
         let format = image.format
         let bpp = format.bytesPerPixel
         let channels = format.channels
         let sixteen = format.is16Bit
-        var tooMany = false
+        var tooMany = false, inexact = false
         image.pixels.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }
             var last: UInt32 = 0, haveLast = false
@@ -75,12 +76,18 @@ struct PaletteIndex: Sendable, Equatable {
                             : UInt32(px.load(fromByteOffset: ch, as: UInt8.self))
                 }
                 let a: UInt32 = format.hasAlpha ? s(channels - 1) : (sixteen ? 65535 : 255)
+                if sixteen {
+                    for ch in 0 ..< channels where s(ch) % 257 != 0 { inexact = true; return }
+                }
                 let color = format.isColor ? rgba8((s(0), s(1), s(2), a), sixteenBit: sixteen)
                                            : rgba8((s(0), s(0), s(0), a), sixteenBit: sixteen)
                 if haveLast && color == last { continue }
                 last = color; haveLast = true
                 if seen.insert(color).inserted && seen.count > maxColors { tooMany = true; return }
             }
+        }
+        if inexact {
+            throw .unrepresentable("a palette holds 8-bit colours; this 16-bit image has samples 8 bits cannot hold exactly")
         }
         if tooMany {
             throw .unrepresentable("the image has more than \(maxColors) colours, too many for its palette")

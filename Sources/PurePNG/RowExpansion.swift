@@ -116,6 +116,10 @@ struct RowExpander: Sendable {
     static func swap16(_ raw: UnsafePointer<UInt8>, samples: Int, into out: UnsafeMutablePointer<UInt8>) {
         let r = UnsafeRawPointer(raw), o = UnsafeMutableRawPointer(out)
         var i = 0
+        #if _endian(big)
+        o.copyMemory(from: r, byteCount: 2 &* samples)
+        return
+        #endif
         while i &+ 8 <= samples {
             let v = r.loadUnaligned(fromByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
             o.storeBytes(of: (v &<< 8) | (v &>> 8), toByteOffset: 2 &* i, as: SIMD8<UInt16>.self)

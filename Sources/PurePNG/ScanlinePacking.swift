@@ -44,16 +44,27 @@ struct ScanlinePacker: Sendable {
         let srcBPP = source.bytesPerPixel
         let sameLayout = layout.colorType != .palette && source.channels == layout.channels
             && source.bitsPerSample == layout.bitDepth
-        if sameLayout && step == 1 {
-            let start = row + first * srcBPP
-            if source.is16Bit {
-                for i in 0 ..< count * source.channels {
-                    let v = start.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self)
-                    out[2 * i] = UInt8(truncatingIfNeeded: v >> 8)
-                    out[2 * i + 1] = UInt8(truncatingIfNeeded: v)
+        if sameLayout {
+            if step == 1 && !source.is16Bit {
+                out.update(from: (row + first * srcBPP).assumingMemoryBound(to: UInt8.self), count: count * srcBPP)
+                return
+            }
+            // Adam7 passes and 16-bit rows: pixel by pixel, samples swapped to big-endian.
+            let samples = source.channels
+            var o = out
+            for k in 0 ..< count {
+                let px = row + (first + k * step) * srcBPP
+                if source.is16Bit {
+                    for ch in 0 ..< samples {
+                        let v = px.loadUnaligned(fromByteOffset: 2 * ch, as: UInt16.self)
+                        o[0] = UInt8(truncatingIfNeeded: v >> 8)
+                        o[1] = UInt8(truncatingIfNeeded: v)
+                        o += 2
+                    }
+                } else {
+                    o.update(from: px.assumingMemoryBound(to: UInt8.self), count: srcBPP)
+                    o += srcBPP
                 }
-            } else {
-                out.update(from: start.assumingMemoryBound(to: UInt8.self), count: count * srcBPP)
             }
             return
         }

@@ -41,14 +41,14 @@ struct CLI {
         if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
         try input.fileHandleForWriting.close()
         // Read both pipes to the end before waiting, so a large output cannot block the child.
-        var outData = Data(), errData = Data()
+        let outBox = DataBox()
         let group = DispatchGroup()
         group.enter()
-        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        errData = err.fileHandleForReading.readDataToEndOfFile()
+        DispatchQueue.global().async { outBox.data = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
         if group.wait(timeout: .now() + timeout) == .timedOut { process.terminate() }
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: [UInt8](outData),
+        return Result(status: process.terminationStatus, stdout: [UInt8](outBox.data),
                       stderr: String(decoding: errData, as: UTF8.self),
                       exitedNormally: process.terminationReason == .exit)
     }
@@ -59,4 +59,9 @@ struct CLI {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
+}
+
+/// Written by the reader thread before `group.leave()`, read after `group.wait()`: the group orders the accesses.
+private final class DataBox: @unchecked Sendable {
+    var data = Data()
 }

@@ -1,6 +1,6 @@
 import Foundation
 import ImageCore
-@testable import PureGIF
+@_spi(Testing) import PureGIF
 
 /// One decoding run: every event, the canvas CRC after each completed frame, the error if any.
 struct DecodeRun: Equatable {

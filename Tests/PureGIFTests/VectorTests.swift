@@ -1,7 +1,7 @@
 import Foundation
 import ImageCore
 import Testing
-@testable import PureGIF
+@_spi(Testing) import PureGIF
 
 @Suite("GIF vectors")
 struct VectorTests {

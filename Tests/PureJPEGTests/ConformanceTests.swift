@@ -116,3 +116,63 @@ struct ConformanceTests {
         }
     }
 }
+
+/// One row of Vectors/jpeg-extra/manifest.tsv: layouts and options (scaling, box upsampling,
+/// multi-scan sequential) with djpeg references.
+struct ExtraVector: Sendable, CustomStringConvertible {
+    var file: String
+    var scale: Int
+    var fancy: Bool
+    var expected: String
+    var description: String { "\(file) scale \(scale)/8\(fancy ? "" : " box")" }
+
+    static let all: [ExtraVector] = {
+        guard let text = try? String(contentsOf: TestVectors.url("jpeg-extra/manifest.tsv"), encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").dropFirst().compactMap { line in
+            let f = line.split(separator: "\t").map(String.init)
+            guard f.count >= 4, let scale = Int(f[1]) else { return nil }
+            return ExtraVector(file: f[0], scale: scale, fancy: f[2] == "1", expected: f[3])
+        }
+    }()
+}
+
+@Suite("JPEG decoder options and layouts against djpeg")
+struct ExtraConformanceTests {
+    @Test("extra manifest is present")
+    func present() { #expect(ExtraVector.all.count >= 20) }
+
+    @Test("bit-exact with djpeg -scale / -nosmooth", arguments: ExtraVector.all)
+    func exact(_ vector: ExtraVector) throws {
+        let bytes = try TestVectors.bytes("jpeg-extra/" + vector.file)
+        let options = JPEGDecodingOptions(scale: vector.scale, fancyUpsampling: vector.fancy)
+        let image = try JPEGDecoder.decode(bytes, options: options)
+        let reference = try #require(readPNM(try TestVectors.bytes("jpeg-extra/" + vector.expected)))
+        let (maxDiff, psnr) = compare(image, reference)
+        #expect(maxDiff == 0, "max difference \(maxDiff), PSNR \(psnr) dB")
+        // Chunked input gives the same pixels (multi-scan sequential files use coefficient mode).
+        #expect(try decodeInPieces(bytes, size: 61, options: options).result.get() == image)
+    }
+
+    @Test("16-bit quantization tables make an extended (SOF1) file")
+    func extended() throws {
+        var decoder = JPEGDecoder()
+        _ = try decoder.append(try TestVectors.bytes("jpeg-extra/dqt16_sof1.jpg"))
+        #expect(decoder.info?.process == .extended)
+        #expect(decoder.info?.estimatedQuality == 2)
+    }
+
+    @Test("a fractional sampling ratio is unsupported, not a wrong image")
+    func fractional() throws {
+        var bytes = try TestVectors.bytes("jpeg-extra/samp_3x1.jpg")
+        // Cb 1x1 -> 2x1: Hmax 3 / 2 is not whole (libjpeg's JERR_FRACT_SAMPLE_NOTIMPL).
+        var i = 0
+        while i + 1 < bytes.count && !(bytes[i] == 0xFF && bytes[i + 1] == 0xC0) { i += 1 }
+        bytes[i + 10 + 3 + 1] = 0x21
+        do {
+            _ = try JPEGDecoder.decode(bytes)
+            Issue.record("decoded")
+        } catch {
+            #expect(error.code == "unsupported")
+        }
+    }
+}

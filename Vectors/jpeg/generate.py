@@ -14,6 +14,10 @@ Layout:
   kernels/*.bin      libjpeg-turbo's own intermediate results (see kernel_dump.c) for the IDCT,
                      upsampling and colour-conversion kernel tests.
   manifest.tsv       file, width, height, components, process, sampling, expected, error, note.
+  scaled/            `djpeg -dct int -scale 1/N` of some valid files (N = 2, 4, 8), listed in
+                     manifest_scaled.tsv: file, scale denominator, width, height, expected.
+                     libjpeg-turbo decodes subsampled chroma with a larger IDCT when scaling
+                     (see JPEGKernels.blockSize) and turns fancy upsampling off at 1/8.
 """
 import io
 import os
@@ -30,6 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 VALID = os.path.join(HERE, "valid")
 INVALID = os.path.join(HERE, "invalid")
 KERNELS = os.path.join(HERE, "kernels")
+SCALED = os.path.join(HERE, "scaled")
 TMP = tempfile.mkdtemp(prefix="jpegvec")
 SAMPLE_DATA = os.environ.get("MPL_SAMPLE_DATA", "/tmp/mpl/matplotlib/mpl-data/sample_data")
 DUMP = os.path.join(TMP, "kernel_dump")
@@ -440,8 +445,28 @@ def make_kernels():
         run([DUMP, os.path.join(VALID, name + ".jpg"), "cmyk", os.path.join(KERNELS, "cmyk_%s.bin" % name)])
 
 
+def make_scaled():
+    out = []
+    names = ["s420_q75", "s444_q75", "s422_q75", "s440_q75", "s411_q75", "s410_q75", "smixed_odd33x31",
+             "s420_odd33x31", "gray_q75", "progressive_420", "photo256_420_q90", "s420_w05", "cmyk_adobe"]
+    for name in names:
+        src = os.path.join(VALID, name + ".jpg")
+        for denom in (2, 4, 8):
+            data = run(["djpeg", "-dct", "int", "-scale", "1/%d" % denom, "-pnm", src])
+            ext = ".pgm" if data[:2] == b"P5" else ".ppm"
+            rel = "scaled/%s_1_%d%s" % (name, denom, ext)
+            with open(os.path.join(HERE, rel), "wb") as f:
+                f.write(data)
+            w, h = data.split(b"\n")[1].split()
+            out.append(["valid/" + name + ".jpg", denom, int(w), int(h), rel])
+    with open(os.path.join(HERE, "manifest_scaled.tsv"), "w") as f:
+        f.write("file\tscale_denominator\twidth\theight\texpected\n")
+        for r in out:
+            f.write("\t".join(str(x) for x in r) + "\n")
+
+
 def main():
-    for d in (VALID, INVALID, KERNELS):
+    for d in (VALID, INVALID, KERNELS, SCALED):
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
     subprocess.run(["cc", "-O2", "-o", DUMP, os.path.join(HERE, "kernel_dump.c"), "-ljpeg"], check=True)
@@ -449,6 +474,7 @@ def main():
     make_valid(srcs)
     make_invalid(srcs)
     make_kernels()
+    make_scaled()
     with open(os.path.join(HERE, "manifest.tsv"), "w") as f:
         f.write("file\twidth\theight\tcomponents\tprocess\tsampling\texpected\terror\tnote\n")
         for r in rows:

@@ -225,9 +225,9 @@ def main():
             + chunk(b"prVt", b"private ancillary chunk"))
     after = chunk(b"tIME", struct.pack(">HBBBBB", 2024, 2, 29, 12, 30, 45))
     make("metadata.png", 8, 8, 8, 2, extra_before=meta, extra_after=after, seed=60)
-    # A malformed ancillary chunk (gAMA of 3 bytes) and a bad-CRC ancillary: warnings, not errors.
+    # Malformed ancillary chunks (gAMA of 3 bytes, sRGB intent 9): warnings, not errors.
     make("bad-ancillary.png", 8, 4, 8, 0, extra_before=chunk(b"gAMA", b"\x00\x01\x02")
-         + chunk(b"tEXt", b"Key\x00value", bad_crc=True), seed=61)
+         + chunk(b"sRGB", b"\x09"), seed=61)
 
     # Invalid files (not in expected.txt; the tests name their errors).
     write("huge-dimensions.png", SIGNATURE + ihdr(100000, 100000, 8, 6) + chunk(b"IDAT", zlib.compress(b""))
@@ -244,6 +244,7 @@ def main():
     write("err-no-idat.png", SIGNATURE + ihdr(4, 2, 8, 0) + chunk(b"IEND", b""))
     write("err-bad-crc.png", SIGNATURE + ihdr(4, 2, 8, 0) + chunk(b"IDAT", zlib.compress(good_rows), bad_crc=True)
           + chunk(b"IEND", b""))
+    write("err-bad-crc-text.png", image_file(good_rows, before=chunk(b"tEXt", b"Key\x00value", bad_crc=True)))
     write("err-after-end.png", image_file(good_rows) + chunk(b"tEXt", b"late\x00text"))
     write("err-unknown-critical.png", image_file(good_rows, before=chunk(b"CRIT", b"x")))
     write("err-missing-palette.png", image_file(good_rows, ctype=3))

@@ -1,0 +1,146 @@
+import ImageCore
+import PureJPEG
+
+/// Errors of ``ImageSource`` itself; decoding errors come through as the codec's own type
+/// (`PNGError`, `JPEGError`, `GIFError`, `JPNGError`).
+public enum ImageSourceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The first bytes match no registered format.
+    case unknownFormat(prefix: [UInt8])
+    /// `finish()` with no bytes at all.
+    case noData
+
+    public var description: String {
+        switch self {
+        case let .unknownFormat(prefix):
+            "not a recognised image (first bytes \(prefix.prefix(8).map { String($0, radix: 16) }.joined(separator: " ")))"
+        case .noData: "no image data"
+        }
+    }
+}
+
+/// One incremental decoding API over every format: sniffs the format from the first bytes,
+/// then drives that format's decoder.
+///
+/// ```swift
+/// var source = ImageSource()
+/// for try await chunk in download {
+///     for event in try source.append(chunk) {
+///         switch event {
+///         case .header(let header): print("\(header.fileFormat) \(header.width)x\(header.height)")
+///         case .rows, .passComplete, .scanComplete, .frameComplete:
+///             if let preview = source.preview() { show(preview) }
+///         default: break
+///         }
+///     }
+/// }
+/// let image = try source.finish()
+/// ```
+public struct ImageSource: Sendable {
+    public let registry: ImageDecoderRegistry
+    public let options: ImageSourceOptions
+    private var prefix: [UInt8] = []
+    private var decoder: (any ImageSourceDecoder)?
+    private var failure: ImageSourceError?
+
+    public init(registry: ImageDecoderRegistry = .standard, options: ImageSourceOptions = .init()) {
+        self.registry = registry
+        self.options = options
+    }
+
+    /// The format, once the first bytes have told it (JPEG becomes JPNG when the mask arrives).
+    public var format: ImageFileFormat? { decoder?.detectedFormat }
+
+    /// Size, pixel format and frame count so far, after the `.header` event.
+    public var header: ImageHeader? { decoder?.header }
+
+    public var metadata: ImageMetadata { decoder?.metadata ?? ImageMetadata() }
+
+    /// Feeds the next bytes; returns what became available.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) throws -> [DecodingEvent] {
+        if let failure { throw failure }
+        if let events = try withDecoder({ try $0.append(bytes) }) { return events }
+        prefix.append(contentsOf: bytes)
+        return try start(final: false)
+    }
+
+    public mutating func append<C: Collection>(_ bytes: C) throws -> [DecodingEvent] where C.Element == UInt8 {
+        if let events = try bytes.withContiguousStorageIfAvailable({ try append(UnsafeRawBufferPointer($0)) }) {
+            return events
+        }
+        return try Array(bytes).withUnsafeBytes { try append($0) }
+    }
+
+    /// Ends the input: the complete image (with the options' orientation, premultiplication
+    /// and size applied), or the codec's error (a truncation error carries the partial image).
+    public mutating func finish() throws -> Image {
+        if let failure { throw failure }
+        if decoder == nil {
+            if prefix.isEmpty { throw fail(.noData) }
+            _ = try start(final: true)
+        }
+        guard let image = try withDecoder({ try $0.finish() }) else { throw fail(.noData) }
+        return finalize(image)
+    }
+
+    /// The best displayable image so far, or nil before the header.
+    public func preview() -> Image? {
+        decoder?.preview()
+    }
+
+    /// Decodes a whole file. JPNG is recognised by its footer.
+    ///
+    /// ```swift
+    /// let image = try ImageSource.decode([UInt8](data), options: ImageSourceOptions(maxPixelSize: 1024))
+    /// ```
+    public static func decode(_ bytes: [UInt8], registry: ImageDecoderRegistry = .standard,
+                              options: ImageSourceOptions = .init()) throws -> Image {
+        if JPNGFooter.looksLikeJPNG(bytes), let footer = try? JPNGFooter(file: bytes),
+           footer.imageSize > 0, Int(footer.imageSize) < bytes.count {
+            var source = ImageSource(registry: registry, options: options)
+            return source.finalize(try JPNGDecoder.decode(bytes, limits: options.limits))
+        }
+        var source = ImageSource(registry: registry, options: options)
+        _ = try source.append(bytes)
+        return try source.finish()
+    }
+
+    /// Runs `body` on the decoder in place (moved out and back, so its buffers stay uniquely
+    /// referenced and are not copied); nil before the format is known.
+    private mutating func withDecoder<R>(_ body: (inout any ImageSourceDecoder) throws -> R) throws -> R? {
+        guard var current = decoder else { return nil }
+        decoder = nil
+        defer { decoder = current }
+        return try body(&current)
+    }
+
+    private mutating func fail(_ error: ImageSourceError) -> ImageSourceError {
+        failure = error
+        return error
+    }
+
+    private mutating func start(final: Bool) throws -> [DecodingEvent] {
+        switch registry.lookup(prefix, final: final) {
+        case nil:
+            return []
+        case .some(nil):
+            throw fail(.unknownFormat(prefix: Array(prefix.prefix(16))))
+        case let .some(entry?):
+            var made = entry.make(options)
+            let bytes = prefix
+            prefix = []
+            let events = try bytes.withUnsafeBytes { try made.append($0) }
+            decoder = made
+            return events
+        }
+    }
+
+    private func finalize(_ decoded: Image) -> Image {
+        var image = decoded
+        if options.applyOrientation { image = image.oriented(image.metadata.orientation) }
+        if let maxSide = options.maxPixelSize, maxSide > 0, max(image.width, image.height) > maxSide {
+            image = image.downsampled(maxPixelSize: maxSide)
+        }
+        if options.premultiplyAlpha { image = image.premultiplied() }
+        return image
+    }
+}

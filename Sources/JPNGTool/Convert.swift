@@ -1,0 +1,225 @@
+import ArgumentParser
+import Foundation
+import ImageCore
+import JPNG
+
+struct Convert: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Convert many images (files and folders) in parallel.",
+        discussion: """
+        --to auto picks per image: PNG for images with few colours or large flat areas (where
+        JPEG would be both larger and worse), JPNG for photographs with real transparency, JPEG
+        for opaque photographs; it says what it chose. A failure in one file does not stop the
+        others; the exit status is non-zero if any failed. A progress bar shows on a terminal.
+
+        Examples:
+          jpng convert photos/ --to jpeg --out-dir small/ --quality 80 --recursive
+          jpng convert *.png --to auto --jobs 4
+        """
+    )
+
+    @Argument(help: "Files and folders to convert.")
+    var inputs: [String]
+
+    @Option(help: "Output format: png, jpeg, jpng, pam or auto.")
+    var to: String
+
+    @Option(help: "Folder for the outputs (default: beside each input).")
+    var outDir: String?
+
+    @Flag(help: "Descend into sub-folders (their structure is kept under --out-dir).")
+    var recursive = false
+
+    @Option(help: "Files converted at once (default: the number of cores).")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @OptionGroup var encoder: EncoderOptionGroup
+
+    @Flag(help: "Overwrite existing outputs.")
+    var force = false
+
+    @Flag(help: "Print a line per converted file.")
+    var verbose = false
+
+    func validate() throws {
+        guard to == "auto" || OutputFormat(fileExtension: to) != nil else {
+            throw ValidationError("--to must be auto or one of \(OutputFormat.names)")
+        }
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+    }
+
+    func run() throws {
+        let tasks = try collectTasks()
+        let progress = ConversionProgress(total: tasks.count, showBar: isatty(STDERR_FILENO) != 0)
+        let fixed = to == "auto" ? nil : OutputFormat(fileExtension: to)
+        let settings = encoder.settings
+        let queue = WorkQueue(count: tasks.count)
+        let (force, verbose, auto) = (self.force, self.verbose, to == "auto")
+        DispatchQueue.concurrentPerform(iterations: min(jobs, max(tasks.count, 1))) { _ in
+            while let index = queue.next() {
+                let task = tasks[index]
+                do {
+                    let bytes = try readInput(task.input)
+                    let image = try decodeImage(bytes, name: task.input)
+                    let (format, reason) = fixed.map { ($0, "") } ?? chooseFormat(for: image)
+                    let output = task.outputBase + "." + format.fileExtension
+                    if output == task.input { throw CLIError("\(task.input): the output would overwrite the input (use --out-dir)") }
+                    if !force && fileExists(output) { throw CLIError("\(output): already exists (use --force to overwrite)") }
+                    let encoded = try encodeImage(image, as: format, settings: settings)
+                    try writeOutput(encoded, to: output)
+                    let line = auto || verbose ? "\(task.input) -> \(output)" + (auto ? " (\(format.rawValue.uppercased()): \(reason))" : "") : nil
+                    progress.finished(bytesIn: bytes.count, bytesOut: encoded.count, line: line)
+                } catch {
+                    progress.failed("jpng: \(String(describing: error).replacingOccurrences(of: "\n", with: " "))")
+                }
+            }
+        }
+        progress.finish()
+        if progress.failures > 0 { throw ExitCode.failure }
+    }
+
+    struct Task: Sendable {
+        var input: String
+        /// Output path without extension.
+        var outputBase: String
+    }
+
+    static let readableExtensions: Set<String> = ["png", "jpg", "jpeg", "jpe", "gif", "jpng"]
+
+    private func collectTasks() throws -> [Task] {
+        var tasks: [Task] = []
+        let fm = FileManager.default
+        for input in inputs {
+            var isDir: ObjCBool = false
+            guard fm.fileExists(atPath: input, isDirectory: &isDir) else {
+                FileHandle.standardError.write(Data("jpng: \(input): no such file or folder\n".utf8))
+                throw ExitCode.failure
+            }
+            if isDir.boolValue {
+                let root = URL(fileURLWithPath: input)
+                var files: [String] = []
+                if recursive {
+                    let walker = fm.enumerator(atPath: root.path)
+                    while let relative = walker?.nextObject() as? String { files.append(relative) }
+                } else {
+                    files = try fm.contentsOfDirectory(atPath: root.path)
+                }
+                for relative in files.sorted() where Self.readableExtensions.contains(fileExtension(relative)) {
+                    let path = root.appendingPathComponent(relative).path
+                    var sub: ObjCBool = false
+                    guard fm.fileExists(atPath: path, isDirectory: &sub), !sub.boolValue else { continue }
+                    tasks.append(Task(input: path, outputBase: outputBase(for: path, relative: relative)))
+                }
+            } else {
+                tasks.append(Task(input: input, outputBase: outputBase(for: input, relative: URL(fileURLWithPath: input).lastPathComponent)))
+            }
+        }
+        return tasks
+    }
+
+    private func outputBase(for path: String, relative: String) -> String {
+        let stem = URL(fileURLWithPath: relative).deletingPathExtension().relativePath
+        if let outDir { return URL(fileURLWithPath: outDir).appendingPathComponent(stem).path }
+        return URL(fileURLWithPath: path).deletingPathExtension().path
+    }
+}
+
+/// The `--to auto` choice, with the reason shown to the user.
+func chooseFormat(for image: Image) -> (OutputFormat, String) {
+    let rgba = image.converted(to: .rgba8)
+    var colours = Set<UInt32>()
+    var flatPairs = 0
+    rgba.pixels.withUnsafeBytes { raw in
+        let p = raw.bindMemory(to: UInt32.self)
+        for i in 0 ..< p.count {
+            if colours.count <= 256 { colours.insert(p[i]) }
+            if i % rgba.width != 0 && p[i] == p[i - 1] { flatPairs += 1 }
+        }
+    }
+    let pairs = max(1, rgba.height * (rgba.width - 1))
+    if colours.count <= 256 { return (.png, "\(colours.count) colours: PNG is exact and smaller") }
+    if flatPairs * 2 > pairs { return (.png, "large flat areas: PNG keeps sharp edges") }
+    if JPNGEncoder.hasTransparency(image) { return (.jpng, "photograph with transparency") }
+    return (.jpeg, "opaque photograph")
+}
+
+/// Hands out task indices to the workers.
+final class WorkQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    private var nextIndex = 0
+    private let count: Int
+    init(count: Int) { self.count = count }
+    func next() -> Int? {
+        lock.lock(); defer { lock.unlock() }
+        guard nextIndex < count else { return nil }
+        nextIndex += 1
+        return nextIndex - 1
+    }
+}
+
+/// Counts, the progress bar (stderr, on a terminal) and the summary line.
+final class ConversionProgress: @unchecked Sendable {
+    private let lock = NSLock()
+    private let total: Int
+    private let showBar: Bool
+    private var done = 0
+    private(set) var failures = 0
+    private var bytesIn = 0, bytesOut = 0
+    private var lastDraw = ContinuousClock.now
+    private let clock = ContinuousClock()
+
+    init(total: Int, showBar: Bool) {
+        self.total = total
+        self.showBar = showBar
+    }
+
+    func finished(bytesIn: Int, bytesOut: Int, line: String?) {
+        lock.lock(); defer { lock.unlock() }
+        done += 1
+        self.bytesIn += bytesIn
+        self.bytesOut += bytesOut
+        if let line { emit(line, toStderr: false) }
+        draw(force: false)
+    }
+
+    func failed(_ message: String) {
+        lock.lock(); defer { lock.unlock() }
+        done += 1
+        failures += 1
+        emit(message, toStderr: true)
+        draw(force: false)
+    }
+
+    func finish() {
+        lock.lock(); defer { lock.unlock() }
+        draw(force: true)
+        if showBar { FileHandle.standardError.write(Data("\n".utf8)) }
+        let failed = failures > 0 ? ", \(failures) failed" : ""
+        print("converted \(done - failures) of \(total) files\(failed); \(format(bytesIn)) in, \(format(bytesOut)) out")
+    }
+
+    private func emit(_ line: String, toStderr: Bool) {
+        if showBar { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if toStderr { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        draw(force: true)
+    }
+
+    private func draw(force: Bool) {
+        guard showBar else { return }
+        let now = clock.now
+        guard force || now - lastDraw > .milliseconds(50) || done == total else { return }
+        lastDraw = now
+        let width = 30
+        let filled = total == 0 ? width : done * width / total
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        let failed = failures > 0 ? ", \(failures) failed" : ""
+        let text = "\r\u{1B}[K[\(bar)] \(done)/\(total) files, \(format(bytesIn)) -> \(format(bytesOut))\(failed)"
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    private func format(_ bytes: Int) -> String {
+        if bytes >= 1 << 20 { return String(format: "%.1f MB", Double(bytes) / 1_048_576) }
+        if bytes >= 1 << 10 { return String(format: "%.1f KB", Double(bytes) / 1024) }
+        return "\(bytes) B"
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import PureJPEG
+
+extension ChromaSubsampling: ExpressibleByArgument {}
+
+/// Encoder options shared by the commands that write images.
+struct EncoderOptionGroup: ParsableArguments {
+    @Option(help: "PNG output: zlib compression level 0-9.")
+    var level: Int = 6
+
+    @Option(help: "JPEG output: quality 1-100.")
+    var quality: Int = 85
+
+    @Flag(help: "JPEG output: progressive.")
+    var progressive = false
+
+    @Option(help: "JPEG output: chroma subsampling 444, 422 or 420.")
+    var subsampling: ChromaSubsampling = .s420
+
+    @Flag(help: "JPEG output: optimized Huffman tables (always on for progressive).")
+    var optimize = false
+
+    func validate() throws {
+        guard (0 ... 9).contains(level) else { throw ValidationError("--level must be 0 to 9") }
+        guard (1 ... 100).contains(quality) else { throw ValidationError("--quality must be 1 to 100") }
+    }
+
+    var settings: EncodeSettings {
+        EncodeSettings(pngLevel: level, jpegQuality: quality, progressive: progressive,
+                       subsampling: subsampling, optimize: optimize)
+    }
+}
