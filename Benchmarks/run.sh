@@ -57,6 +57,16 @@ if (( v3 )); then
             [[ " $flags " == *" $f "* ]] || jpng_v3_note="this CPU lacks $f (not x86-64-v3)"
         done
         if [[ -z "$jpng_v3_note" ]]; then
+            # Swift 6.3's clang importer rejects -target-cpu x86-64-v3 ("clang importer
+            # creation failed"); haswell is the same ISA level (AVX2, BMI1/2, FMA, F16C,
+            # LZCNT, MOVBE), so use it when the probe fails, and say so in the report.
+            probe="$(mktemp -d)"
+            echo 'print(0)' > "$probe/probe.swift"
+            if ! swiftc -target-cpu x86-64-v3 -typecheck "$probe/probe.swift" >/dev/null 2>&1; then
+                echo "run: this swiftc does not accept -target-cpu x86-64-v3; using haswell (same ISA level)"
+                v3_flags="-Xswiftc -target-cpu -Xswiftc haswell"
+            fi
+            rm -rf "$probe"
             echo "run: swift build -c release --product jpng --scratch-path .build-v3 $v3_flags"
             # shellcheck disable=SC2086
             if ! (cd "$root" && swift build -c release --product jpng --scratch-path .build-v3 $v3_flags); then
