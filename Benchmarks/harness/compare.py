@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""Runs the reference harness (cbench) and `jpng bench` side by side and writes BENCHMARKS.md.
+
+Called by Benchmarks/run.sh, which builds the binaries first; see Benchmarks/README.md.
+Each measurement runs ROUNDS times; in every round each participant runs once (N timed
+iterations in process, the median of them printed), the order alternating between rounds so
+neither side always runs on a warmer or a busier machine. The figure reported is the median
+of the per-round medians.
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+
+LINE = re.compile(r"^(decode|encode) (PNG|JPEG|GIF) (\d+x\d+(?:x\d+)?) ([0-9.]+) MP/s(?: (\d+) bytes)?$")
+RUN_TIMEOUT = 1800  # seconds per invocation: a hang must not stall the whole run
+
+
+class Target:
+    """A goal from the issues: a minimum speed ratio (PureImage / reference), and for PNG
+    encodes a maximum output size relative to the reference."""
+
+    def __init__(self, min_ratio=None, max_size=None, text="—"):
+        self.min_ratio, self.max_size, self.text = min_ratio, max_size, text
+
+    def met(self, ratio, size_ratio):
+        if self.min_ratio is None and self.max_size is None:
+            return None
+        ok = ratio is not None and (self.min_ratio is None or ratio >= self.min_ratio)
+        if self.max_size is not None:
+            ok = ok and size_ratio is not None and size_ratio <= self.max_size
+        return ok
+
+
+NONE = Target()
+FASTER = Target(1.0, None, "ratio ≥ 1.0")
+PNG_ENCODE = Target(1 / 1.3, 1.02, "time ≤ 1.3× libpng (ratio ≥ 0.77), output ≤ +2%")
+JPEG_BASELINE = Target(1 / 1.25, None, "time ≤ 1.25× (ratio ≥ 0.80)")
+JPEG_PROGRESSIVE = Target(1 / 1.5, None, "time ≤ 1.5× (ratio ≥ 0.67)")
+JPEG_ENCODE = Target(1 / 1.3, None, "time ≤ 1.3× (ratio ≥ 0.77)")
+
+
+class Measurement:
+    def __init__(self, codec, file, op, label, iterations, target, level=None, quality=None):
+        self.codec, self.file, self.op, self.label = codec, file, op, label
+        self.iterations, self.target = iterations, target
+        self.level, self.quality = level, quality
+
+    def cbench_args(self, path, n):
+        codec = self.codec if self.op == "decode" else self.encode_to()
+        args = [self.op, codec, path, "-n", str(n)]
+        if self.level is not None:
+            args += ["--level", str(self.level)]
+        if self.quality is not None:
+            args += ["--quality", str(self.quality)]
+        return args
+
+    def jpng_args(self, path, n):
+        args = ["bench", path, "-n", str(n)]
+        if self.op == "encode":
+            args += ["--encode", "--to", self.encode_to()]
+            if self.quality is not None:
+                args += ["--quality", str(self.quality)]
+            if self.level is not None:
+                args += ["--level", str(self.level)]
+        return args
+
+    def encode_to(self):
+        return self.codec  # the codec row an encode sits in is the format it writes
+
+
+MEASUREMENTS = [
+    Measurement("png", "photo12.png", "decode", "decode RGB8", 5, FASTER),
+    Measurement("png", "alpha4.png", "decode", "decode RGBA8", 5, FASTER),
+    Measurement("png", "photo12.png", "encode", "encode level 6", 3, PNG_ENCODE, level=6),
+    Measurement("png", "alpha4.png", "encode", "encode level 6", 3, PNG_ENCODE, level=6),
+    Measurement("png", "photo12.png", "encode", "encode level 9", 1, NONE, level=9),
+    Measurement("jpeg", "photo12_420.jpg", "decode", "decode baseline 4:2:0", 9, JPEG_BASELINE),
+    Measurement("jpeg", "photo12_prog.jpg", "decode", "decode progressive 4:2:0", 5, JPEG_PROGRESSIVE),
+    Measurement("jpeg", "photo12_444.jpg", "decode", "decode baseline 4:4:4", 9, NONE),
+    Measurement("jpeg", "photo12_gray.jpg", "decode", "decode baseline gray", 9, NONE),
+    Measurement("jpeg", "photo1.jpg", "decode", "decode baseline 4:2:0 (1 MP)", 25, JPEG_BASELINE),
+    Measurement("jpeg", "photo12.png", "encode", "encode q85 4:2:0", 5, JPEG_ENCODE, quality=85),
+    Measurement("gif", "anim100.gif", "decode", "decode + composite all frames", 9, FASTER),
+]
+
+TITLES = {"png": "PNG (reference: libpng)", "jpeg": "JPEG (reference: libjpeg-turbo)",
+          "gif": "GIF (reference: giflib)"}
+
+
+class Result:
+    """What one participant produced for one measurement over all rounds."""
+
+    def __init__(self):
+        self.speeds, self.sizes, self.dims, self.failure = [], [], None, None
+
+    def speed(self):
+        return statistics.median(self.speeds) if self.speeds and not self.failure else None
+
+    def size(self):
+        return self.sizes[-1] if self.sizes and not self.failure else None
+
+
+def run_once(cmd, label, result, not_implemented):
+    """Runs one invocation, appending its figures to result or recording why it failed."""
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        result.failure = f"n/a (timed out after {RUN_TIMEOUT} s)"
+        return
+    except OSError as err:
+        result.failure = f"n/a ({err.strerror})"
+        return
+    if proc.returncode != 0:
+        result.failure = not_implemented
+        detail = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[0]
+        print(f"    {label}: exit {proc.returncode}: {detail}", flush=True)
+        return
+    lines = [l.strip() for l in proc.stdout.splitlines() if LINE.match(l.strip())]
+    if len(lines) != 1:
+        result.failure = "n/a (unexpected output)"
+        print(f"    {label}: cannot parse: {proc.stdout.strip()[:200]!r}", flush=True)
+        return
+    m = LINE.match(lines[0])
+    result.dims = m.group(3)
+    result.speeds.append(float(m.group(4)))
+    if m.group(5):
+        result.sizes.append(int(m.group(5)))
+    print(f"    {label:8} {lines[0]}", flush=True)
+
+
+def fmt_speed(result):
+    s = result.speed()
+    if s is None:
+        return result.failure or "n/a"
+    return f"{s:.1f}" if s >= 10 else f"{s:.2f}" if s >= 1 else f"{s:.3f}"
+
+
+def ratio_of(ours, ref):
+    a, b = ours.speed(), ref.speed()
+    return a / b if a is not None and b else None
+
+
+def fmt_bytes(n):
+    return f"{n:,}".replace(",", " ") if n is not None else "—"
+
+
+def command_output(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+def machine_lines():
+    model, physical = "unknown", set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpuinfo = f.read()
+        found = re.search(r"^model name\s*:\s*(.+)$", cpuinfo, re.M)
+        if found:
+            model = found.group(1).strip()
+        for block in cpuinfo.split("\n\n"):
+            pid = re.search(r"^physical id\s*:\s*(\d+)", block, re.M)
+            cid = re.search(r"^core id\s*:\s*(\d+)", block, re.M)
+            if pid and cid:
+                physical.add((pid.group(1), cid.group(1)))
+    except OSError:
+        pass
+    logical = os.cpu_count() or 0
+    cores = f"{logical} logical CPUs" + (f" ({len(physical)} cores)" if physical else "")
+    swift = command_output(["swift", "--version"]).splitlines()
+    cc = command_output(["cc", "--version"]).splitlines()
+    libs = []
+    for pkg, name in (("libpng16-16", "libpng"), ("libjpeg62-turbo", "libjpeg-turbo"), ("libgif7", "giflib")):
+        version = command_output(["dpkg-query", "-W", "-f=${Version}", pkg]) or "unknown"
+        libs.append(f"{name} {version} (`{pkg}`)")
+    return model, cores, (swift[0] if swift else "unknown"), (cc[0] if cc else "unknown"), libs
+
+
+def earlier_sections(path):
+    """The codec sections of an earlier report, so `--only` replaces just its own section;
+    each section states when it was measured."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return {}
+    sections, codec, lines = {}, None, []
+    for line in text.splitlines():
+        if line.startswith("## "):
+            if codec:
+                sections[codec] = "\n".join(lines)
+            codec = next((c for c, t in TITLES.items() if line[3:].strip() == t), None)
+            lines = [line]
+        elif codec:
+            lines.append(line)
+    if codec:
+        sections[codec] = "\n".join(lines)
+    return sections
+
+
+def load_average():
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cbench", required=True)
+    ap.add_argument("--jpng", required=True, help="the jpng binary (may not exist)")
+    ap.add_argument("--jpng-v3", help="the jpng binary built for x86-64-v3")
+    ap.add_argument("--jpng-note", default="", help="why jpng is missing, for the table")
+    ap.add_argument("--jpng-v3-note", default="")
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--only", choices=["png", "jpeg", "gif"])
+    ap.add_argument("-n", type=int, help="timed iterations per invocation (default: per measurement)")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--swift-flags", default="")
+    ap.add_argument("--commit", default="")
+    args = ap.parse_args()
+    if args.rounds < 1 or (args.n is not None and args.n < 1):
+        sys.exit("compare.py: -n and --rounds must be at least 1")
+
+    started = datetime.datetime.now(datetime.timezone.utc)
+    load_before = load_average()
+    measurements = [m for m in MEASUREMENTS if not args.only or m.codec == args.only]
+    participants = [("ref", args.cbench, None), ("ours", args.jpng, args.jpng_note)]
+    if args.jpng_v3:
+        participants.append(("v3", args.jpng_v3, args.jpng_v3_note))
+
+    results = []
+    for m in measurements:
+        path = os.path.join(args.corpus, m.file)
+        n = args.n or m.iterations
+        print(f"{m.codec} {m.file} {m.label} (-n {n}, {args.rounds} rounds)", flush=True)
+        res = {key: Result() for key, _, _ in participants}
+        for key, binary, note in participants:
+            if key != "ref" and (note or not os.access(binary, os.X_OK)):
+                res[key].failure = f"n/a ({note or 'jpng not built'})"
+        for r in range(args.rounds):
+            order = participants if r % 2 == 0 else list(reversed(participants))
+            for key, binary, _ in order:
+                if res[key].failure:
+                    continue
+                cmd = [binary] + (m.cbench_args(path, n) if key == "ref" else m.jpng_args(path, n))
+                label = {"ref": "cbench", "ours": "jpng", "v3": "jpng-v3"}[key]
+                run_once(cmd, label, res[key], "n/a (not implemented yet)" if key != "ref" else "n/a (reference failed)")
+        for key in ("ours", "v3"):
+            if key in res and not res[key].failure and res[key].dims != res["ref"].dims and res["ref"].dims:
+                res[key].failure = f"n/a (size mismatch: {res[key].dims} vs {res['ref'].dims})"
+        results.append((m, res))
+
+    model, cores, swift, cc, libs = machine_lines()
+    finished = datetime.datetime.now(datetime.timezone.utc)
+    out = []
+    out.append("# PureImage benchmarks\n")
+    out.append("Generated by `Benchmarks/run.sh`" + (f" `--only {args.only}` (other sections kept "
+               "from earlier runs)" if args.only else "") + "; see `Benchmarks/README.md` for what is measured and how. "
+               "Ratio = PureImage speed / reference speed (MP/s), so > 1 means PureImage is faster.\n")
+    out.append(f"- Date: {started:%Y-%m-%d %H:%M} UTC (run took {int((finished - started).total_seconds())} s)")
+    if args.commit:
+        out.append(f"- Source: commit {args.commit}")
+    out.append(f"- Machine: {model}, {cores}, {platform.system()} {platform.release()}")
+    out.append(f"- Load average before / after: {load_before} / {load_average()}")
+    out.append(f"- Compilers: {swift} (`swift build -c release`"
+               + (f", v3 column: `{args.swift_flags}`" if args.jpng_v3 else "") + f"); {cc} (`-O2`)")
+    out.append(f"- Libraries: {', '.join(libs)}")
+    n_text = f"-n {args.n}" if args.n else "per-measurement -n (shown in each row)"
+    rounds = f"{args.rounds} round" + ("s" if args.rounds != 1 else "")
+    out.append(f"- Method: {rounds}, C and Swift alternating; each invocation reads the "
+               f"file once and reports the median of its timed iterations ({n_text}); the table "
+               f"shows the median over rounds.\n")
+
+    kept = earlier_sections(args.out) if args.only else {}
+    for codec in ("png", "jpeg", "gif"):
+        rows = [(m, res) for m, res in results if m.codec == codec]
+        if not rows:
+            if codec in kept:
+                out.append(kept[codec].rstrip() + "\n")
+            continue
+        out.append(f"## {TITLES[codec]}\n")
+        out.append(f"_Measured {started:%Y-%m-%d %H:%M} UTC, commit {args.commit or '?'}, "
+                   f"load average before {load_before}._\n")
+        header = ["File", "Size", "Operation", "-n", "Reference MP/s", "PureImage MP/s", "Ratio"]
+        if args.jpng_v3:
+            header += ["PureImage v3 MP/s", "v3 ratio"]
+        header += ["Target", "Met", "Output bytes (reference / PureImage)"]
+        out.append("| " + " | ".join(header) + " |")
+        out.append("|" + "|".join("---" for _ in header) + "|")
+        for m, res in rows:
+            ref, ours = res["ref"], res["ours"]
+            ratio = ratio_of(ours, ref)
+            size_ratio = (ours.size() / ref.size()) if ours.size() and ref.size() else None
+            met = m.target.met(ratio, size_ratio)
+            met_text = "—" if met is None else ("n/a" if ratio is None else ("met" if met else "**not met**"))
+            dims = ref.dims or ours.dims or "?"
+            if codec == "gif" and dims.count("x") == 2:
+                w, h, f = dims.split("x")
+                dims = f"{w}x{h}, {f} frames"
+            row = [f"`{m.file}`", dims, m.label, str(args.n or m.iterations), fmt_speed(ref), fmt_speed(ours),
+                   f"{ratio:.2f}" if ratio is not None else "—"]
+            if args.jpng_v3:
+                v3 = res["v3"]
+                v3_ratio = ratio_of(v3, ref)
+                row += [fmt_speed(v3), f"{v3_ratio:.2f}" if v3_ratio is not None else "—"]
+            row.append(m.target.text)
+            row.append(met_text)
+            if m.op == "encode":
+                sizes = f"{fmt_bytes(ref.size())} / {fmt_bytes(ours.size())}"
+                if size_ratio is not None:
+                    sizes += f" ({(size_ratio - 1) * 100:+.1f}%)"
+                row.append(sizes)
+            else:
+                row.append("—")
+            out.append("| " + " | ".join(row) + " |")
+        out.append("")
+
+    with open(args.out, "w") as f:
+        f.write("\n".join(out).rstrip() + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
