@@ -65,7 +65,7 @@ struct Convert: ParsableCommand {
                     let output = task.outputBase + "." + format.fileExtension
                     if output == task.input { throw CLIError("\(task.input): the output would overwrite the input (use --out-dir)") }
                     if !force && fileExists(output) { throw CLIError("\(output): already exists (use --force to overwrite)") }
-                    let encoded = try encodeImage(image, as: format, settings: settings)
+                    let encoded = try encodeImage(image, as: format, settings: settings) { progress.note("jpng: \(task.input): \($0)") }
                     try writeOutput(encoded, to: output)
                     let line = auto || verbose ? "\(task.input) -> \(output)" + (auto ? " (\(format.rawValue.uppercased()): \(reason))" : "") : nil
                     progress.finished(bytesIn: bytes.count, bytesOut: encoded.count, line: line)
@@ -180,6 +180,12 @@ final class ConversionProgress: @unchecked Sendable {
         self.bytesOut += bytesOut
         if let line { emit(line, toStderr: false) }
         draw(force: false)
+    }
+
+    /// A notice about one file, printed above the bar.
+    func note(_ message: String) {
+        lock.lock(); defer { lock.unlock() }
+        emit(message, toStderr: true)
     }
 
     func failed(_ message: String) {

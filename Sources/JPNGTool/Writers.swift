@@ -38,21 +38,28 @@ struct EncodeSettings {
     var maskLevel = 9
 }
 
-/// Encodes `image` as `format`, noting on stderr anything the format cannot keep.
-func encodeImage(_ image: Image, as format: OutputFormat, settings: EncodeSettings) throws -> [UInt8] {
+/// Encodes `image` as `format`; `notice` hears of anything the format cannot keep (formats
+/// without alpha drop a fully opaque alpha channel silently: nothing is lost).
+func encodeImage(_ original: Image, as format: OutputFormat, settings: EncodeSettings,
+                 notice: (String) -> Void = printNotice) throws -> [UInt8] {
+    var image = original
+    let keepsAlpha = format == .png || format == .jpng || format == .pam
+    if image.format.hasAlpha && !keepsAlpha && !JPNGEncoder.hasTransparency(image) {
+        image = image.converted(to: image.format.withoutAlpha)
+    }
     switch format {
     case .png:
         var options = PNGEncodingOptions()
         options.compressionLevel = settings.pngLevel
         do { return try PNGEncoder.encode(image, options: options) } catch { throw CLIError("\(error)") }
     case .jpeg:
-        if image.format.hasAlpha { printNotice("the alpha channel is dropped in JPEG output (use .jpng to keep it)") }
+        if image.format.hasAlpha { notice("the alpha channel is dropped in JPEG output (use .jpng to keep it)") }
         var options = JPEGEncodingOptions(quality: settings.jpegQuality, subsampling: settings.subsampling,
                                           progressive: settings.progressive)
         if settings.optimize { options.optimizeHuffman = true }
         do { return try JPEGEncoder.encode(image, options: options) } catch { throw CLIError("\(error)") }
     case .jpng:
-        if !image.format.hasAlpha { printNotice("the image has no alpha channel: the JPNG mask is all opaque") }
+        if !image.format.hasAlpha { notice("the image has no alpha channel: the JPNG mask is all opaque") }
         let options = JPNGEncodingOptions(quality: settings.jpngQuality ?? Double(settings.jpegQuality) / 100,
                                           progressive: settings.progressive, subsampling: settings.subsampling,
                                           maskCompressionLevel: settings.maskLevel)
@@ -60,7 +67,7 @@ func encodeImage(_ image: Image, as format: OutputFormat, settings: EncodeSettin
     case .pam:
         return Netpbm.pam(image)
     case .ppm, .pgm:
-        if image.format.hasAlpha { printNotice("the alpha channel is dropped in .\(format.rawValue) output") }
+        if image.format.hasAlpha { notice("the alpha channel is dropped in .\(format.rawValue) output") }
         let target: PixelFormat = format == .pgm
             ? PixelFormat(color: false, alpha: false, sixteenBit: image.format.is16Bit)
             : PixelFormat(color: true, alpha: false, sixteenBit: image.format.is16Bit)
