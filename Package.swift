@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "PurePNG", dependencies: ["ImageCore", "CZlib"], exclude: ["Notes.md", "EncoderNotes.md"]),
         .target(name: "PureJPEG", dependencies: ["ImageCore"], exclude: ["Notes.md", "Encoder/EncoderNotes.md"]),
         .target(name: "PureGIF", dependencies: ["ImageCore"], exclude: ["Notes.md"]),
-        .target(name: "JPNG", dependencies: ["ImageCore", "PurePNG", "PureJPEG", "PureGIF"]),
+        .target(name: "JPNG", dependencies: ["ImageCore", "PurePNG", "PureJPEG", "PureGIF"], exclude: ["Notes.md"]),
         .executableTarget(
             name: "JPNGTool",
             dependencies: ["JPNG", .product(name: "ArgumentParser", package: "swift-argument-parser")]
