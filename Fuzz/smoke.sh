@@ -8,7 +8,8 @@ Fuzz/run.sh build
 status=0
 for t in png jpeg gif jpng imagesource; do
     echo "== fuzz $t for ${seconds}s" >&2
-    if ! Fuzz/run.sh "$t" "$seconds" > "Fuzz/out/smoke-$t.log" 2>&1; then
+    # The kill bounds a stall (e.g. the symbolizer after a trap) so CI cannot hang.
+    if ! timeout -s KILL $((seconds + 180)) Fuzz/run.sh "$t" "$seconds" > "Fuzz/out/smoke-$t.log" 2>&1; then
         echo "fuzz $t FAILED; see Fuzz/out/smoke-$t.log and Fuzz/out/artifacts-$t/" >&2
         tail -60 "Fuzz/out/smoke-$t.log" >&2
         status=1
