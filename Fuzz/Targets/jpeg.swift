@@ -1,0 +1,23 @@
+import ImageCore
+import PureJPEG
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let whole = try? JPEGDecoder.decode(bytes, limits: fuzzLimits)
+    // A second pass with DCT scaling when the first byte of the seed says so, to reach IDCTScaled.
+    let s = seed(of: bytes)
+    if s % 3 == 0 {
+        _ = try? JPEGDecoder.decode(bytes, limits: fuzzLimits, options: JPEGDecodingOptions(scale: [1, 2, 4][Int(s >> 8 % 3)]))
+    }
+    var decoder = JPEGDecoder(limits: fuzzLimits)
+    var offset = 0
+    var failed = false
+    for n in chunkSizes(count: size, seed: s) {
+        do { _ = try decoder.append(bytes[offset..<offset + n]) } catch { failed = true; break }
+        offset += n
+    }
+    let chunked = failed ? nil : try? decoder.finish()
+    agree(whole, chunked, "JPEG")
+    return 0
+}

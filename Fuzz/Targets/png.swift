@@ -1,0 +1,20 @@
+import ImageCore
+import PurePNG
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let whole = try? PNGDecoder.decode(bytes, limits: fuzzLimits)
+    // Chunked: same bytes in input-seeded pieces; must give the same pixels.
+    var decoder = PNGDecoder(limits: fuzzLimits)
+    var offset = 0
+    var failed = false
+    for n in chunkSizes(count: size, seed: seed(of: bytes)) {
+        do { _ = try decoder.append(bytes[offset..<offset + n]) } catch { failed = true; break }
+        offset += n
+    }
+    let chunked = failed ? nil : try? decoder.finish()
+    agree(whole, chunked, "PNG")
+    if whole != nil { _ = decoder.preview() }
+    return 0
+}

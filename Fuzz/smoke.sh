@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for SECONDS (default 60) each; fails on the first crash, hang or OOM.
+#   Fuzz/smoke.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+Fuzz/run.sh build
+status=0
+for t in png jpeg gif jpng imagesource; do
+    echo "== fuzz $t for ${seconds}s" >&2
+    # The kill bounds a stall (e.g. the symbolizer after a trap) so CI cannot hang.
+    if ! timeout -s KILL $((seconds + 180)) Fuzz/run.sh "$t" "$seconds" > "Fuzz/out/smoke-$t.log" 2>&1; then
+        echo "fuzz $t FAILED; see Fuzz/out/smoke-$t.log and Fuzz/out/artifacts-$t/" >&2
+        tail -60 "Fuzz/out/smoke-$t.log" >&2
+        status=1
+    else
+        grep -E "stat::number_of_executed_units|cov:" "Fuzz/out/smoke-$t.log" | tail -2 >&2
+    fi
+done
+exit $status

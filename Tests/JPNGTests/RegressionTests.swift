@@ -1,0 +1,62 @@
+import Foundation
+import ImageCore
+import JPNG
+import PureGIF
+import PureJPEG
+import PurePNG
+import Testing
+
+/// One file in `Vectors/regressions/` (a minimised fuzzer finding) and what it must decode to,
+/// from `Vectors/regressions/expected.tsv`: `file<TAB>codec<TAB>outcome`, where outcome is
+/// `image` or the error case's name (`truncated`, `limitExceeded`, ...).
+struct Regression: Sendable, CustomStringConvertible {
+    var file: String
+    var codec: HostileCodec
+    var outcome: String
+    var description: String { file }
+    var outcomes: [String] { outcome.split(separator: "|").map(String.init) }
+
+    static let all: [Regression] = {
+        guard let text = try? String(contentsOf: TestVectors.url("regressions/expected.tsv"), encoding: .utf8) else {
+            return []
+        }
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: "\t").map(String.init)
+            guard fields.count == 3, !line.hasPrefix("#"), let codec = HostileCodec(rawValue: fields[1]) else { return nil }
+            return Regression(file: fields[0], codec: codec, outcome: fields[2])
+        }
+    }()
+}
+
+/// The name of an error enum's case (`truncated` for `.truncated(offset:partial:)`).
+func caseName(_ error: any Error) -> String {
+    if let label = Mirror(reflecting: error).children.first?.label { return label }
+    return String(describing: error).split(separator: "(").first.map(String.init) ?? ""
+}
+
+@Suite("Fuzzer regressions")
+struct RegressionTests {
+    @Test("the manifest lists every file in Vectors/regressions")
+    func manifestComplete() {
+        let listed = Set(Regression.all.map(\.file))
+        let present = Set(TestVectors.files(in: "regressions").filter { $0 != "expected.tsv" })
+        #expect(listed == present)
+    }
+
+    @Test("each finding decodes to its typed error or an image, quickly", arguments: Regression.all)
+    func decodesToTypedOutcome(regression: Regression) throws {
+        let bytes = try TestVectors.bytes("regressions/" + regression.file)
+        let start = HostileInput.threadCPUSeconds()
+        let results = HostileInput.decode(bytes, with: regression.codec)
+        let elapsed = HostileInput.threadCPUSeconds() - start
+        #expect(elapsed < 5, "took \(elapsed) s")
+        for result in results {
+            #expect(HostileInput.verdict(result) == nil)
+            switch result {
+            // `a|b`: either outcome (GIF decodes twice, once through GIFAnimation).
+            case .success: #expect(regression.outcomes.contains("image"))
+            case let .failure(error): #expect(regression.outcomes.contains(caseName(error)), "\(error)")
+            }
+        }
+    }
+}
