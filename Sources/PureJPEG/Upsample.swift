@@ -127,30 +127,45 @@ enum Upsample {
         }
     }
 
+    /// Writes 32 output bytes for 16 input samples: `even` lane k is the output pair of sample
+    /// 2k, `odd` lane k that of sample 2k+1 (each 16-bit word: left output, right output).
+    /// The words are re-interleaved by masks and shifts on 32- and 64-bit views of the vectors
+    /// (no generic shuffles, which this module does not inline).
     @inline(__always)
-    static func load8(_ p: UnsafePointer<UInt8>) -> SIMD8<UInt16> {
-        SIMD8<UInt16>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self))
+    static func storeWords(even we: SIMD8<UInt16>, odd wo: SIMD8<UInt16>, _ output: UnsafeMutablePointer<UInt8>) {
+        let mask16 = SIMD4<UInt32>(repeating: 0xFFFF), mask32 = SIMD2<UInt64>(repeating: 0xFFFF_FFFF)
+        let e32 = unsafeBitCast(we, to: SIMD4<UInt32>.self), o32 = unsafeBitCast(wo, to: SIMD4<UInt32>.self)
+        // 32-bit lane m: samples 4m, 4m+1 (lo) and 4m+2, 4m+3 (hi).
+        let lo = unsafeBitCast((e32 & mask16) | (o32 &<< 16), to: SIMD2<UInt64>.self)
+        let hi = unsafeBitCast((e32 &>> 16) | (o32 & ~mask16), to: SIMD2<UInt64>.self)
+        // 64-bit lane n: samples 8n ... 8n+3 (q0) and 8n+4 ... 8n+7 (q1).
+        let q0 = (lo & mask32) | (hi &<< 32), q1 = (lo &>> 32) | (hi & ~mask32)
+        let out = UnsafeMutableRawPointer(output)
+        out.storeBytes(of: q0[0], as: UInt64.self)
+        out.storeBytes(of: q1[0], toByteOffset: 8, as: UInt64.self)
+        out.storeBytes(of: q0[1], toByteOffset: 16, as: UInt64.self)
+        out.storeBytes(of: q1[1], toByteOffset: 24, as: UInt64.self)
     }
 
-    /// Stores 8 even and 8 odd outputs interleaved as 16 bytes: each 16-bit lane holds an
-    /// (even, odd) pair, which little-endian memory lays out in order.
-    @inline(__always)
-    static func storeInterleaved(_ even: SIMD8<UInt16>, _ odd: SIMD8<UInt16>, _ p: UnsafeMutablePointer<UInt8>) {
-        UnsafeMutableRawPointer(p).storeBytes(of: even | (odd &<< 8), as: SIMD8<UInt16>.self)
-    }
-
-    /// h2v1 fancy, 8 input samples (16 outputs) per step in 16-bit lanes; the first and last input
-    /// samples, and a tail under 8, go through the scalar reference.
+    /// h2v1 fancy, 16 input samples (32 outputs) per step in 16-bit lanes, with the even/odd
+    /// split of ``fancyH2V2RowSIMD(near:far:inputWidth:outputWidth:output:)``; the first input
+    /// sample and the tail go through the scalar reference.
     static func fancyH2V1RowSIMD(_ input: UnsafePointer<UInt8>, inputWidth: Int, outputWidth: Int,
                                  output: UnsafeMutablePointer<UInt8>) {
         #if _endian(little)
+        typealias U = SIMD8<UInt16>
+        @inline(__always) func load(_ at: Int) -> U { UnsafeRawPointer(input + at).loadUnaligned(as: U.self) }
+        let low = U(repeating: 255)
         var i = 1
-        // Vector steps need in[i-1 ... i+8] and write out[2i ..< 2i+16].
-        while i + 9 <= inputWidth && 2 * i + 16 <= outputWidth {
-            let c = load8(input + i) &* 3
-            let l = load8(input + i - 1), r = load8(input + i + 1)
-            storeInterleaved((c &+ l &+ 1) &>> 2, (c &+ r &+ 2) &>> 2, output + 2 * i)
-            i += 8
+        // A step reads samples i-1 ... i+16 and writes out[2i ..< 2i+32].
+        while i &+ 17 <= inputWidth && 2 &* i &+ 32 <= outputWidth {
+            let a = load(i &- 1), b = load(i), c = load(i &+ 1)
+            let before = a & low, even = b & low, odd = b &>> 8, after = c &>> 8
+            let ce = even &* 3, co = odd &* 3
+            let we = ((ce &+ before &+ 1) &>> 2) | (((ce &+ odd &+ 2) &>> 2) &<< 8)
+            let wo = ((co &+ even &+ 1) &>> 2) | (((co &+ after &+ 2) &>> 2) &<< 8)
+            storeWords(even: we, odd: wo, output + 2 &* i)
+            i &+= 16
         }
         fancyH2V1Tail(input, from: i, inputWidth: inputWidth, outputWidth: outputWidth, output: output)
         #else
@@ -174,17 +189,38 @@ enum Upsample {
         }
     }
 
-    /// h2v2 fancy, 8 column sums (16 outputs) per step in 16-bit lanes (sums reach 4*4*255 + 8,
-    /// well inside 16 bits); edges and the tail go through scalar code with the same formula.
+    /// h2v2 fancy, 16 column sums (32 outputs) per step in 16-bit lanes (sums reach
+    /// 4*4*255 + 8, well inside 16 bits); edges and the tail go through scalar code with the
+    /// same formula.
+    ///
+    /// Only concrete SIMD operators are used: the generic `SIMD8<UInt16>(truncatingIfNeeded:)`
+    /// widening is not inlined here and cost a call per vector. Sixteen bytes loaded as eight
+    /// 16-bit lanes give the even samples (`& 255`) and the odd ones (`>> 8`) already widened;
+    /// loads at i-1, i and i+1 supply every neighbour in the right lane, and the even- and
+    /// odd-sample output words are interleaved back by masks and shifts on 32- and 64-bit views.
     static func fancyH2V2RowSIMD(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, inputWidth: Int,
                                  outputWidth: Int, output: UnsafeMutablePointer<UInt8>) {
         #if _endian(little)
-        @inline(__always) func sums(_ at: Int) -> SIMD8<UInt16> { load8(near + at) &* 3 &+ load8(far + at) }
+        typealias U = SIMD8<UInt16>
+        @inline(__always) func load(_ p: UnsafePointer<UInt8>, _ at: Int) -> U {
+            UnsafeRawPointer(p + at).loadUnaligned(as: U.self)
+        }
+        let low = U(repeating: 255)
         var i = 1
-        while i + 9 <= inputWidth && 2 * i + 16 <= outputWidth {
-            let c = sums(i) &* 3
-            storeInterleaved((c &+ sums(i - 1) &+ 8) &>> 4, (c &+ sums(i + 1) &+ 7) &>> 4, output + 2 * i)
-            i += 8
+        // A step reads samples i-1 ... i+16 and writes out[2i ..< 2i+32].
+        while i &+ 17 <= inputWidth && 2 &* i &+ 32 <= outputWidth {
+            let nearA = load(near, i &- 1), nearB = load(near, i), nearC = load(near, i &+ 1)
+            let farA = load(far, i &- 1), farB = load(far, i), farC = load(far, i &+ 1)
+            let before = (nearA & low) &* 3 &+ (farA & low)          // s[i+2k-1]
+            let even = (nearB & low) &* 3 &+ (farB & low)            // s[i+2k]
+            let odd = (nearB &>> 8) &* 3 &+ (farB &>> 8)             // s[i+2k+1]
+            let after = (nearC &>> 8) &* 3 &+ (farC &>> 8)           // s[i+2k+2]
+            let ce = even &* 3, co = odd &* 3
+            // Output word (out[2j], out[2j+1]) for j = i+2k (we) and j = i+2k+1 (wo).
+            let we = ((ce &+ before &+ 8) &>> 4) | (((ce &+ odd &+ 7) &>> 4) &<< 8)
+            let wo = ((co &+ even &+ 8) &>> 4) | (((co &+ after &+ 7) &>> 4) &<< 8)
+            storeWords(even: we, odd: wo, output + 2 &* i)
+            i &+= 16
         }
         @inline(__always) func sum(_ i: Int) -> Int {
             let j = min(max(i, 0), inputWidth - 1)
