@@ -42,7 +42,7 @@ struct EncoderKernelTests {
                 guard let s = src.baseAddress else { return }
                 var reference = [Int16](repeating: 0, count: 64)
                 reference.withUnsafeMutableBufferPointer { FDCT.forwardScalar(s, stride: 8, $0.baseAddress!) }
-                var ws = [Int32](repeating: 0, count: 64), fast = [Int16](repeating: 0, count: 64)
+                var ws = [Int16](repeating: 0, count: 64), fast = [Int16](repeating: 0, count: 64)
                 ws.withUnsafeMutableBufferPointer { w in
                     fast.withUnsafeMutableBufferPointer { FDCT.forward(s, stride: 8, into: w.baseAddress!, out: $0.baseAddress!) }
                 }

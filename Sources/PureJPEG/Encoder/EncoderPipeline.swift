@@ -21,7 +21,7 @@ final class MCURowProcessor {
     private let divisors: UnsafeMutablePointer<UInt16>
     private let rowMaps: UnsafeMutablePointer<UInt64>
     private let flags: UnsafeMutablePointer<UInt8>
-    private let workspace: UnsafeMutablePointer<Int32>
+    private let workspace: UnsafeMutablePointer<Int16>
     private let coefficients: UnsafeMutablePointer<Int16>
 
     init(layout: EncoderLayout, inputStride: Int, inputIsColor: Bool, quantTables: [[UInt16]]) {

@@ -52,13 +52,17 @@ enum FDCT {
         }
     }
 
-    /// The same transform written for speed: the row pass goes through a 64-entry `Int32`
-    /// workspace `ws`, the coefficients land in `out` (64 `Int16`s, natural order). The row
-    /// pass is straight-line code per row; the column pass is a loop whose iterations
-    /// (columns) touch disjoint, unit-stride addresses, which the compiler's loop vectorizer
-    /// turns into SSE2 code. Writing `Int16`s lets the quantizer work in 16-bit lanes.
+    /// The same transform written for speed: the row pass goes through a 64-entry `Int16`
+    /// workspace `ws` (every pass-1 output fits in 16 bits), the coefficients land in `out`
+    /// (64 `Int16`s, natural order). The row pass is straight-line code per row; the column
+    /// pass is a loop whose iterations (columns) touch disjoint, unit-stride addresses, which
+    /// the compiler's loop vectorizer turns into SSE2 code. As in the SIMD version (and
+    /// turbo's jfdctint-sse2) the column pass keeps its sums in 16 bits and distributes the
+    /// two products whose multiplicand could pass 16 bits (`tmp12 + tmp13`, `z3 + z4`), so
+    /// every product is a 16-bit value times a 16-bit constant: LLVM then multiplies with
+    /// `pmullw`/`pmulhw` instead of emulating 32-bit multiplies with `pmuludq` pairs.
     @inline(__always)
-    static func forward(_ src: UnsafePointer<UInt8>, stride: Int, into ws: UnsafeMutablePointer<Int32>,
+    static func forward(_ src: UnsafePointer<UInt8>, stride: Int, into ws: UnsafeMutablePointer<Int16>,
                         out: UnsafeMutablePointer<Int16>) {
         var p = src
         var row = ws
@@ -71,56 +75,62 @@ enum FDCT {
         }
         let shift = constBits &+ pass1Bits
         let round: Int32 = 1 &<< (shift &- 1)
-        for c in 0 ..< 8 {
-            let d0 = ws[c], d1 = ws[8 &+ c], d2 = ws[16 &+ c], d3 = ws[24 &+ c]
-            let d4 = ws[32 &+ c], d5 = ws[40 &+ c], d6 = ws[48 &+ c], d7 = ws[56 &+ c]
-            let tmp0 = d0 &+ d7, tmp7 = d0 &- d7, tmp1 = d1 &+ d6, tmp6 = d1 &- d6
-            let tmp2 = d2 &+ d5, tmp5 = d2 &- d5, tmp3 = d3 &+ d4, tmp4 = d3 &- d4
-            let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
-            ws[c] = (tmp10 &+ tmp11 &+ 2) &>> pass1Bits
-            ws[32 &+ c] = (tmp10 &- tmp11 &+ 2) &>> pass1Bits
-            let z1 = (tmp12 &+ tmp13) &* f0541
-            ws[16 &+ c] = (z1 &+ tmp13 &* f0765 &+ round) &>> shift
-            ws[48 &+ c] = (z1 &- tmp12 &* f1847 &+ round) &>> shift
-            let z5 = (tmp4 &+ tmp6 &+ tmp5 &+ tmp7) &* f1175
-            let b1 = (tmp4 &+ tmp7) &* (0 &- f0899), b2 = (tmp5 &+ tmp6) &* (0 &- f2562)
-            let b3 = (tmp4 &+ tmp6) &* (0 &- f1961) &+ z5, b4 = (tmp5 &+ tmp7) &* (0 &- f0390) &+ z5
-            ws[56 &+ c] = (tmp4 &* f0298 &+ b1 &+ b3 &+ round) &>> shift
-            ws[40 &+ c] = (tmp5 &* f2053 &+ b2 &+ b4 &+ round) &>> shift
-            ws[24 &+ c] = (tmp6 &* f3072 &+ b2 &+ b3 &+ round) &>> shift
-            ws[8 &+ c] = (tmp7 &* f1501 &+ b1 &+ b4 &+ round) &>> shift
+        @inline(__always) func w(_ x: Int16) -> Int32 { Int32(x) }
+        @inline(__always) func n(_ x: Int32) -> Int32 { (x &+ round) &>> shift }
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 64) { buffer in
+            guard let o = buffer.baseAddress else { return }
+            for c in 0 ..< 8 {
+                let d0 = ws[c], d1 = ws[8 &+ c], d2 = ws[16 &+ c], d3 = ws[24 &+ c]
+                let d4 = ws[32 &+ c], d5 = ws[40 &+ c], d6 = ws[48 &+ c], d7 = ws[56 &+ c]
+                let tmp0 = d0 &+ d7, tmp7 = d0 &- d7, tmp1 = d1 &+ d6, tmp6 = d1 &- d6
+                let tmp2 = d2 &+ d5, tmp5 = d2 &- d5, tmp3 = d3 &+ d4, tmp4 = d3 &- d4
+                let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
+                o[c] = (w(tmp10) &+ w(tmp11) &+ 2) &>> pass1Bits
+                o[32 &+ c] = (w(tmp10) &- w(tmp11) &+ 2) &>> pass1Bits
+                let z1 = w(tmp12) &* f0541 &+ w(tmp13) &* f0541
+                o[16 &+ c] = n(z1 &+ w(tmp13) &* f0765)
+                o[48 &+ c] = n(z1 &- w(tmp12) &* f1847)
+                let z3 = tmp4 &+ tmp6, z4 = tmp5 &+ tmp7
+                let z5 = w(z3) &* f1175 &+ w(z4) &* f1175
+                let b1 = w(tmp4 &+ tmp7) &* (0 &- f0899), b2 = w(tmp5 &+ tmp6) &* (0 &- f2562)
+                let b3 = w(z3) &* (0 &- f1961) &+ z5, b4 = w(z4) &* (0 &- f0390) &+ z5
+                o[56 &+ c] = n(w(tmp4) &* f0298 &+ b1 &+ b3)
+                o[40 &+ c] = n(w(tmp5) &* f2053 &+ b2 &+ b4)
+                o[24 &+ c] = n(w(tmp6) &* f3072 &+ b2 &+ b3)
+                o[8 &+ c] = n(w(tmp7) &* f1501 &+ b1 &+ b4)
+            }
+            // Narrowed in a loop of its own: with `Int16` stores in the loop above, the
+            // vectorizer gave it up (SSE2 has no cheap 32-to-16-bit truncation).
+            for i in 0 ..< 64 { out[i] = Int16(truncatingIfNeeded: o[i]) }
         }
-        // A separate narrowing loop: with `Int16` stores in the loop above, the vectorizer
-        // gave up on it (SSE2 has no cheap 32-to-16-bit truncation), which cost 25% more.
-        for i in 0 ..< 64 { out[i] = Int16(truncatingIfNeeded: ws[i]) }
     }
 
     /// One 1-D pass writing outputs `step` apart (1: a row, 8: a column).
     @inline(__always)
     private static func pass(_ d0: Int32, _ d1: Int32, _ d2: Int32, _ d3: Int32, _ d4: Int32, _ d5: Int32,
-                             _ d6: Int32, _ d7: Int32, _ out: UnsafeMutablePointer<Int32>, _ step: Int, first: Bool) {
+                             _ d6: Int32, _ d7: Int32, _ o: UnsafeMutablePointer<Int16>, _ step: Int, first: Bool) {
         let tmp0 = d0 &+ d7, tmp7 = d0 &- d7, tmp1 = d1 &+ d6, tmp6 = d1 &- d6
         let tmp2 = d2 &+ d5, tmp5 = d2 &- d5, tmp3 = d3 &+ d4, tmp4 = d3 &- d4
         let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
         let shift: Int32 = first ? constBits &- pass1Bits : constBits &+ pass1Bits
         let round: Int32 = 1 &<< (shift &- 1)
         if first {
-            out[0] = (tmp10 &+ tmp11) &<< pass1Bits
-            out[4 &* step] = (tmp10 &- tmp11) &<< pass1Bits
+            o[0] = Int16(truncatingIfNeeded: (tmp10 &+ tmp11) &<< pass1Bits)
+            o[4 &* step] = Int16(truncatingIfNeeded: (tmp10 &- tmp11) &<< pass1Bits)
         } else {
-            out[0] = (tmp10 &+ tmp11 &+ 2) &>> pass1Bits
-            out[4 &* step] = (tmp10 &- tmp11 &+ 2) &>> pass1Bits
+            o[0] = Int16(truncatingIfNeeded: (tmp10 &+ tmp11 &+ 2) &>> pass1Bits)
+            o[4 &* step] = Int16(truncatingIfNeeded: (tmp10 &- tmp11 &+ 2) &>> pass1Bits)
         }
         let z1 = (tmp12 &+ tmp13) &* f0541
-        out[2 &* step] = (z1 &+ tmp13 &* f0765 &+ round) &>> shift
-        out[6 &* step] = (z1 &- tmp12 &* f1847 &+ round) &>> shift
+        o[2 &* step] = Int16(truncatingIfNeeded: (z1 &+ tmp13 &* f0765 &+ round) &>> shift)
+        o[6 &* step] = Int16(truncatingIfNeeded: (z1 &- tmp12 &* f1847 &+ round) &>> shift)
         let z5 = (tmp4 &+ tmp6 &+ tmp5 &+ tmp7) &* f1175
         let b1 = (tmp4 &+ tmp7) &* (0 &- f0899), b2 = (tmp5 &+ tmp6) &* (0 &- f2562)
         let b3 = (tmp4 &+ tmp6) &* (0 &- f1961) &+ z5, b4 = (tmp5 &+ tmp7) &* (0 &- f0390) &+ z5
-        out[7 &* step] = (tmp4 &* f0298 &+ b1 &+ b3 &+ round) &>> shift
-        out[5 &* step] = (tmp5 &* f2053 &+ b2 &+ b4 &+ round) &>> shift
-        out[3 &* step] = (tmp6 &* f3072 &+ b2 &+ b3 &+ round) &>> shift
-        out[1 &* step] = (tmp7 &* f1501 &+ b1 &+ b4 &+ round) &>> shift
+        o[7 &* step] = Int16(truncatingIfNeeded: (tmp4 &* f0298 &+ b1 &+ b3 &+ round) &>> shift)
+        o[5 &* step] = Int16(truncatingIfNeeded: (tmp5 &* f2053 &+ b2 &+ b4 &+ round) &>> shift)
+        o[3 &* step] = Int16(truncatingIfNeeded: (tmp6 &* f3072 &+ b2 &+ b3 &+ round) &>> shift)
+        o[1 &* step] = Int16(truncatingIfNeeded: (tmp7 &* f1501 &+ b1 &+ b4 &+ round) &>> shift)
     }
 
     /// The odd half of one 1-D pass (outputs 1, 3, 5, 7).
