@@ -52,26 +52,54 @@ enum FDCT {
         }
     }
 
-    /// The same transform written for speed: the row pass goes through a 64-entry `Int16`
-    /// workspace `ws` (every pass-1 output fits in 16 bits), the coefficients land in `out`
-    /// (64 `Int16`s, natural order). The row pass is straight-line code per row; the column
-    /// pass is a loop whose iterations (columns) touch disjoint, unit-stride addresses, which
-    /// the compiler's loop vectorizer turns into SSE2 code. As in the SIMD version (and
-    /// turbo's jfdctint-sse2) the column pass keeps its sums in 16 bits and distributes the
-    /// two products whose multiplicand could pass 16 bits (`tmp12 + tmp13`, `z3 + z4`), so
-    /// every product is a 16-bit value times a 16-bit constant: LLVM then multiplies with
-    /// `pmullw`/`pmulhw` instead of emulating 32-bit multiplies with `pmuludq` pairs.
+    /// The same transform written for speed: coefficients land in `out` (64 `Int16`s, natural
+    /// order); `ws` is a 64-entry `Int16` workspace for the row-pass results (they all fit in
+    /// 16 bits). Both passes are loops whose iterations touch disjoint, unit-stride addresses,
+    /// which the compiler's loop vectorizer turns into SSE2 code: the block is first copied
+    /// transposed (lane r of the row pass is row r), and the row pass's output transposed back
+    /// while narrowing to 16 bits. Scalar copies cost 64 loads and stores each, still less
+    /// than the scalar row pass they replace (~75 instructions a row). Sums stay in 16 bits;
+    /// in the column pass the two products whose multiplicand could pass 16 bits
+    /// (`tmp12 + tmp13`, `z3 + z4`) are distributed, as in the `SIMD8` version and turbo's
+    /// jfdctint-sse2, so every product is a 16-bit value times a 16-bit constant and LLVM
+    /// multiplies with `pmullw`/`pmulhw` instead of emulating 32-bit multiplies with `pmuludq`.
     @inline(__always)
     static func forward(_ src: UnsafePointer<UInt8>, stride: Int, into ws: UnsafeMutablePointer<Int16>,
                         out: UnsafeMutablePointer<Int16>) {
-        var p = src
-        var row = ws
-        for _ in 0 ..< 8 {
-            let d0 = Int32(p[0]) &- 128, d1 = Int32(p[1]) &- 128, d2 = Int32(p[2]) &- 128, d3 = Int32(p[3]) &- 128
-            let d4 = Int32(p[4]) &- 128, d5 = Int32(p[5]) &- 128, d6 = Int32(p[6]) &- 128, d7 = Int32(p[7]) &- 128
-            pass(d0, d1, d2, d3, d4, d5, d6, d7, row, 1, first: true)
-            p += stride
-            row += 8
+        withUnsafeTemporaryAllocation(of: Int16.self, capacity: 64) { tb in
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: 64) { ub in
+                guard let t = tb.baseAddress, let u = ub.baseAddress else { return }
+                var p = src
+                for r in 0 ..< 8 {
+                    for j in 0 ..< 8 { t[j &* 8 &+ r] = Int16(p[j]) &- 128 }
+                    p += stride
+                }
+                let sh = constBits &- pass1Bits
+                let rd: Int32 = 1 &<< (sh &- 1)
+                @inline(__always) func w(_ x: Int16) -> Int32 { Int32(x) }
+                for r in 0 ..< 8 {
+                    let d0 = t[r], d1 = t[8 &+ r], d2 = t[16 &+ r], d3 = t[24 &+ r]
+                    let d4 = t[32 &+ r], d5 = t[40 &+ r], d6 = t[48 &+ r], d7 = t[56 &+ r]
+                    let tmp0 = d0 &+ d7, tmp7 = d0 &- d7, tmp1 = d1 &+ d6, tmp6 = d1 &- d6
+                    let tmp2 = d2 &+ d5, tmp5 = d2 &- d5, tmp3 = d3 &+ d4, tmp4 = d3 &- d4
+                    let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
+                    u[r] = w(tmp10 &+ tmp11) &<< pass1Bits
+                    u[32 &+ r] = w(tmp10 &- tmp11) &<< pass1Bits
+                    let z1 = w(tmp12 &+ tmp13) &* f0541
+                    u[16 &+ r] = (z1 &+ w(tmp13) &* f0765 &+ rd) &>> sh
+                    u[48 &+ r] = (z1 &- w(tmp12) &* f1847 &+ rd) &>> sh
+                    let z5 = w(tmp4 &+ tmp6 &+ tmp5 &+ tmp7) &* f1175
+                    let b1 = w(tmp4 &+ tmp7) &* (0 &- f0899), b2 = w(tmp5 &+ tmp6) &* (0 &- f2562)
+                    let b3 = w(tmp4 &+ tmp6) &* (0 &- f1961) &+ z5, b4 = w(tmp5 &+ tmp7) &* (0 &- f0390) &+ z5
+                    u[56 &+ r] = (w(tmp4) &* f0298 &+ b1 &+ b3 &+ rd) &>> sh
+                    u[40 &+ r] = (w(tmp5) &* f2053 &+ b2 &+ b4 &+ rd) &>> sh
+                    u[24 &+ r] = (w(tmp6) &* f3072 &+ b2 &+ b3 &+ rd) &>> sh
+                    u[8 &+ r] = (w(tmp7) &* f1501 &+ b1 &+ b4 &+ rd) &>> sh
+                }
+                for k in 0 ..< 8 {
+                    for r in 0 ..< 8 { ws[r &* 8 &+ k] = Int16(truncatingIfNeeded: u[k &* 8 &+ r]) }
+                }
+            }
         }
         let shift = constBits &+ pass1Bits
         let round: Int32 = 1 &<< (shift &- 1)
@@ -103,34 +131,6 @@ enum FDCT {
             // vectorizer gave it up (SSE2 has no cheap 32-to-16-bit truncation).
             for i in 0 ..< 64 { out[i] = Int16(truncatingIfNeeded: o[i]) }
         }
-    }
-
-    /// One 1-D pass writing outputs `step` apart (1: a row, 8: a column).
-    @inline(__always)
-    private static func pass(_ d0: Int32, _ d1: Int32, _ d2: Int32, _ d3: Int32, _ d4: Int32, _ d5: Int32,
-                             _ d6: Int32, _ d7: Int32, _ o: UnsafeMutablePointer<Int16>, _ step: Int, first: Bool) {
-        let tmp0 = d0 &+ d7, tmp7 = d0 &- d7, tmp1 = d1 &+ d6, tmp6 = d1 &- d6
-        let tmp2 = d2 &+ d5, tmp5 = d2 &- d5, tmp3 = d3 &+ d4, tmp4 = d3 &- d4
-        let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
-        let shift: Int32 = first ? constBits &- pass1Bits : constBits &+ pass1Bits
-        let round: Int32 = 1 &<< (shift &- 1)
-        if first {
-            o[0] = Int16(truncatingIfNeeded: (tmp10 &+ tmp11) &<< pass1Bits)
-            o[4 &* step] = Int16(truncatingIfNeeded: (tmp10 &- tmp11) &<< pass1Bits)
-        } else {
-            o[0] = Int16(truncatingIfNeeded: (tmp10 &+ tmp11 &+ 2) &>> pass1Bits)
-            o[4 &* step] = Int16(truncatingIfNeeded: (tmp10 &- tmp11 &+ 2) &>> pass1Bits)
-        }
-        let z1 = (tmp12 &+ tmp13) &* f0541
-        o[2 &* step] = Int16(truncatingIfNeeded: (z1 &+ tmp13 &* f0765 &+ round) &>> shift)
-        o[6 &* step] = Int16(truncatingIfNeeded: (z1 &- tmp12 &* f1847 &+ round) &>> shift)
-        let z5 = (tmp4 &+ tmp6 &+ tmp5 &+ tmp7) &* f1175
-        let b1 = (tmp4 &+ tmp7) &* (0 &- f0899), b2 = (tmp5 &+ tmp6) &* (0 &- f2562)
-        let b3 = (tmp4 &+ tmp6) &* (0 &- f1961) &+ z5, b4 = (tmp5 &+ tmp7) &* (0 &- f0390) &+ z5
-        o[7 &* step] = Int16(truncatingIfNeeded: (tmp4 &* f0298 &+ b1 &+ b3 &+ round) &>> shift)
-        o[5 &* step] = Int16(truncatingIfNeeded: (tmp5 &* f2053 &+ b2 &+ b4 &+ round) &>> shift)
-        o[3 &* step] = Int16(truncatingIfNeeded: (tmp6 &* f3072 &+ b2 &+ b3 &+ round) &>> shift)
-        o[1 &* step] = Int16(truncatingIfNeeded: (tmp7 &* f1501 &+ b1 &+ b4 &+ round) &>> shift)
     }
 
     /// The odd half of one 1-D pass (outputs 1, 3, 5, 7).
