@@ -71,15 +71,16 @@ enum FDCT {
                 guard let t = tb.baseAddress, let u = ub.baseAddress else { return }
                 var p = src
                 for r in 0 ..< 8 {
-                    for j in 0 ..< 8 { t[j &* 8 &+ r] = Int16(p[j]) &- 128 }
+                    for j in 0 ..< 8 { t[j &* 8 &+ r] = Int16(p[j]) }
                     p += stride
                 }
                 let sh = constBits &- pass1Bits
                 let rd: Int32 = 1 &<< (sh &- 1)
                 @inline(__always) func w(_ x: Int16) -> Int32 { Int32(x) }
                 for r in 0 ..< 8 {
-                    let d0 = t[r], d1 = t[8 &+ r], d2 = t[16 &+ r], d3 = t[24 &+ r]
-                    let d4 = t[32 &+ r], d5 = t[40 &+ r], d6 = t[48 &+ r], d7 = t[56 &+ r]
+                    // The level shift (T.81 A.3.1) here, in vector code, not in the scalar copy.
+                    let d0 = t[r] &- 128, d1 = t[8 &+ r] &- 128, d2 = t[16 &+ r] &- 128, d3 = t[24 &+ r] &- 128
+                    let d4 = t[32 &+ r] &- 128, d5 = t[40 &+ r] &- 128, d6 = t[48 &+ r] &- 128, d7 = t[56 &+ r] &- 128
                     let tmp0 = d0 &+ d7, tmp7 = d0 &- d7, tmp1 = d1 &+ d6, tmp6 = d1 &- d6
                     let tmp2 = d2 &+ d5, tmp5 = d2 &- d5, tmp3 = d3 &+ d4, tmp4 = d3 &- d4
                     let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
