@@ -18,10 +18,11 @@ final class MCURowProcessor {
     private let full: UnsafeMutablePointer<UInt8>
     private let subStride: Int
     private let sub: UnsafeMutablePointer<UInt8>
-    private let divisors: UnsafeMutablePointer<Int32>
+    private let divisors: UnsafeMutablePointer<UInt16>
     private let rowMaps: UnsafeMutablePointer<UInt64>
     private let flags: UnsafeMutablePointer<UInt8>
-    private let workspace: UnsafeMutablePointer<Int32>
+    private let workspace: UnsafeMutablePointer<Int16>
+    private let coefficients: UnsafeMutablePointer<Int16>
 
     init(layout: EncoderLayout, inputStride: Int, inputIsColor: Bool, quantTables: [[UInt16]]) {
         self.layout = layout
@@ -35,7 +36,7 @@ final class MCURowProcessor {
         sub.initialize(repeating: 0, count: 2 * 8 * subStride + 16)
         divisors = .allocate(capacity: 384)
         for t in 0 ..< 2 {
-            let table = QuantDivisors(table: quantTables[min(t, quantTables.count - 1)]).int32Table
+            let table = QuantDivisors(table: quantTables[min(t, quantTables.count - 1)]).uint16Table
             for i in 0 ..< 192 { (divisors + t * 192 + i).initialize(to: table[i]) }
         }
         flags = .allocate(capacity: 64)
@@ -45,6 +46,8 @@ final class MCURowProcessor {
         rowMaps = maps
         workspace = .allocate(capacity: 64)
         workspace.initialize(repeating: 0, count: 64)
+        coefficients = .allocate(capacity: 64)
+        coefficients.initialize(repeating: 0, count: 64)
     }
 
     deinit {
@@ -52,6 +55,7 @@ final class MCURowProcessor {
         sub.deallocate()
         divisors.deallocate()
         workspace.deallocate()
+        coefficients.deallocate()
         rowMaps.deallocate()
         flags.deallocate()
     }
@@ -109,7 +113,7 @@ final class MCURowProcessor {
 
     private func transform(_ comp: EncoderComponent, plane: UnsafeMutablePointer<UInt8>, stride: Int,
                            mcuRow: Int, out: UnsafeMutablePointer<Int16>, masks: UnsafeMutablePointer<UInt64>,
-                           divisors d: UnsafePointer<Int32>) {
+                           divisors d: UnsafePointer<UInt16>) {
         let bpl = comp.blocksPerLine
         for by in 0 ..< comp.v {
             let blockRow = mcuRow * comp.v + by
@@ -119,8 +123,8 @@ final class MCURowProcessor {
             if blockRow < comp.heightInBlocks {
                 let top = UnsafePointer(plane + by * 8 * stride)
                 for bx in 0 ..< comp.widthInBlocks {
-                    FDCT.forward(top + bx * 8, stride: stride, into: workspace)
-                    rowMasks[bx] = Quantize.quantize(workspace, d, rowOut + bx * 64, flags, rowMaps)
+                    FDCT.forward(top + bx * 8, stride: stride, into: workspace, out: coefficients)
+                    rowMasks[bx] = Quantize.quantize(coefficients, d, rowOut + bx * 64, flags, rowMaps)
                 }
                 for bx in comp.widthInBlocks ..< bpl {
                     let block = rowOut + bx * 64

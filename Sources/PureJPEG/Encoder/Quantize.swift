@@ -38,11 +38,10 @@ struct QuantDivisors: Sendable, Equatable {
         }
     }
 
-    /// Reciprocals, corrections and scales, 64 each in natural order, as `Int32`: the layout
-    /// ``Quantize/quantize(_:_:_:_:_:)`` reads.
-    var int32Table: [Int32] {
-        reciprocal.map { Int32($0) } + correction.map { Int32($0) } + scale.map { Int32($0) }
-    }
+    /// Reciprocals, corrections and scales, 64 each in natural order: the layout
+    /// ``Quantize/quantize(_:_:_:_:_:)`` reads. Every scale is at most 2^14 (the divisor is at
+    /// least 8, so the shift is at least 2), so all three fit in 16 bits.
+    var uint16Table: [UInt16] { reciprocal + correction + scale }
 
     /// The reciprocal, correction and scale tables as eight row vectors each (24 in all), the
     /// layout ``Quantize/quantize(_:_:_:)`` reads.
@@ -67,29 +66,34 @@ enum Quantize {
         }
     }
 
-    /// Quantizes a workspace from ``FDCT/forward(_:stride:into:)`` into `out` (natural order)
-    /// and returns the block's nonzero map in zigzag order: bit k set when zigzag coefficient k
-    /// is not zero, which lets the Huffman coder jump from one nonzero coefficient to the next.
+    /// Quantizes coefficients from ``FDCT/forward(_:stride:into:out:)`` into `out` (natural
+    /// order) and returns the block's nonzero map in zigzag order: bit k set when zigzag
+    /// coefficient k is not zero, which lets the Huffman coder jump from one nonzero
+    /// coefficient to the next.
     ///
-    /// `table` holds 64 reciprocals, 64 corrections and 64 scales (natural order, `Int32`).
-    /// The loop is plain lane-independent arithmetic that the loop vectorizer turns into SSE2
-    /// code; turbo's shift by `16 + shift` is done as `>> 16`, then `* scale >> 16` (scale =
+    /// `table` holds 64 reciprocals, 64 corrections and 64 scales (natural order, see
+    /// ``QuantDivisors/uint16Table``). The loop is plain lane-independent arithmetic on 16-bit
+    /// values, which the loop vectorizer turns into eight-lane SSE2 code: each
+    /// `UInt16((UInt32(a) * UInt32(b)) >> 16)` becomes one `pmulhuw`, as in turbo's
+    /// jquanti-sse2 (32-bit lanes needed `pmuludq` pairs and shuffles: ~4x the instructions).
+    /// The magnitude plus correction stays under 2^15 + 2^10, so it cannot wrap. Turbo's shift
+    /// by `16 + shift` is done as the high half, then the high half of `* scale` (scale =
     /// `2^(16 - shift)`), since x86 has no per-lane variable shift before AVX2. The loop also
     /// leaves a 0/1 byte per coefficient in `flags`; a multiply packs each row's eight bytes
     /// into a byte, and `rowMaps` (``ZigzagMaps``) turns each row byte into zigzag bits.
     @inline(__always)
-    static func quantize(_ ws: UnsafePointer<Int32>, _ table: UnsafePointer<Int32>,
+    static func quantize(_ coefficients: UnsafePointer<Int16>, _ table: UnsafePointer<UInt16>,
                          _ out: UnsafeMutablePointer<Int16>, _ flags: UnsafeMutablePointer<UInt8>,
                          _ rowMaps: UnsafePointer<UInt64>) -> UInt64 {
         for i in 0 ..< 64 {
-            let x = ws[i]
-            let sign = x &>> 31
-            let magnitude = (x ^ sign) &- sign
-            let t = ((magnitude &+ table[64 &+ i]) &* table[i]) &>> 16
-            let q = (t &* table[128 &+ i]) &>> 16
-            let v = (q ^ sign) &- sign
-            out[i] = Int16(truncatingIfNeeded: v)
-            flags[i] = UInt8(truncatingIfNeeded: UInt32(bitPattern: v | (0 &- v)) &>> 31)
+            let x = coefficients[i]
+            let sign = x &>> 15
+            let magnitude = UInt16(bitPattern: (x ^ sign) &- sign) &+ table[64 &+ i]
+            let t = UInt16(truncatingIfNeeded: (UInt32(magnitude) &* UInt32(table[i])) &>> 16)
+            let q = UInt16(truncatingIfNeeded: (UInt32(t) &* UInt32(table[128 &+ i])) &>> 16)
+            let v = (Int16(bitPattern: q) ^ sign) &- sign
+            out[i] = v
+            flags[i] = v == 0 ? 0 : 1
         }
         var mask: UInt64 = 0
         let raw = UnsafeRawPointer(flags)
