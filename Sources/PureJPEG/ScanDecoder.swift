@@ -82,6 +82,11 @@ enum MCULoop {
         defer { block.deallocate() }
         var newNonZero = (UnsafeMutablePointer<UInt8>.allocate(capacity: 64), 0)
         defer { newNonZero.0.deallocate() }
+        // Coefficient mode: the MCU's blocks as they were before an attempt, restored on rollback.
+        let blocksPerMCU = plan.interleaved ? plan.components.reduce(0) { $0 + $1.h * $1.v } : 1
+        let savedBlocks = UnsafeMutablePointer<Int16>.allocate(capacity: 64 * max(blocksPerMCU, 1))
+        savedBlocks.initialize(repeating: 0, count: 64 * max(blocksPerMCU, 1))
+        defer { savedBlocks.deallocate() }
 
         while st.mcu < stop {
             if plan.restartInterval > 0 && st.restartsToGo == 0 {
@@ -100,6 +105,7 @@ enum MCULoop {
             newNonZero.1 = 0
             var fault: EntropyFault?
             if !st.skipping {
+                copyBlocks(st.mcu, plan: plan, sink: sink, saved: savedBlocks, restore: false)
                 do throws(EntropyFault) {
                     try decodeMCU(&st, plan: plan, sink: sink, block: block, newNonZero: &newNonZero,
                                   zigzag: zigzag, data: data, end: end, isFinal: isFinal)
@@ -109,12 +115,12 @@ enum MCULoop {
                 }
             }
             if st.reader.starved && (st.reader.overran || fault != nil) {
-                undo(&newNonZero, st: saved, plan: plan, sink: sink)
+                copyBlocks(saved.mcu, plan: plan, sink: sink, saved: savedBlocks, restore: true)
                 st = saved
                 return .needMore
             }
             if st.reader.hitEnd && (st.reader.overran || fault != nil) {
-                undo(&newNonZero, st: saved, plan: plan, sink: sink)
+                copyBlocks(saved.mcu, plan: plan, sink: sink, saved: savedBlocks, restore: true)
                 st = saved
                 return .truncated
             }
@@ -151,14 +157,24 @@ enum MCULoop {
         }
     }
 
-    /// Undoes the coefficients a rolled-back AC MCU placed: the attempt may have decoded zero
-    /// fill past the data into positions the real bits leave at zero. (Sequential blocks are
-    /// cleared before decoding, DC values overwritten, refinement corrections idempotent.)
-    private static func undo(_ newNonZero: inout (UnsafeMutablePointer<UInt8>, Int), st: EntropyState, plan: ScanPlan, sink: BlockSink) {
-        guard plan.kind == .acRefine || plan.kind == .acFirst, newNonZero.1 > 0, case let .coefficients(base) = sink else { return }
-        let blockPointer = coefficientBlock(st.mcu, blockH: 0, blockV: 0, component: plan.components[0], plan: plan, base: base)
-        for i in 0 ..< newNonZero.1 { blockPointer[Int(newNonZero.0[i])] = 0 }
-        newNonZero.1 = 0
+    /// Saves (or, on rollback, restores) every coefficient block of MCU `mcu` in coefficient
+    /// mode. An attempt that ran out of bytes may have written values decoded from zero fill,
+    /// and the replay with the real bytes need not overwrite them all (it may stop at corrupt
+    /// data, or leave positions an earlier scan filled): restoring the blocks makes the result
+    /// the same whatever the chunking (FUZZING.md JPEG-1). Streaming blocks are rewritten on replay.
+    private static func copyBlocks(_ mcu: Int, plan: ScanPlan, sink: BlockSink, saved: UnsafeMutablePointer<Int16>, restore: Bool) {
+        guard case let .coefficients(base) = sink else { return }
+        var slot = saved
+        for c in plan.components {
+            let hBlocks = plan.interleaved ? c.h : 1, vBlocks = plan.interleaved ? c.v : 1
+            for bv in 0 ..< vBlocks {
+                for bh in 0 ..< hBlocks {
+                    let target = coefficientBlock(mcu, blockH: bh, blockV: bv, component: c, plan: plan, base: base)
+                    if restore { target.update(from: slot, count: 64) } else { slot.update(from: target, count: 64) }
+                    slot += 64
+                }
+            }
+        }
     }
 
     @inline(__always)

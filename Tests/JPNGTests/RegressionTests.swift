@@ -59,4 +59,36 @@ struct RegressionTests {
             }
         }
     }
+
+    @Test("a JPEG finding decodes the same whole and in pieces (FUZZING.md JPEG-1)",
+          arguments: Regression.all.filter { $0.codec == .jpeg })
+    func jpegChunkingInvariant(regression: Regression) throws {
+        let bytes = try TestVectors.bytes("regressions/" + regression.file)
+        func decode(pieces size: Int) -> Result<Image, JPEGError> {
+            var decoder = JPEGDecoder()
+            var i = 0
+            do {
+                while i < bytes.count {
+                    let end = min(bytes.count, i + size)
+                    _ = try decoder.append(bytes[i ..< end])
+                    i = end
+                }
+                return .success(try decoder.finish())
+            } catch {
+                return .failure(error)
+            }
+        }
+        let whole = decode(pieces: max(bytes.count, 1))
+        for size in [1, 7, 64, 512] {
+            switch (whole, decode(pieces: size)) {
+            case let (.success(a), .success(b)):
+                let same = a == b
+                #expect(same, "pixels differ with \(size)-byte pieces")
+            case let (.failure(a), .failure(b)):
+                #expect(a.code == b.code, "errors differ with \(size)-byte pieces")
+            default:
+                Issue.record("outcome differs with \(size)-byte pieces")
+            }
+        }
+    }
 }
