@@ -28,12 +28,10 @@ extension BitReader {
     }
 
     /// AC first scan over Ss...Se (T.81 G.1.2.2) with end-of-band runs (EOBRUN, figure G.4).
-    /// Positions written are recorded in `written`: a rolled-back attempt may have decoded
-    /// zero-fill bits into coefficients the real data leaves at zero.
+    /// A rolled-back attempt is undone by the caller, which restores a copy of the MCU's blocks.
     @inline(__always)
     mutating func decodeACFirst(
         _ block: UnsafeMutablePointer<Int16>, ac: HuffmanLookup, ss: Int, se: Int, al: Int, eobrun: inout Int,
-        written: UnsafeMutablePointer<UInt8>, writtenCount: inout Int,
         zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
     ) throws(EntropyFault) {
         if eobrun > 0 {
@@ -51,8 +49,6 @@ extension BitReader {
                 if k > se { throw .runPastBlock }
                 let position = zigzag[k]
                 block[Int(position)] = Int16(truncatingIfNeeded: receiveExtend(s) &<< al)
-                written[writtenCount] = position
-                writtenCount &+= 1
                 k &+= 1
             } else if r == 15 {
                 k &+= 16
@@ -67,12 +63,11 @@ extension BitReader {
     }
 
     /// AC refinement (T.81 G.1.2.3): correction bits for coefficients already non-zero, and new
-    /// coefficients of magnitude 1 << Al. New non-zero positions are recorded in `newNonZero`
-    /// so a rolled-back MCU can be undone (the corrections themselves are idempotent).
+    /// coefficients of magnitude 1 << Al. A rolled-back attempt is undone by the caller, which
+    /// restores a copy of the MCU's blocks.
     @inline(__always)
     mutating func decodeACRefine(
         _ block: UnsafeMutablePointer<Int16>, ac: HuffmanLookup, ss: Int, se: Int, al: Int, eobrun: inout Int,
-        newNonZero: UnsafeMutablePointer<UInt8>, newCount: inout Int,
         zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
     ) throws(EntropyFault) {
         let p1 = Int16(truncatingIfNeeded: 1 &<< al), m1 = Int16(truncatingIfNeeded: -1 &<< al)
@@ -117,8 +112,6 @@ extension BitReader {
                     if k > se { throw .runPastBlock }
                     let position = zigzag[k]
                     block[Int(position)] = value
-                    newNonZero[newCount] = position
-                    newCount &+= 1
                 }
                 k &+= 1
             }

@@ -80,8 +80,6 @@ enum MCULoop {
         let block = UnsafeMutablePointer<Int16>.allocate(capacity: 64)
         block.initialize(repeating: 0, count: 64)
         defer { block.deallocate() }
-        var newNonZero = (UnsafeMutablePointer<UInt8>.allocate(capacity: 64), 0)
-        defer { newNonZero.0.deallocate() }
         // Coefficient mode: the MCU's blocks as they were before an attempt, restored on rollback.
         let blocksPerMCU = plan.interleaved ? plan.components.reduce(0) { $0 + $1.h * $1.v } : 1
         let savedBlocks = UnsafeMutablePointer<Int16>.allocate(capacity: 64 * max(blocksPerMCU, 1))
@@ -102,12 +100,11 @@ enum MCULoop {
             }
             let saved = st
             st.reader.starved = false
-            newNonZero.1 = 0
             var fault: EntropyFault?
             if !st.skipping {
                 copyBlocks(st.mcu, plan: plan, sink: sink, saved: savedBlocks, restore: false)
                 do throws(EntropyFault) {
-                    try decodeMCU(&st, plan: plan, sink: sink, block: block, newNonZero: &newNonZero,
+                    try decodeMCU(&st, plan: plan, sink: sink, block: block,
                                   zigzag: zigzag, data: data, end: end, isFinal: isFinal)
                 } catch {
                     fault = error
@@ -188,7 +185,7 @@ enum MCULoop {
 
     @inline(__always)
     private static func decodeMCU(_ st: inout EntropyState, plan: ScanPlan, sink: BlockSink, block: UnsafeMutablePointer<Int16>,
-                                  newNonZero: inout (UnsafeMutablePointer<UInt8>, Int), zigzag: UnsafePointer<UInt8>,
+                                  zigzag: UnsafePointer<UInt8>,
                                   data: UnsafePointer<UInt8>, end: Int, isFinal: Bool) throws(EntropyFault) {
         let mx = st.mcu % plan.mcusWide, my = st.mcu / plan.mcusWide
         for (i, c) in plan.components.enumerated() {
@@ -222,11 +219,10 @@ enum MCULoop {
                         case .acFirst:
                             guard let ac = c.ac else { return }
                             try st.reader.decodeACFirst(target, ac: ac, ss: plan.ss, se: plan.se, al: plan.al, eobrun: &st.eobrun,
-                                                        written: newNonZero.0, writtenCount: &newNonZero.1, zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                                                        zigzag: zigzag, data: data, end: end, isFinal: isFinal)
                         case .acRefine:
                             guard let ac = c.ac else { return }
                             try st.reader.decodeACRefine(target, ac: ac, ss: plan.ss, se: plan.se, al: plan.al, eobrun: &st.eobrun,
-                                                         newNonZero: newNonZero.0, newCount: &newNonZero.1,
                                                          zigzag: zigzag, data: data, end: end, isFinal: isFinal)
                         }
                     }
