@@ -20,7 +20,7 @@ for f in Benchmarks/corpus/alpha_*.png; do
     png=$(stat -c %s "$tmp/$name.png")
     jpngsize=$(stat -c %s "$tmp/$name.jpng")
     libpng=$(Benchmarks/bin/cbench encode png "$f" -n 1 --level 9 | awk '{print $(NF-1)}')
-    dims=$("$jpng" info "$f" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(f"{d[\"width\"]}x{d[\"height\"]}")')
+    dims=$("$jpng" info "$f" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print("%dx%d" % (d["width"], d["height"]))')
     djpeg_ok=$(djpeg "$tmp/$name.jpng" > /dev/null 2>&1 && echo yes || echo NO)
     ratio=$(python3 -c "print(f'{100*$jpngsize/min($png,$libpng):.1f}%')")
     echo "| $name | $dims | $png | $libpng | $jpngsize | $ratio | $djpeg_ok |"
