@@ -4,12 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+# A fixed seed makes the smoke reproducible (a CI failure replays with the same seed); long runs
+# (Fuzz/run.sh TARGET SECONDS) keep libFuzzer's random seed. FUZZ_SEED overrides.
+seed=${FUZZ_SEED:-1}
 Fuzz/run.sh build
 status=0
 for t in png jpeg gif jpng imagesource; do
     echo "== fuzz $t for ${seconds}s" >&2
     # The kill bounds a stall (e.g. the symbolizer after a trap) so CI cannot hang.
-    if ! timeout -s KILL $((seconds + 180)) Fuzz/run.sh "$t" "$seconds" > "Fuzz/out/smoke-$t.log" 2>&1; then
+    if ! timeout -s KILL $((seconds + 180)) Fuzz/run.sh "$t" "$seconds" -seed="$seed" > "Fuzz/out/smoke-$t.log" 2>&1; then
         echo "fuzz $t FAILED; see Fuzz/out/smoke-$t.log and Fuzz/out/artifacts-$t/" >&2
         tail -60 "Fuzz/out/smoke-$t.log" >&2
         status=1

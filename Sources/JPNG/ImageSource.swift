@@ -87,18 +87,14 @@ public struct ImageSource: Sendable {
         decoder?.preview()
     }
 
-    /// Decodes a whole file. JPNG is recognised by its footer.
+    /// Decodes a whole file: the same decoder as incremental decoding, fed everything at once, so
+    /// the two never disagree (a JPNG is a JPEG followed by its mask and footer).
     ///
     /// ```swift
     /// let image = try ImageSource.decode([UInt8](data), options: ImageSourceOptions(maxPixelSize: 1024))
     /// ```
     public static func decode(_ bytes: [UInt8], registry: ImageDecoderRegistry = .standard,
                               options: ImageSourceOptions = .init()) throws -> Image {
-        if JPNGFooter.looksLikeJPNG(bytes), let footer = try? JPNGFooter(file: bytes),
-           footer.imageSize > 0, Int(footer.imageSize) < bytes.count {
-            let source = ImageSource(registry: registry, options: options)
-            return source.finalize(try JPNGDecoder.decode(bytes, limits: options.limits))
-        }
         var source = ImageSource(registry: registry, options: options)
         _ = try source.append(bytes)
         return try source.finish()

@@ -80,7 +80,13 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
 
     public mutating func append(_ bytes: UnsafeRawBufferPointer) throws(JPNGError) -> [DecodingEvent] {
         if let failure { throw failure }
-        if result != nil { return [] }
+        if result != nil {
+            // Bytes after what looked like the end: the file goes on, so the footer seen was not
+            // the last 16 bytes. Decide again at the next footer or at finish(), as whole-file
+            // decoding would.
+            result = nil
+            fileFormat = .jpeg
+        }
         if pendingPrefix != nil {
             pendingPrefix?.append(contentsOf: bytes)
             let prefix = pendingPrefix ?? []
@@ -97,7 +103,7 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
         received += bytes.count
         if jpegDone {
             tail.append(contentsOf: bytes)
-            return try checkComplete()
+            return try checkComplete(atEnd: false)
         }
         var events: [DecodingEvent]
         do { events = try jpeg.append(bytes) } catch { throw fail(.colorPart(error)) }
@@ -108,7 +114,7 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
             tailStart = jpeg.bytesConsumed
             let skip = max(0, tailStart - chunkStart)
             if skip < bytes.count { tail.append(contentsOf: bytes[skip...]) }
-            events += try checkComplete()
+            events += try checkComplete(atEnd: false)
         }
         return events
     }
@@ -131,7 +137,7 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
             // Nothing, or not a mask, after EOI: a plain JPEG (trailing bytes ignored as libjpeg does).
             do { return try jpeg.finish() } catch { throw fail(.colorPart(error)) }
         }
-        _ = try checkComplete()
+        _ = try checkComplete(atEnd: true)
         if let result { return result }
         // A mask began but no valid footer closes the file: truncated, show the colour opaque.
         let partial = try? jpeg.finish().converted(to: .rgba8)
@@ -156,8 +162,10 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
         return error
     }
 
-    /// Decodes the mask once the tail ends in a footer consistent with everything received.
-    private mutating func checkComplete() throws(JPNGError) -> [DecodingEvent] {
+    /// Decodes the mask once the tail ends in a footer consistent with everything received:
+    /// while bytes may still come, the parts must add up to exactly what arrived; at the end,
+    /// to at most that (JPNG-FORMAT.md's rule for whole files).
+    private mutating func checkComplete(atEnd: Bool) throws(JPNGError) -> [DecodingEvent] {
         guard tail.count > JPNGFooter.size, tail.starts(with: pngSignature) else { return [] }
         let id = tail.readUInt32LE(at: tail.count - 4)
         guard id == JPNGFooter.identifier || id == JPNGFooter.legacyIdentifier else { return [] }
@@ -165,7 +173,8 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
         guard let imageSize = reader.readUInt32LE(), let maskSize = reader.readUInt32LE(),
               let footerSize = reader.readUInt16LE(), let major = reader.readUInt8() else { return [] }
         // Sizes that do not add up to what has arrived: the footer identifier bytes were mask data; wait.
-        guard Int(imageSize) + Int(maskSize) + Int(footerSize) == received else { return [] }
+        let total = Int(imageSize) + Int(maskSize) + Int(footerSize)
+        guard atEnd ? total <= received : total == received else { return [] }
         guard major == 1 else { throw fail(.unsupportedVersion(major: major, minor: reader.readUInt8() ?? 0, offset: received - 6)) }
         guard footerSize >= 16 else { throw fail(.invalidFooterSize(footerSize, offset: received - 8)) }
         let maskStart = Int(imageSize) - tailStart
@@ -182,7 +191,6 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
         }
         do { result = try JPNGDecoder.combine(color: color, mask: mask) } catch { throw fail(error) }
         fileFormat = .jpng
-        tail = []
         return header.map { [.header($0), .end] } ?? [.end]
     }
 }
