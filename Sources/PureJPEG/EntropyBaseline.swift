@@ -7,15 +7,13 @@ enum EntropyFault: Error, Sendable, Equatable {
 
 /// Sequential (baseline and extended) Huffman decoding of one block (T.81 F.2.2).
 extension BitReader {
-    /// Decodes one 8x8 block into `block` (natural order, not dequantized; the caller zeroed it)
-    /// and updates the component's DC predictor.
+    /// Adds the next DC difference to `predictor` (T.81 F.2.2.1): a category 0-11 for 8-bit
+    /// samples (libjpeg accepts up to 15), then that many extra bits. Shared by sequential
+    /// blocks and progressive DC-first scans.
     @inline(__always)
-    mutating func decodeSequentialBlock(
-        _ block: UnsafeMutablePointer<Int16>, dc: HuffmanLookup, ac: HuffmanLookup, predictor: inout Int,
-        zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
-    ) throws(EntropyFault) {
+    mutating func decodeDCDifference(dc: HuffmanLookup, predictor: inout Int,
+                                     data: UnsafePointer<UInt8>, end: Int, isFinal: Bool) throws(EntropyFault) {
         if count < 32 { refill(data, end, isFinal) }
-        // DC difference (T.81 F.2.2.1): a category 0-11 for 8-bit samples (libjpeg accepts up to 15).
         let t = decode(dc)
         if t < 0 { throw .badCode }
         if t > 15 { throw .badDCCategory }
@@ -23,6 +21,16 @@ extension BitReader {
             if count < 32 { refill(data, end, isFinal) }
             predictor &+= receiveExtend(t)
         }
+    }
+
+    /// Decodes one 8x8 block into `block` (natural order, not dequantized; the caller zeroed it)
+    /// and updates the component's DC predictor.
+    @inline(__always)
+    mutating func decodeSequentialBlock(
+        _ block: UnsafeMutablePointer<Int16>, dc: HuffmanLookup, ac: HuffmanLookup, predictor: inout Int,
+        zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
+    ) throws(EntropyFault) {
+        try decodeDCDifference(dc: dc, predictor: &predictor, data: data, end: end, isFinal: isFinal)
         block[0] = Int16(truncatingIfNeeded: predictor)
 
         // AC coefficients (T.81 F.2.2.2, figure F.13).

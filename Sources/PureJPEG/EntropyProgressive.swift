@@ -8,14 +8,7 @@ extension BitReader {
         _ block: UnsafeMutablePointer<Int16>, dc: HuffmanLookup, predictor: inout Int, al: Int,
         data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
     ) throws(EntropyFault) {
-        if count < 32 { refill(data, end, isFinal) }
-        let t = decode(dc)
-        if t < 0 { throw .badCode }
-        if t > 15 { throw .badDCCategory }
-        if t > 0 {
-            if count < 32 { refill(data, end, isFinal) }
-            predictor &+= receiveExtend(t)
-        }
+        try decodeDCDifference(dc: dc, predictor: &predictor, data: data, end: end, isFinal: isFinal)
         block[0] = Int16(truncatingIfNeeded: predictor &<< al)
     }
 
