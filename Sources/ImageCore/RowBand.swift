@@ -1,0 +1,52 @@
+/// Consecutive final rows of an image, lent by a row-streaming decoder for the duration of one
+/// call: copy what you need before returning. Rows arrive top to bottom, each exactly once.
+///
+/// ```swift
+/// var decoder = RowStreamDecoder()
+/// try decoder.append(chunk) { band in
+///     for i in 0 ..< band.count { process(row: band.y + i, pixels: band.row(i)) }
+/// }
+/// ```
+public struct RowBand {
+    /// Index in the image of the first row.
+    public let y: Int
+    /// Number of rows.
+    public let count: Int
+    public let width: Int
+    public let format: PixelFormat
+    /// Distance in bytes from one row to the next (at least `width * format.bytesPerPixel`).
+    public let bytesPerRow: Int
+    public let base: UnsafeRawPointer
+
+    public init(y: Int, count: Int, width: Int, format: PixelFormat, bytesPerRow: Int, base: UnsafeRawPointer) {
+        self.y = y
+        self.count = count
+        self.width = width
+        self.format = format
+        self.bytesPerRow = bytesPerRow
+        self.base = base
+    }
+
+    /// The pixels of row `i` of the band (`0 ..< count`), `width * format.bytesPerPixel` bytes.
+    @inlinable
+    public func row(_ i: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: base + i * bytesPerRow, count: width * format.bytesPerPixel)
+    }
+}
+
+extension Image {
+    /// Lends rows `range` of this image as one band.
+    public func withRowBand<R>(_ range: Range<Int>, _ body: (RowBand) throws -> R) rethrows -> R {
+        try pixels.withUnsafeBytes { raw in
+            guard let start = raw.baseAddress else {
+                var none: UInt8 = 0
+                return try withUnsafePointer(to: &none) {
+                    try body(RowBand(y: range.lowerBound, count: 0, width: width, format: format,
+                                     bytesPerRow: bytesPerRow, base: UnsafeRawPointer($0)))
+                }
+            }
+            return try body(RowBand(y: range.lowerBound, count: range.count, width: width, format: format,
+                                    bytesPerRow: bytesPerRow, base: start + range.lowerBound * bytesPerRow))
+        }
+    }
+}
