@@ -5,9 +5,9 @@ import PureGIF
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     var whole: Image?
-    var decoder = GIFDecoder(limits: fuzzLimits)
+    var decoder = GIFDecoder(limits: fuzzLimits.knowingInputSize(bytes.count))
     if (try? decoder.append(bytes)) != nil { whole = try? decoder.finish() }
-    var chunkedDecoder = GIFDecoder(limits: fuzzLimits)
+    var chunkedDecoder = GIFDecoder(limits: fuzzLimits.knowingInputSize(bytes.count))
     var offset = 0
     var failed = false
     for n in chunkSizes(count: size, seed: seed(of: bytes)) {

@@ -4,7 +4,7 @@ import JPNG
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    let options = ImageSourceOptions(limits: fuzzLimits)
+    let options = ImageSourceOptions(limits: fuzzLimits.knowingInputSize(bytes.count))
     let whole = try? ImageSource.decode(bytes, options: options)
     var source = ImageSource(options: options)
     var offset = 0

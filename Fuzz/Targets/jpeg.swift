@@ -10,7 +10,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if s % 3 == 0 {
         _ = try? JPEGDecoder.decode(bytes, limits: fuzzLimits, options: JPEGDecodingOptions(scale: [1, 2, 4][Int(s >> 8 % 3)]))
     }
-    var decoder = JPEGDecoder(limits: fuzzLimits)
+    var decoder = JPEGDecoder(limits: fuzzLimits.knowingInputSize(bytes.count))
     var offset = 0
     var failed = false
     for n in chunkSizes(count: size, seed: s) {

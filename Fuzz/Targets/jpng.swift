@@ -7,7 +7,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = try? JPNGDecoder.parts(bytes)
     let whole = try? JPNGDecoder.decode(bytes, limits: fuzzLimits)
     _ = try? JPNGDecoder.decodeMask(bytes, limits: fuzzLimits)
-    var decoder = JPNGStreamDecoder(limits: fuzzLimits)
+    var decoder = JPNGStreamDecoder(limits: fuzzLimits.knowingInputSize(bytes.count))
     var offset = 0
     var failed = false
     for n in chunkSizes(count: size, seed: seed(of: bytes)) {

@@ -6,7 +6,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let whole = try? PNGDecoder.decode(bytes, limits: fuzzLimits)
     // Chunked: same bytes in input-seeded pieces; must give the same pixels.
-    var decoder = PNGDecoder(limits: fuzzLimits)
+    var decoder = PNGDecoder(limits: fuzzLimits.knowingInputSize(bytes.count))
     var offset = 0
     var failed = false
     for n in chunkSizes(count: size, seed: seed(of: bytes)) {

@@ -17,21 +17,44 @@ public struct DecodingLimits: Sendable, Equatable {
     public var maxScans: Int
     /// Largest total of decompressed metadata (ICC, compressed text, EXIF) kept. Default 16 MiB.
     public var maxMetadataBytes: Int
+    /// Largest ratio of a decode's memory (output plus working buffers, as declared by the
+    /// header) to the size of the input, enforced at the header when ``inputSize`` is known;
+    /// requests under 1 MiB always pass. Default 65,536: above what any valid file reaches
+    /// (deflate tops out near 1,032:1 before pixel expansion, a 1-bit palette PNG expands
+    /// 32-fold more; LZW and a flat JPEG's end-of-band runs stay below), so only a small file
+    /// declaring a huge image (a truncated header, a GIF canvas bomb) is refused before the
+    /// allocation.
+    public var maxDecompressionRatio: Int
+    /// Total input size in bytes when known before decoding. The one-shot decoders
+    /// (`PNGDecoder.decode`, `JPEGDecoder.decode`, `GIFAnimation(bytes:)`, `ImageSource.decode`)
+    /// set it from their buffer; set it for a stream of known length (a Content-Length) to get
+    /// the same ``maxDecompressionRatio`` check while appending.
+    public var inputSize: Int?
 
     public init(maxPixels: Int = 256_000_000, maxBytes: Int = 1 << 30, maxFrames: Int = 10_000,
-                maxScans: Int = 1_000, maxMetadataBytes: Int = 16 << 20) {
+                maxScans: Int = 1_000, maxMetadataBytes: Int = 16 << 20, maxDecompressionRatio: Int = 65_536,
+                inputSize: Int? = nil) {
         self.maxPixels = maxPixels
         self.maxBytes = maxBytes
         self.maxFrames = maxFrames
         self.maxScans = maxScans
         self.maxMetadataBytes = maxMetadataBytes
+        self.maxDecompressionRatio = maxDecompressionRatio
+        self.inputSize = inputSize
+    }
+
+    /// These limits with ``inputSize`` set to `size` unless it was already set.
+    public func knowingInputSize(_ size: Int) -> DecodingLimits {
+        var limits = self
+        if limits.inputSize == nil { limits.inputSize = size }
+        return limits
     }
 
     public static let `default` = DecodingLimits()
 
     /// No limits at all: only for trusted input.
     public static let unlimited = DecodingLimits(maxPixels: .max, maxBytes: .max, maxFrames: .max,
-                                                 maxScans: .max, maxMetadataBytes: .max)
+                                                 maxScans: .max, maxMetadataBytes: .max, maxDecompressionRatio: .max)
 
     /// The violation an image of this size and pixel size would cause, if any. `extraBytes`
     /// is working memory beyond the output buffer (row buffers, coefficient planes).
@@ -41,6 +64,12 @@ public struct DecodingLimits: Sendable, Equatable {
         let (bytes, o2) = pixels.multipliedReportingOverflow(by: bytesPerPixel)
         let (total, o3) = bytes.addingReportingOverflow(extraBytes)
         if o2 || o3 || total > maxBytes { return .memory(requested: (o2 || o3) ? .max : total, limit: maxBytes) }
+        if let inputSize, total > 1 << 20 {
+            let (allowed, o4) = max(inputSize, 1).multipliedReportingOverflow(by: maxDecompressionRatio)
+            if !o4, total > allowed {
+                return .decompressionRatio(requested: total, inputBytes: inputSize, limit: maxDecompressionRatio)
+            }
+        }
         return nil
     }
 }
@@ -52,6 +81,7 @@ public enum LimitViolation: Sendable, Equatable, CustomStringConvertible {
     case frames(limit: Int)
     case scans(limit: Int)
     case metadata(limit: Int)
+    case decompressionRatio(requested: Int, inputBytes: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -60,6 +90,7 @@ public enum LimitViolation: Sendable, Equatable, CustomStringConvertible {
         case let .frames(l): "more than \(l) frames"
         case let .scans(l): "more than \(l) progressive scans"
         case let .metadata(l): "metadata larger than \(l) bytes"
+        case let .decompressionRatio(r, n, l): "decoding needs \(r) bytes from \(n) bytes of input, over the ratio limit of \(l):1"
         }
     }
 }

@@ -95,7 +95,9 @@ public struct ImageSource: Sendable {
     /// ```
     public static func decode(_ bytes: [UInt8], registry: ImageDecoderRegistry = .standard,
                               options: ImageSourceOptions = .init()) throws -> Image {
-        var source = ImageSource(registry: registry, options: options)
+        var known = options
+        known.limits = options.limits.knowingInputSize(bytes.count)
+        var source = ImageSource(registry: registry, options: known)
         _ = try source.append(bytes)
         return try source.finish()
     }

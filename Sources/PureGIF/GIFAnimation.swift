@@ -35,9 +35,9 @@ public struct GIFAnimation: Sendable, Sequence {
     /// colour table, or ends before its first image descriptor.
     public init(bytes: [UInt8], limits: DecodingLimits = .default, options: GIFDecodingOptions = .init()) throws(GIFError) {
         self.bytes = bytes
-        self.limits = limits
+        self.limits = limits.knowingInputSize(bytes.count)
         self.options = options
-        var decoder = GIFDecoder(limits: limits, options: options)
+        var decoder = GIFDecoder(limits: self.limits, options: options)
         decoder.decodePixels = false
         decoder.keepCanvases = false
         _ = try decoder.append(bytes)

@@ -104,7 +104,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     /// ```
     public static func decode(_ bytes: [UInt8], limits: DecodingLimits = .default,
                               options: JPEGDecodingOptions = .init()) throws(JPEGError) -> Image {
-        var decoder = JPEGDecoder(limits: limits, options: options)
+        var decoder = JPEGDecoder(limits: limits.knowingInputSize(bytes.count), options: options)
         _ = try decoder.append(bytes)
         return try decoder.finish()
     }

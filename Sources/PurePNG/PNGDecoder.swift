@@ -130,7 +130,7 @@ public struct PNGDecoder: IncrementalImageDecoder {
     /// ```
     public static func decode(_ bytes: [UInt8], limits: DecodingLimits = .default,
                               options: PNGDecodingOptions = .init()) throws(PNGError) -> Image {
-        var decoder = PNGDecoder(limits: limits, options: options)
+        var decoder = PNGDecoder(limits: limits.knowingInputSize(bytes.count), options: options)
         _ = try decoder.append(bytes)
         return try decoder.finish()
     }
