@@ -6,19 +6,6 @@ import PureJPEG
 import PurePNG
 import Testing
 
-/// A deterministic PRNG (SplitMix64), so a failing mutation is reproducible from its index.
-struct SeededRNG: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The decoders under test; each maps "whatever it returned" to a verdict.
 enum HostileCodec: String, CaseIterable, Sendable, CustomStringConvertible {
     case png, jpeg, gif, jpng, imageSource
@@ -118,6 +105,30 @@ enum HostileInput {
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
+    /// Feeds `bytes` to `decoder` in 97-byte pieces; at every cut (0, 97, 194, ...) finishes a
+    /// copy and judges the result (typed error or sound image, within the time bound).
+    static func everyCut<D>(_ bytes: [UInt8], _ path: String, _ codec: HostileCodec, _ decoder: D,
+                            append: (inout D, ArraySlice<UInt8>) throws -> Void,
+                            finish: (inout D) throws -> Image, seconds: Double = 5) {
+        var decoder = decoder
+        var cut = 0
+        while cut < bytes.count {
+            var copy = decoder
+            let start = threadCPUSeconds()
+            let result = Result { try finish(&copy) }
+            let elapsed = threadCPUSeconds() - start
+            if let problem = verdict(result) { Issue.record("\(codec) \(path) cut at \(cut): \(problem)") }
+            #expect(elapsed < seconds, "\(codec) \(path) cut at \(cut) took \(elapsed) s")
+            let next = min(cut + 97, bytes.count)
+            do { try append(&decoder, bytes[cut ..< next]) } catch {
+                // Errors are sticky: every later cut ends in this same error.
+                if let problem = verdict(.failure(error)) { Issue.record("\(codec) \(path) at \(cut): \(problem)") }
+                return
+            }
+            cut = next
+        }
+    }
+
     /// Decodes and reports anything that is not a typed error or a sound image, or a decode
     /// slower than `seconds` (generous: debug builds are ~10x slower than release).
     static func check(_ bytes: [UInt8], _ codec: HostileCodec, _ what: @autoclosure () -> String,
@@ -132,7 +143,7 @@ enum HostileInput {
     }
 }
 
-/// Every vector cut at 97-byte steps (sampled: see `cuts`), and 1,000 randomly corrupted vectors per decoder:
+/// Every vector cut at every 97th byte, and 1,000 randomly corrupted vectors per decoder:
 /// each must end in the codec's typed error or a well-formed image, never a trap, quickly.
 @Suite("Hostile input")
 struct HostileInputTests {
@@ -141,21 +152,50 @@ struct HostileInputTests {
         #expect(!codec.vectors.isEmpty)
     }
 
-    /// Cut points: multiples of 97. Debug decoding is slow, so a long file gets at most 8 of
-    /// them (spread evenly, always including 0 and the last), and ImageSource, which repeats
-    /// the codecs' vectors, takes every 3rd vector; the fuzzers cover the rest.
-    static func cuts(length: Int) -> [Int] {
+    /// Every vector cut at every multiple of 97 bytes, through each incremental decoder: the
+    /// file is fed in 97-byte pieces and, before each piece, a copy of the decoder (a value)
+    /// is finished, which is exactly a decode of the file truncated there (decoders give the
+    /// same result whatever the chunking: the chunking-invariance tests). A copy costs one
+    /// `finish`, not a decode from the start, so every cut point fits in a debug test run.
+    @Test("every vector truncated at every 97th byte", arguments: HostileCodec.allCases)
+    func truncations(codec: HostileCodec) throws {
+        for path in codec.vectors {
+            let bytes = try TestVectors.bytes(path)
+            switch codec {
+            case .png:
+                HostileInput.everyCut(bytes, path, codec, PNGDecoder(limits: HostileInput.limits),
+                                      append: { try $0.append($1) }, finish: { try $0.finish() })
+            case .jpeg:
+                HostileInput.everyCut(bytes, path, codec, JPEGDecoder(limits: HostileInput.limits),
+                                      append: { try $0.append($1) }, finish: { try $0.finish() })
+            case .gif:
+                HostileInput.everyCut(bytes, path, codec, GIFDecoder(limits: HostileInput.limits),
+                                      append: { try $0.append($1) }, finish: { try $0.finish() })
+            case .jpng:
+                HostileInput.everyCut(bytes, path, codec, JPNGStreamDecoder(limits: HostileInput.limits),
+                                      append: { try $0.append($1) }, finish: { try $0.finish() })
+            case .imageSource:
+                HostileInput.everyCut(bytes, path, codec, ImageSource(options: ImageSourceOptions(limits: HostileInput.limits)),
+                                      append: { try $0.append($1) }, finish: { try $0.finish() })
+            }
+        }
+    }
+
+    /// The one-shot entry points (`decode`, `GIFAnimation`, `JPNGDecoder`) on truncated files:
+    /// a long file gets 8 of its 97-byte cut points (spread evenly, always 0 and the last), as
+    /// each cut decodes from the start in a debug build.
+    static func sampledCuts(length: Int) -> [Int] {
         let all = Array(stride(from: 0, to: length, by: 97))
         guard all.count > 8 else { return all }
         return (0 ..< 8).map { all[$0 * (all.count - 1) / 7] }
     }
 
-    @Test("every vector truncated at 97-byte steps (sampled)", arguments: HostileCodec.allCases)
-    func truncations(codec: HostileCodec) throws {
+    @Test("one-shot decodes of vectors truncated at 97-byte steps (sampled)", arguments: HostileCodec.allCases)
+    func oneShotTruncations(codec: HostileCodec) throws {
         let vectors = codec.vectors.enumerated().filter { codec != .imageSource || $0.offset % 3 == 0 }
         for (_, path) in vectors {
             let bytes = try TestVectors.bytes(path)
-            for cut in HostileInputTests.cuts(length: bytes.count) {
+            for cut in HostileInputTests.sampledCuts(length: bytes.count) {
                 HostileInput.check(Array(bytes[..<cut]), codec, "\(path) cut at \(cut)")
             }
         }
@@ -167,7 +207,7 @@ struct HostileInputTests {
     func flips(codec: HostileCodec) throws {
         let vectors = try codec.vectors.map { ($0, try TestVectors.bytes($0)) }.filter { !$0.1.isEmpty }
         try #require(!vectors.isEmpty)
-        var rng = SeededRNG(seed: 0x5EED_0000 &+ UInt64(codec.rawValue.utf8.count))
+        var rng = SplitMix64(seed: 0x5EED_0000 &+ UInt64(codec.rawValue.utf8.count))
         for mutant in 0 ..< 1_000 {
             let (path, original) = vectors[Int.random(in: 0 ..< vectors.count, using: &rng)]
             var bytes = original
