@@ -6,6 +6,8 @@ extension JPEGDecoder {
     /// Runs the current scan as far as the input goes; true when it is complete.
     mutating func runScan(_ events: inout [DecodingEvent]) throws(JPEGError) -> Bool {
         guard let plan else { return skipEntropyData() }
+        // Row mode: the band buffer still holds rows the caller has not taken.
+        if rowOutput?.pending.isEmpty == false { return false }
         let isFinal = input.isFinished
         if !isFinal && input.count < retryAt && !markerArrived() { return false }
         while true {
@@ -65,7 +67,16 @@ extension JPEGDecoder {
             case .reached:
                 retryAt = 0
                 markerScan = 0
-                if mode == .streaming, var pipeline, var image {
+                var paused = false
+                if mode == .streaming, rowOutput != nil {
+                    // Row mode pauses after each band with rows, so the caller takes them before the buffer is reused.
+                    let rows = emitRowBand((entropy.mcu - 1) / plan.mcusWide)
+                    if !rows.isEmpty {
+                        events.append(.rows(rows))
+                        rowsDone = rows.upperBound
+                        paused = true
+                    }
+                } else if mode == .streaming, var pipeline, var image {
                     let band = (entropy.mcu - 1) / plan.mcusWide
                     self.pipeline = nil
                     self.image = nil
@@ -84,8 +95,9 @@ extension JPEGDecoder {
                     if mode == .coefficients { events.append(.scanComplete(scansCompleted - 1)) }
                     self.plan = nil
                     phase = .markers
-                    return true
+                    return !paused
                 }
+                if paused { return false }
             case .needMore, .truncated:
                 retryAt = input.count + 64
                 markerScan = max(0, input.count - 1)
@@ -135,6 +147,10 @@ extension JPEGDecoder {
         if mode == .coefficients {
             image = render(frame: frame, geometry: geometry)
             events.append(.rows(0 ..< geometry.height))
+        } else if rowsDone < geometry.height, rowOutput != nil {
+            rowOutput?.gray = rowsDone ..< geometry.height
+            events.append(.rows(rowsDone ..< geometry.height))
+            rowsDone = geometry.height
         } else if rowsDone < geometry.height, var out = image {
             let start = rowsDone * out.bytesPerRow
             out.pixels.withUnsafeMutableBufferPointer { p in UnsafeMutableBufferPointer(rebasing: p[start...]).update(repeating: 128) }
