@@ -52,13 +52,9 @@ public struct RowStreamDecoder: Sendable {
 
     public var metadata: ImageMetadata { jpeg?.metadata ?? png?.metadata ?? whole?.metadata ?? ImageMetadata() }
 
-    /// True when rows come out as the bytes arrive (a streamable JPEG or PNG), known after the
-    /// `.header` event; false when they come at the end.
-    public var isStreaming: Bool {
-        if let header = jpeg?.header { return !header.isProgressive }
-        if let header = png?.header { return !header.isInterlaced }
-        return false
-    }
+    /// True when rows come out as the bytes arrive (a streamable JPEG or PNG), false when they
+    /// come at the end. Known at the first scan of a JPEG, at the `.header` event of a PNG.
+    public var isStreaming: Bool { jpeg?.isStreaming ?? png?.isStreaming ?? false }
 
     /// Feeds the next bytes; `rows` receives every band that became final.
     @discardableResult

@@ -104,6 +104,9 @@ public struct JPEGRowDecoder: Sendable {
     public var metadata: ImageMetadata { decoder.metadata }
     /// Input bytes consumed; after `.end`, the offset just past EOI (where a JPNG's mask begins).
     public var bytesConsumed: Int { decoder.bytesConsumed }
+    /// True when rows come out as the bytes arrive (no output image), false when they come at
+    /// EOI (progressive, multi-scan); known at the first scan.
+    public var isStreaming: Bool { decoder.mode == .streaming && decoder.rowOutput != nil }
     /// Memory held beside the unread input (band rings, band buffer; coefficients and image when whole).
     var retainedBytes: Int { decoder.retainedBytes }
 

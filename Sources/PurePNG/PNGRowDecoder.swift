@@ -37,6 +37,10 @@ public struct PNGRowDecoder: Sendable {
     public var info: PNGInfo? { decoder.info }
     public var metadata: ImageMetadata { decoder.metadata }
 
+    /// True when rows come out as the bytes arrive, false when they come at IEND (Adam7);
+    /// known at the `.header` event.
+    public var isStreaming: Bool { decoder.imageData?.rowMode == true }
+
     /// Memory held beside the unread input and zlib's window (row buffer, block, previous row;
     /// the image when interlaced). Tests check that it does not depend on the height.
     var retainedBytes: Int { decoder.imageData?.retainedBytes ?? 0 }

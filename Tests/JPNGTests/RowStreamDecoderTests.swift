@@ -97,6 +97,14 @@ func streamRows(_ bytes: [UInt8], pieces size: Int) throws -> (image: Image, bef
         #expect(throws: Stop.self) { try decoder.append(bytes) { _ in throw Stop() } }
     }
 
+    @Test func multiScanSequentialJPEGComesAtTheEnd() throws {
+        let bytes = try TestVectors.bytes("jpeg-extra/seq_3scans_420.jpg")
+        let (image, beforeFinish, decoder) = try streamRows(bytes, pieces: 256)
+        #expect(!decoder.isStreaming)
+        #expect(image.pixels == (try JPEGDecoder.decode(bytes)).pixels)
+        #expect(beforeFinish == image.height, "handed out at EOI, during the last append")
+    }
+
     @Test func metadataAndHeaderAreKept() throws {
         let bytes = try TestVectors.bytes("jpeg/valid/exif_orientation6.jpg")
         let (_, _, decoder) = try streamRows(bytes, pieces: 512)

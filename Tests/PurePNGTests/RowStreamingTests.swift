@@ -52,6 +52,7 @@ struct PNGRowStreamingTests {
 
     @Test("rows equal decode()'s pixels, in order, once each")
     func wholeBuffer() throws {
+        #expect(Self.files.count > 300)
         for file in Self.files {
             let bytes = try TestVectors.bytes(file)
             guard let reference = try? PNGDecoder.decode(bytes) else { continue }
@@ -78,7 +79,9 @@ struct PNGRowStreamingTests {
 
     @Test("errors match decode()'s on the invalid files")
     func invalid() throws {
-        for name in TestVectors.files(in: "png/invalid", withExtension: "png") {
+        let names = TestVectors.files(in: "png/invalid", withExtension: "png")
+        #expect(names.count > 50)
+        for name in names {
             let bytes = try TestVectors.bytes("png/invalid/" + name)
             let expected = Result { () throws(PNGError) in try PNGDecoder.decode(bytes) }
             let rows = decodePNGRows(bytes, size: nil)
@@ -119,7 +122,7 @@ struct PNGRowStreamingTests {
 
     @Test("a truncated file hands out the rows decoded so far, then .truncated")
     func truncated() throws {
-        let whole = try Self.tallPNG(width: 200, height: 600)
+        let whole = try Self.tallPNG(width: 120, height: 400)
         let reference = try PNGDecoder.decode(whole)
         for cut in [whole.count / 3, whole.count / 2, whole.count - 20] {
             let bytes = Array(whole.prefix(cut))
@@ -142,7 +145,7 @@ struct PNGRowStreamingTests {
     @Test("retained memory does not grow with the height")
     func memoryIndependentOfHeight() throws {
         var peaks: [Int] = []
-        for height in [1024, 8192] {
+        for height in [1024, 4096] {
             let bytes = try Self.tallPNG(width: 64, height: height)
             let rows = decodePNGRows(bytes, size: 4096)
             #expect(rows.error == nil && rows.rows == height)
