@@ -37,10 +37,16 @@ extension JPEGDecoder {
 
     /// Row mode: band `band` of every component is decoded; its finished rows go to the band buffer.
     mutating func emitRowBand(_ band: Int) -> Range<Int> {
-        guard var pipeline, var out = rowOutput else { return 0 ..< 0 }
+        let origin = rowsDone
+        // What this band can emit lies in band `band` (and the one above when the vertical filter
+        // lags): it must fit the buffer from `origin`.
+        guard var pipeline, var out = rowOutput,
+              pipeline.rows(ofBand: pipeline.geometry.needsContext ? max(band - 1, 0) : band).lowerBound >= origin,
+              pipeline.rows(ofBand: band).upperBound - origin <= 2 * out.bandRows,
+              out.buffer.count >= 2 * out.bandRows * pipeline.geometry.width * pipeline.geometry.format.bytesPerPixel
+        else { return 0 ..< 0 }
         self.pipeline = nil
         rowOutput = nil
-        let origin = rowsDone
         let rows = out.buffer.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress.map { pipeline.bandDone(band, output: $0, origin: origin) } ?? 0 ..< 0
         }
