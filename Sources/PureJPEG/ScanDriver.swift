@@ -143,8 +143,8 @@ extension JPEGDecoder {
     /// EOI: the coefficient image is rendered; a streaming image is complete already.
     mutating func endOfImage(offset: Int, _ events: inout [DecodingEvent]) throws(JPEGError) {
         guard let frame, let geometry, scansStarted > 0 else {
-            // EOI before any scan: the image data is missing, as if the file were cut short.
-            throw .truncated(offset: offset, partial: preview())
+            // EOI before any scan: the image data is missing, as if the file were cut short (row mode: no partial image).
+            throw .truncated(offset: offset, partial: rowOutput == nil ? preview() : nil)
         }
         if mode == .coefficients {
             image = render(frame: frame, geometry: geometry)

@@ -135,6 +135,47 @@ struct JPEGRowStreamingTests {
         }
     }
 
+    @Test("invalid files give decode()'s error (truncation without a partial image), whole and in pieces")
+    func invalid() throws {
+        let names = TestVectors.files(in: "jpeg/invalid", withExtension: "jpg")
+        #expect(names.count > 20)
+        for name in names {
+            let bytes = try TestVectors.bytes("jpeg/invalid/" + name)
+            let expected = Result { () throws(JPEGError) in try JPEGDecoder.decode(bytes) }
+            for size in [nil, 61] as [Int?] {
+                let rows = decodeRows(bytes, size: size)
+                #expect(rows.orderProblems.isEmpty && rows.otherError == nil, "\(name)")
+                switch expected {
+                case .success(let image):
+                    #expect(rows.error == nil && rows.pixels == image.pixels, "\(name)")
+                case .failure(.truncated(let offset, _)):
+                    guard case let .truncated(rowOffset, nil)? = rows.error else {
+                        Issue.record("\(name): \(String(describing: rows.error)) instead of .truncated")
+                        continue
+                    }
+                    #expect(rowOffset == offset, "\(name)")
+                case .failure(let error):
+                    #expect(rows.error == error, "\(name)")
+                }
+            }
+        }
+    }
+
+    @Test("cut at 40 points or more: rows so far, then an error, never a trap")
+    func cuts() throws {
+        for file in ["jpeg/valid/photo256_420_q90.jpg", "jpeg-extra/samp_1x4_restart.jpg", "jpeg-extra/prog_420.jpg"] {
+            let bytes = try TestVectors.bytes(file)
+            let reference = try JPEGDecoder.decode(bytes)
+            for cut in stride(from: 1, to: bytes.count, by: max(97, bytes.count / 40)) {
+                let rows = decodeRows(Array(bytes.prefix(cut)), size: 512)
+                #expect(rows.orderProblems.isEmpty, "\(file) cut at \(cut)")
+                #expect(rows.error != nil || rows.rows == reference.height, "\(file) cut at \(cut)")
+                // Rows handed out before the cut are final: the same as the whole file's.
+                #expect(rows.pixels[...] == reference.pixels.prefix(rows.pixels.count), "\(file) cut at \(cut)")
+            }
+        }
+    }
+
     @Test("the error repeats on later calls")
     func errorRepeats() throws {
         let bytes = try TestVectors.bytes("jpeg/invalid/truncated_00628.jpg")
