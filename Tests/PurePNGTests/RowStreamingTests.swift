@@ -104,6 +104,20 @@ struct PNGRowStreamingTests {
         }
     }
 
+    @Test("cut at 40 points or more: rows so far, then an error, never a trap")
+    func cuts() throws {
+        for file in ["png/valid/photo_rgb8_seq_64x48.png", "png/valid/photo_rgb16_seq_40x30.png", "png/valid/photo_rgb8_adam7_64x48.png"] {
+            let bytes = try TestVectors.bytes(file)
+            let reference = try PNGDecoder.decode(bytes)
+            for cut in stride(from: 1, to: bytes.count, by: max(37, bytes.count / 40)) {
+                let rows = decodePNGRows(Array(bytes.prefix(cut)), size: 512)
+                #expect(rows.orderProblems.isEmpty && rows.otherError == nil, "\(file) cut at \(cut)")
+                #expect(rows.error != nil, "\(file) cut at \(cut)")
+                #expect(rows.pixels[...] == reference.pixels.prefix(rows.pixels.count), "\(file) cut at \(cut)")
+            }
+        }
+    }
+
     /// A tall RGB image of smooth gradients, encoded without interlacing.
     static func tallPNG(width: Int, height: Int, interlaced: Bool = false) throws -> [UInt8] {
         var image = Image(width: width, height: height, format: .rgb8)
