@@ -1,10 +1,25 @@
 import ImageCore
+import PureJPEG
+import PurePNG
 
 /// Decodes any supported format into rows handed out as soon as they are final, for consumers
 /// that must not hold the whole image (the tile pyramid of ``TilePyramidWriter``).
 ///
-/// Formats whose rows only become final at the end (progressive JPEG, interlaced PNG, GIF) are
-/// decoded whole, within `limits`, and their rows are handed out by `finish`.
+/// The format is sniffed from the first bytes as ``ImageSource`` does. Sequential JPEGs whose
+/// first scan holds every component and non-interlaced PNGs stream: rows are handed out by
+/// `append` as the bytes arrive, and memory does not grow with the image height (a few MCU rows
+/// or one inflate block of rows, see ``JPEGRowDecoder`` and ``PNGRowDecoder``). Formats whose
+/// rows only become final at the end (progressive or multi-scan JPEG, interlaced PNG) are
+/// decoded whole, within `limits`, and their rows handed out at their end; GIF (its first frame)
+/// and formats an app registers go through ``ImageSource`` and are handed out by `finish`.
+///
+/// A JPNG yields its colour image: the JPEG part streams as RGB and the mask and footer after
+/// its EOI are ignored (the alpha mask comes last, so it cannot accompany rows already handed
+/// out). Use ``ImageSource`` for the RGBA image. Of the options only `limits` applies: rows are
+/// as stored (no orientation, scaling or premultiplication). Pixels are the same bytes the
+/// codec's `decode` gives. Errors are the codec's own (`JPEGError`, `PNGError`; through
+/// `ImageSource` for the rest), or whatever `rows` throws; a file cut short hands out the rows
+/// decoded so far, then throws the codec's truncation error.
 ///
 /// ```swift
 /// var decoder = RowStreamDecoder()
@@ -13,24 +28,42 @@ import ImageCore
 /// }
 /// try decoder.finish { band in consume(band) }
 /// ```
-public struct RowStreamDecoder {
+public struct RowStreamDecoder: Sendable {
     public let options: ImageSourceOptions
-    private var source: ImageSource
+    /// Bytes held until the format is known.
+    private var prefix: [UInt8] = []
+    private var jpeg: JPEGRowDecoder?
+    private var png: PNGRowDecoder?
+    private var whole: ImageSource?
 
     public init(options: ImageSourceOptions = .init()) {
         self.options = options
-        source = ImageSource(options: ImageSourceOptions(limits: options.limits))
+    }
+
+    /// The format, once the first bytes have told it (a JPNG reads as `.jpeg`: its JPEG part).
+    public var format: ImageFileFormat? {
+        if jpeg != nil { return .jpeg }
+        if png != nil { return .png }
+        return whole?.format
     }
 
     /// Size and pixel format of the rows to come, after the first `.header` event.
-    public var header: ImageHeader? { source.header }
+    public var header: ImageHeader? { jpeg?.header ?? png?.header ?? whole?.header }
 
-    public var metadata: ImageMetadata { source.metadata }
+    public var metadata: ImageMetadata { jpeg?.metadata ?? png?.metadata ?? whole?.metadata ?? ImageMetadata() }
+
+    /// True when rows come out as the bytes arrive (a streamable JPEG or PNG), false when they
+    /// come at the end. Known at the first scan of a JPEG, at the `.header` event of a PNG.
+    public var isStreaming: Bool { jpeg?.isStreaming ?? png?.isStreaming ?? false }
 
     /// Feeds the next bytes; `rows` receives every band that became final.
     @discardableResult
     public mutating func append(_ bytes: UnsafeRawBufferPointer, rows: (RowBand) throws -> Void) throws -> [DecodingEvent] {
-        try source.append(bytes)
+        if jpeg != nil { return try jpeg?.append(bytes, rows: rows) ?? [] }
+        if png != nil { return try png?.append(bytes, rows: rows) ?? [] }
+        if whole != nil { return try whole?.append(bytes) ?? [] }
+        prefix.append(contentsOf: bytes)
+        return try start(final: false, rows: rows)
     }
 
     @discardableResult
@@ -43,9 +76,41 @@ public struct RowStreamDecoder {
     }
 
     /// Ends the input: `rows` receives the rows not handed out yet. Throws the codec's error
-    /// (a truncation error carries the partial image).
+    /// (a truncation error after the rows decoded so far).
     public mutating func finish(rows: (RowBand) throws -> Void) throws {
+        if jpeg == nil && png == nil && whole == nil { _ = try start(final: true, rows: rows) }
+        if jpeg != nil {
+            try jpeg?.finish(rows: rows)
+            return
+        }
+        if png != nil {
+            try png?.finish(rows: rows)
+            return
+        }
+        var source = whole ?? ImageSource(options: ImageSourceOptions(limits: options.limits))
         let image = try source.finish()
+        whole = source
         try image.withRowBand(0 ..< image.height, rows)
+    }
+
+    /// Picks the decoder once the first bytes decide (PNG needs its 8-byte signature, JPEG 3
+    /// bytes) and feeds it what was held.
+    private mutating func start(final: Bool, rows: (RowBand) throws -> Void) throws -> [DecodingEvent] {
+        let isJPEG = prefix.starts(with: [0xFF, 0xD8, 0xFF])
+        let isPNG = prefix.starts(with: pngSignature)
+        guard isJPEG || isPNG || final || prefix.count >= pngSignature.count else { return [] }
+        let bytes = prefix
+        prefix = []
+        if isJPEG {
+            jpeg = JPEGRowDecoder(limits: options.limits)
+            return try jpeg?.append(bytes, rows: rows) ?? []
+        }
+        if isPNG {
+            png = PNGRowDecoder(limits: options.limits)
+            return try png?.append(bytes, rows: rows) ?? []
+        }
+        var source = ImageSource(options: ImageSourceOptions(limits: options.limits))
+        defer { whole = source }
+        return bytes.isEmpty ? [] : try source.append(bytes)
     }
 }

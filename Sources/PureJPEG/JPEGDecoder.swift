@@ -91,6 +91,8 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     var markerScan = 0
     /// Picks the vector IDCT; tests turn it off to compare with the scalar kernels.
     var useSIMD = true
+    /// Row mode (``JPEGRowDecoder``): streamable frames go to a band buffer, not an image.
+    var rowOutput: RowOutput?
 
     public init(limits: DecodingLimits = .default, options: JPEGDecodingOptions = .init()) {
         self.limits = limits
@@ -322,7 +324,8 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         }
         // Progressive frames keep every coefficient; sequential ones a few MCU rows (checked again at the first scan).
         let working = frame.isProgressive ? frame.coefficientBytes : 3 * 8 * frame.vMax * frame.mcusWide * 8 * frame.hMax * frame.components.count
-        if let violation = limits.check(width: outWidth, height: outHeight, bytesPerPixel: format.bytesPerPixel, extraBytes: working) {
+        let (imageBytesPerPixel, bandBytes) = outputBytes(format: format, whole: frame.isProgressive, width: outWidth, bandRows: frame.vMax * scale)
+        if let violation = limits.check(width: outWidth, height: outHeight, bytesPerPixel: imageBytesPerPixel, extraBytes: working + bandBytes) {
             throw .limitExceeded(violation, offset: frame.offset)
         }
         self.frame = frame
@@ -362,12 +365,18 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                                               outputCMYK: options.outputCMYK, fancy: options.fancyUpsampling)
             let streaming = !frame.isProgressive && scan.components.count == frame.components.count
             let extra = streaming ? geometry.workingBytes : geometry.workingBytes + frame.coefficientBytes
+            let (imageBytesPerPixel, bandBytes) = outputBytes(format: geometry.format, whole: !streaming, width: geometry.width,
+                                                              bandRows: geometry.bandRows)
             if let violation = limits.check(width: geometry.width, height: geometry.height,
-                                            bytesPerPixel: geometry.format.bytesPerPixel, extraBytes: extra) {
+                                            bytesPerPixel: imageBytesPerPixel, extraBytes: extra + bandBytes) {
                 throw .limitExceeded(violation, offset: scan.offset)
             }
             self.geometry = geometry
-            image = Image(width: geometry.width, height: geometry.height, format: geometry.format)
+            if imageBytesPerPixel > 0 {
+                image = Image(width: geometry.width, height: geometry.height, format: geometry.format)
+            } else {
+                rowOutput?.start(geometry: geometry)
+            }
             if streaming {
                 mode = .streaming
                 pipeline = BandPipeline(geometry: geometry, inverted: collector.adobeTransform != nil, useSIMD: useSIMD)

@@ -117,26 +117,28 @@ struct BandPipeline: Sendable {
     }
 
     /// Band `b` of every component is in its ring: emits what is now final and returns those rows.
-    mutating func bandDone(_ b: Int, output: UnsafeMutablePointer<UInt8>) -> Range<Int> {
+    /// `output` holds image row `origin` and the rows after it (0: the whole image; row mode
+    /// passes a band buffer whose first row is the first row not yet emitted).
+    mutating func bandDone(_ b: Int, output: UnsafeMutablePointer<UInt8>, origin: Int = 0) -> Range<Int> {
         if !geometry.needsContext {
-            emit(band: b, output: output)
+            emit(band: b, output: output, origin: origin)
             return rows(ofBand: b)
         }
         let previous = rows(ofBand: max(b - 1, 0))
         var done = previous.lowerBound ..< previous.lowerBound
         if b >= 1 {
-            emit(band: b - 1, output: output)
+            emit(band: b - 1, output: output, origin: origin)
             done = previous
         }
         if b == geometry.bands - 1 {
-            emit(band: b, output: output)
+            emit(band: b, output: output, origin: origin)
             done = done.lowerBound ..< rows(ofBand: b).upperBound
         }
         return done
     }
 
-    /// Upsamples and colour-converts band `b` into `output` (the whole output image).
-    mutating func emit(band b: Int, output: UnsafeMutablePointer<UInt8>) {
+    /// Upsamples and colour-converts band `b` into `output` (image row `origin` onwards).
+    mutating func emit(band b: Int, output: UnsafeMutablePointer<UInt8>, origin: Int = 0) {
         let range = rows(ofBand: b)
         if range.isEmpty { return }
         let g = geometry
@@ -170,7 +172,7 @@ struct BandPipeline: Sendable {
                             }
                         }
                         Self.convert(rows, transform: g.transform, format: g.format, width: g.width, inverted: inverted,
-                                     out: output + y * g.width * bpp, scratch: scratchBase)
+                                     out: output + (y - origin) * g.width * bpp, scratch: scratchBase)
                     }
                 }
             }

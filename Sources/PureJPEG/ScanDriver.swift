@@ -6,6 +6,8 @@ extension JPEGDecoder {
     /// Runs the current scan as far as the input goes; true when it is complete.
     mutating func runScan(_ events: inout [DecodingEvent]) throws(JPEGError) -> Bool {
         guard let plan else { return skipEntropyData() }
+        // Row mode: the band buffer still holds rows the caller has not taken.
+        if rowOutput?.pending.isEmpty == false { return false }
         let isFinal = input.isFinished
         if !isFinal && input.count < retryAt && !markerArrived() { return false }
         while true {
@@ -56,7 +58,9 @@ extension JPEGDecoder {
                     }
                 }
             }
-            if mode == .streaming { pipeline?.planes = planes } else { swap(&coefficients, &self.coefficients) }
+            // `planes = []` drops the local reference, or the band pipeline's next write to its
+            // rings below would copy them (once per MCU row: 4.4 M instructions per 1 MP).
+            if mode == .streaming { pipeline?.planes = planes; planes = [] } else { swap(&coefficients, &self.coefficients) }
             input.consume(min(st.reader.position, input.count))
             st.reader.position = 0
             entropy = st
@@ -65,7 +69,16 @@ extension JPEGDecoder {
             case .reached:
                 retryAt = 0
                 markerScan = 0
-                if mode == .streaming, var pipeline, var image {
+                var paused = false
+                if mode == .streaming, rowOutput != nil {
+                    // Row mode pauses after each band with rows, so the caller takes them before the buffer is reused.
+                    let rows = emitRowBand((entropy.mcu - 1) / plan.mcusWide)
+                    if !rows.isEmpty {
+                        events.append(.rows(rows))
+                        rowsDone = rows.upperBound
+                        paused = true
+                    }
+                } else if mode == .streaming, var pipeline, var image {
                     let band = (entropy.mcu - 1) / plan.mcusWide
                     self.pipeline = nil
                     self.image = nil
@@ -84,8 +97,9 @@ extension JPEGDecoder {
                     if mode == .coefficients { events.append(.scanComplete(scansCompleted - 1)) }
                     self.plan = nil
                     phase = .markers
-                    return true
+                    return !paused
                 }
+                if paused { return false }
             case .needMore, .truncated:
                 retryAt = input.count + 64
                 markerScan = max(0, input.count - 1)
@@ -129,12 +143,16 @@ extension JPEGDecoder {
     /// EOI: the coefficient image is rendered; a streaming image is complete already.
     mutating func endOfImage(offset: Int, _ events: inout [DecodingEvent]) throws(JPEGError) {
         guard let frame, let geometry, scansStarted > 0 else {
-            // EOI before any scan: the image data is missing, as if the file were cut short.
-            throw .truncated(offset: offset, partial: preview())
+            // EOI before any scan: the image data is missing, as if the file were cut short (row mode: no partial image).
+            throw .truncated(offset: offset, partial: rowOutput == nil ? preview() : nil)
         }
         if mode == .coefficients {
             image = render(frame: frame, geometry: geometry)
             events.append(.rows(0 ..< geometry.height))
+        } else if rowsDone < geometry.height, rowOutput != nil {
+            rowOutput?.gray = rowsDone ..< geometry.height
+            events.append(.rows(rowsDone ..< geometry.height))
+            rowsDone = geometry.height
         } else if rowsDone < geometry.height, var out = image {
             let start = rowsDone * out.bytesPerRow
             out.pixels.withUnsafeMutableBufferPointer { p in UnsafeMutableBufferPointer(rebasing: p[start...]).update(repeating: 128) }

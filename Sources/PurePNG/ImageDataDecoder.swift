@@ -13,8 +13,13 @@ struct ImageDataDecoder: Sendable {
     let expander: RowExpander
     let outBytesPerPixel: Int
     let filterBytesPerPixel: Int
-    /// The output image's samples, rows not yet decoded zero.
+    /// The output image's samples, rows not yet decoded zero. Row mode: the rows of one block,
+    /// the first being ``pendingRows``' lower bound.
     private(set) var pixels: [UInt8]
+    /// Row mode (non-interlaced only): no image, each block's rows go to `pixels` and wait there.
+    let rowMode: Bool
+    /// Row mode: rows in `pixels` the caller has not taken; decoding pauses while there are any.
+    var pendingRows: Range<Int> = 0 ..< 0
     private var inflater = Inflater()
     private var block: [UInt8]
     private let blockCapacity: Int
@@ -41,13 +46,29 @@ struct ImageDataDecoder: Sendable {
         return max(2 * stride, 1 << 16) + 2 * stride + info.width * 8 + 2 * Unfilter.slack + (64 << 10)
     }
 
-    init(info: PNGInfo) {
+    /// Bytes per output pixel of the image and extra bytes a decode allocates, for the limits
+    /// check: row mode (non-interlaced) holds one block's rows instead of the image.
+    static func outputBytes(info: PNGInfo, rowMode: Bool) -> (imageBytesPerPixel: Int, extraBytes: Int) {
+        let working = workingBytes(info: info)
+        guard rowMode && !info.interlaced else { return (info.outputFormat.bytesPerPixel, working) }
+        return (0, working + bandRows(info: info) * info.width * info.outputFormat.bytesPerPixel)
+    }
+
+    /// Row mode: most rows one block of filtered rows can hold.
+    static func bandRows(info: PNGInfo) -> Int {
+        let stride = info.rowBytes(width: info.width) + 1
+        return max(2 * stride, 1 << 16) / stride
+    }
+
+    init(info: PNGInfo, rowMode: Bool = false) {
         self.info = info
+        self.rowMode = rowMode && !info.interlaced
         format = info.outputFormat
         expander = RowExpander(info: info)
         outBytesPerPixel = format.bytesPerPixel
         filterBytesPerPixel = info.filterBytesPerPixel
-        pixels = [UInt8](repeating: 0, count: info.width * info.height * format.bytesPerPixel)
+        let outputRows = self.rowMode ? Self.bandRows(info: info) : info.height
+        pixels = [UInt8](repeating: 0, count: info.width * outputRows * format.bytesPerPixel)
         let stride = info.rowBytes(width: info.width) + 1
         blockCapacity = max(2 * stride, 1 << 16)
         block = [UInt8](repeating: 0, count: blockCapacity + Unfilter.slack)
@@ -85,6 +106,9 @@ struct ImageDataDecoder: Sendable {
         }
     }
 
+    /// Bytes of the inflate block and the row buffers beside `pixels`.
+    var blockBytes: Int { block.count + prevRow.count + passRow.count }
+
     /// Rows decoded so far in a non-interlaced image.
     var rowsDecoded: Int { info.interlaced ? 0 : row }
 
@@ -96,16 +120,19 @@ struct ImageDataDecoder: Sendable {
     }
 
     /// Feeds compressed IDAT bytes; `fileOffset` is the file offset of `input`'s first byte.
-    mutating func feed(_ input: UnsafeRawBufferPointer, fileOffset: Int, events: inout [DecodingEvent]) throws(PNGError) {
+    /// Returns the bytes used: all of them, except in row mode when a block's rows are waiting
+    /// (``pendingRows``); the rest must be fed again once they are taken.
+    @discardableResult
+    mutating func feed(_ input: UnsafeRawBufferPointer, fileOffset: Int, events: inout [DecodingEvent]) throws(PNGError) -> Int {
         var consumed = 0
         while true {
             if rowsComplete {
                 // Past the last row only the end of the zlib stream (its Adler-32) may follow.
                 if inflater.streamEnded {
                     if consumed < input.count { throw .tooMuchImageData(offset: fileOffset + consumed) }
-                    return
+                    return input.count
                 }
-                if consumed == input.count { return }
+                if consumed == input.count { return input.count }
                 let step = block.withUnsafeMutableBytes { buffer in
                     inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
                                      into: UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< 64]))
@@ -113,7 +140,7 @@ struct ImageDataDecoder: Sendable {
                 consumed += step.consumed
                 if let failure = step.failure { throw .corruptImageData(message: failure, offset: fileOffset + consumed) }
                 if step.produced > 0 { throw .tooMuchImageData(offset: fileOffset + consumed) }
-                if step.consumed == 0 && !step.streamEnded { return }
+                if step.consumed == 0 && !step.streamEnded { return input.count }
                 continue
             }
             let space = blockCapacity - filled
@@ -131,10 +158,12 @@ struct ImageDataDecoder: Sendable {
             if rowsComplete && filled > 0 { throw .tooMuchImageData(offset: fileOffset + consumed) }
             if step.streamEnded {
                 if !rowsComplete { throw .notEnoughImageData(offset: fileOffset + consumed) }
+                if !pendingRows.isEmpty { return consumed }
                 continue
             }
+            if !pendingRows.isEmpty { return consumed }
             // zlib stops with output space left only when it has used all the input.
-            if step.produced < space { return }
+            if step.produced < space { return input.count }
         }
     }
 
@@ -148,6 +177,8 @@ struct ImageDataDecoder: Sendable {
         let imageWidth = info.width
         let outBpp = outBytesPerPixel, filterBpp = filterBytesPerPixel
         let outRowBytes = imageWidth * outBpp
+        // Row mode: this call's rows start at the front of `pixels`.
+        let origin = rowMode ? row : 0
         while !rowsComplete {
             let rowBytes = passRowBytes, stride = rowBytes + 1
             if filled - pos < stride { break }
@@ -177,7 +208,7 @@ struct ImageDataDecoder: Sendable {
                                     Adam7.scatter(tmp, count: width, pass: currentPass, passRow: r, imageWidth: imageWidth,
                                                   bytesPerPixel: outBpp, into: out)
                                 } else {
-                                    expander.expand(cur, rawBytes: rowBytes, width: width, into: out + r &* outRowBytes)
+                                    expander.expand(cur, rawBytes: rowBytes, width: width, into: out + (r &- origin) &* outRowBytes)
                                 }
                                 lastRow = pos + 1
                                 pos += stride
@@ -187,6 +218,7 @@ struct ImageDataDecoder: Sendable {
                     }
                 }
             }
+            if rowMode && r > row { pendingRows = origin ..< r }
             row = r
             if let failure { throw failure }
             if row == passHeight {

@@ -109,7 +109,10 @@ public struct PNGDecoder: IncrementalImageDecoder {
     private var position = 0
     private var state = State.signature
     private var failure: PNGError?
-    private var imageData: ImageDataDecoder?
+    private(set) var imageData: ImageDataDecoder?
+    /// Row mode (``PNGRowDecoder``): a non-interlaced image's rows wait in a block-sized buffer
+    /// for the caller instead of filling an image; decoding pauses until they are taken.
+    var rowMode = false
     private var reportedRows = 0
     private var seenPLTE = false
     private var seenIDAT = false
@@ -179,6 +182,24 @@ public struct PNGDecoder: IncrementalImageDecoder {
         throw error
     }
 
+    /// IEND has been read.
+    var hasEnded: Bool {
+        if case .ended = state { return true }
+        return false
+    }
+
+    /// Row mode's `finish` on short input: the truncation error without a partial image.
+    mutating func failTruncated() -> PNGError {
+        let error = PNGError.truncated(offset: position + input.count, partial: nil)
+        failure = error
+        return error
+    }
+
+    /// Row mode: the caller has taken the waiting rows.
+    mutating func takePendingRows() { imageData?.pendingRows = 0 ..< 0 }
+
+    var failed: PNGError? { failure }
+
     public func preview() -> Image? {
         guard let header, let imageData else { return nil }
         return Image(width: header.width, height: header.height, format: header.pixelFormat,
@@ -196,6 +217,7 @@ public struct PNGDecoder: IncrementalImageDecoder {
     /// The outer loop: each state waits for the bytes it needs and returns when they are short.
     private mutating func run(_ input: inout Cursor, _ events: inout [DecodingEvent]) throws(PNGError) {
         while true {
+            if imageData?.pendingRows.isEmpty == false { return }
             switch state {
             case .signature:
                 guard input.count >= 8 else {
@@ -237,10 +259,10 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 guard !input.isEmpty, imageData != nil else { return }
                 let n = min(remaining, input.count)
                 let bytes = input.unread(n)
-                crc = CZlib.crc32(crc, bytes.baseAddress, UInt32(n))
-                try imageData?.feed(UnsafeRawBufferPointer(bytes), fileOffset: input.offset(), events: &events)
-                input.consume(n)
-                remaining -= n
+                let used = min(try imageData?.feed(UnsafeRawBufferPointer(bytes), fileOffset: input.offset(), events: &events) ?? n, n)
+                crc = CZlib.crc32(crc, bytes.baseAddress, UInt32(used))
+                input.consume(used)
+                remaining -= used
                 state = .imageData(chunk, remaining: remaining, crc: crc)
 
             case .skipping(let chunk, var remaining, var crc):
@@ -333,12 +355,13 @@ public struct PNGDecoder: IncrementalImageDecoder {
     private mutating func startImageData(_ info: PNGInfo, _ chunk: Chunk, _ events: inout [DecodingEvent]) throws(PNGError) {
         if info.colorType == .palette && info.palette == nil { throw .missingPalette(offset: chunk.start) }
         let format = info.outputFormat
-        if let violation = limits.check(width: info.width, height: info.height, bytesPerPixel: format.bytesPerPixel,
-                                        extraBytes: ImageDataDecoder.workingBytes(info: info)) {
+        let (imageBytesPerPixel, extra) = ImageDataDecoder.outputBytes(info: info, rowMode: rowMode)
+        if let violation = limits.check(width: info.width, height: info.height, bytesPerPixel: imageBytesPerPixel,
+                                        extraBytes: extra) {
             throw .limitExceeded(violation, offset: chunk.start)
         }
         seenIDAT = true
-        imageData = ImageDataDecoder(info: info)
+        imageData = ImageDataDecoder(info: info, rowMode: rowMode)
         let header = ImageHeader(fileFormat: .png, width: info.width, height: info.height, pixelFormat: format,
                                  isInterlaced: info.interlaced)
         self.header = header
@@ -353,9 +376,9 @@ public struct PNGDecoder: IncrementalImageDecoder {
         case .IHDR:
             let parsed = try PNGInfo.parseHeader(data, offset: chunk.start)
             // Before any allocation, with the smallest format this header allows (tRNS may add alpha later).
+            let (imageBytesPerPixel, extra) = ImageDataDecoder.outputBytes(info: parsed, rowMode: rowMode)
             if let violation = limits.check(width: parsed.width, height: parsed.height,
-                                            bytesPerPixel: parsed.outputFormat.bytesPerPixel,
-                                            extraBytes: ImageDataDecoder.workingBytes(info: parsed)) {
+                                            bytesPerPixel: imageBytesPerPixel, extraBytes: extra) {
                 throw .limitExceeded(violation, offset: chunk.start)
             }
             info = parsed
