@@ -56,7 +56,9 @@ extension JPEGDecoder {
                     }
                 }
             }
-            if mode == .streaming { pipeline?.planes = planes } else { swap(&coefficients, &self.coefficients) }
+            // `planes = []` drops the local reference, or the band pipeline's next write to its
+            // rings below would copy them (once per MCU row: 4.4 M instructions per 1 MP).
+            if mode == .streaming { pipeline?.planes = planes; planes = [] } else { swap(&coefficients, &self.coefficients) }
             input.consume(min(st.reader.position, input.count))
             st.reader.position = 0
             entropy = st
