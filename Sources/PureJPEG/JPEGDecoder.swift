@@ -91,6 +91,9 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     var markerScan = 0
     /// Picks the vector IDCT; tests turn it off to compare with the scalar kernels.
     var useSIMD = true
+    /// Coefficient mode: each component's coefficient state, and the renders kept for reuse.
+    var coefficientStamps: [CoefficientStamp] = []
+    let previewCache = PreviewCache()
 
     public init(limits: DecodingLimits = .default, options: JPEGDecodingOptions = .init()) {
         self.limits = limits
@@ -153,7 +156,11 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     public func preview() -> Image? {
         guard let header else { return nil }
         if mode == .coefficients, let geometry, let frame {
-            return render(frame: frame, geometry: geometry)
+            if phase == .done, var final = image {
+                final.metadata = metadata
+                return final
+            }
+            return cachedRender(frame: frame, geometry: geometry, fill: true)
         }
         guard var out = image else {
             var gray = Image(width: header.width, height: header.height, format: header.pixelFormat, metadata: metadata)
@@ -380,6 +387,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                 }
                 coefficientOffsets = offsets
                 coefficients = [Int16](repeating: 0, count: total)
+                coefficientStamps = frame.components.map { _ in CoefficientStamp() }
             }
         }
         for c in scan.components {

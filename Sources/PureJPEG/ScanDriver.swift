@@ -8,6 +8,7 @@ extension JPEGDecoder {
         guard let plan else { return skipEntropyData() }
         let isFinal = input.isFinished
         if !isFinal && input.count < retryAt && !markerArrived() { return false }
+        if mode == .coefficients { stampComponents(plan.components) }
         while true {
             let stop = mode == .streaming
                 ? min(plan.mcuCount, (entropy.mcu / plan.mcusWide + 1) * plan.mcusWide)
@@ -135,7 +136,7 @@ extension JPEGDecoder {
             throw .truncated(offset: offset, partial: preview())
         }
         if mode == .coefficients {
-            image = render(frame: frame, geometry: geometry)
+            image = cachedRender(frame: frame, geometry: geometry, fill: previewCache.isFilled)
             events.append(.rows(0 ..< geometry.height))
         } else if rowsDone < geometry.height, var out = image {
             let start = rowsDone * out.bytesPerRow
