@@ -24,10 +24,22 @@ final class CoefficientStamp: Sendable {}
 /// overwrite each other's cache. (A pthread mutex: `Synchronization.Mutex` needs macOS 15.)
 final class PreviewCache: @unchecked Sendable {
     struct State {
-        var planes: [[UInt8]] = []
+        /// Per component: IDCT output for the whole plane, and (components that need it) the
+        /// upsampled plane at output size; owned here, freed in `deinit`.
+        var planes: [UnsafeMutableBufferPointer<UInt8>] = []
         var planeStamps: [CoefficientStamp?] = []
+        var upsampled: [UnsafeMutableBufferPointer<UInt8>] = []
+        var upsampledStamps: [CoefficientStamp?] = []
         var image: Image?
         var imageStamps: [CoefficientStamp] = []
+
+        /// `buffer` with exactly `count` bytes (contents undefined when reallocated).
+        static func resize(_ buffer: inout UnsafeMutableBufferPointer<UInt8>, _ count: Int) {
+            guard buffer.count != count else { return }
+            buffer.deallocate()
+            buffer = .allocate(capacity: count)
+            buffer.initialize(repeating: 0)
+        }
     }
 
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -41,6 +53,7 @@ final class PreviewCache: @unchecked Sendable {
     }
 
     deinit {
+        for buffer in state.planes + state.upsampled { buffer.deallocate() }
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
     }
@@ -67,7 +80,9 @@ extension JPEGDecoder {
     func cachedPlaneBytes(frame: Frame, geometry: OutputGeometry) -> Int {
         var total = 0
         for (c, fc) in frame.components.enumerated() {
-            total += geometry.components[c].stride * fc.paddedBlocksHigh * geometry.components[c].blockSize
+            let gc = geometry.components[c]
+            total += gc.stride * fc.paddedBlocksHigh * gc.blockSize
+            if gc.hUp != 1 || gc.vUp != 1 { total += geometry.width * geometry.height }
         }
         return total
     }
@@ -91,17 +106,31 @@ extension JPEGDecoder {
             }
             guard fill && fits && stamps.count == n else { return nil }
             if state.planes.count != n {
-                state.planes = [[UInt8]](repeating: [], count: n)
+                for buffer in state.planes + state.upsampled { buffer.deallocate() }
+                state.planes = (0 ..< n).map { _ in UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 0) }
+                state.upsampled = (0 ..< n).map { _ in UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 0) }
                 state.planeStamps = [CoefficientStamp?](repeating: nil, count: n)
+                state.upsampledStamps = [CoefficientStamp?](repeating: nil, count: n)
             }
-            for (c, fc) in frame.components.enumerated() where state.planeStamps[c] !== stamps[c] {
+            for (c, fc) in frame.components.enumerated() {
                 let gc = geometry.components[c]
-                let bytes = gc.stride * fc.paddedBlocksHigh * gc.blockSize
-                if state.planes[c].count != bytes { state.planes[c] = [UInt8](repeating: 0, count: bytes) }
-                renderPlane(c, frame: frame, geometry: geometry, into: &state.planes[c])
-                state.planeStamps[c] = stamps[c]
+                if state.planeStamps[c] !== stamps[c] {
+                    PreviewCache.State.resize(&state.planes[c], gc.stride * fc.paddedBlocksHigh * gc.blockSize)
+                    renderPlane(c, frame: frame, geometry: geometry, into: state.planes[c])
+                    state.planeStamps[c] = stamps[c]
+                }
+                if (gc.hUp != 1 || gc.vUp != 1) && state.upsampledStamps[c] !== stamps[c] {
+                    PreviewCache.State.resize(&state.upsampled[c], geometry.width * geometry.height)
+                    guard let plane = state.planes[c].baseAddress, let up = state.upsampled[c].baseAddress else { continue }
+                    let stride = gc.stride
+                    Upsample.upsample(h: gc.hUp, v: gc.vUp, fancy: geometry.fancy, inputWidth: gc.width,
+                                      inputHeight: gc.height, outputWidth: geometry.width,
+                                      outputRows: 0 ..< geometry.height, row: { UnsafePointer(plane + $0 * stride) },
+                                      output: up, outputStride: geometry.width)
+                    state.upsampledStamps[c] = stamps[c]
+                }
             }
-            let image = assemble(frame: frame, geometry: geometry, planes: state.planes)
+            let image = assemble(geometry: geometry, planes: state.planes, upsampled: state.upsampled)
             state.image = image
             state.imageStamps = stamps
             return image
@@ -112,54 +141,57 @@ extension JPEGDecoder {
     }
 
     /// Every block of component `c` through its IDCT into one whole plane.
-    private func renderPlane(_ c: Int, frame: Frame, geometry: OutputGeometry, into plane: inout [UInt8]) {
+    private func renderPlane(_ c: Int, frame: Frame, geometry: OutputGeometry, into plane: UnsafeMutableBufferPointer<UInt8>) {
         let fc = frame.components[c], gc = geometry.components[c]
         let idct = JPEGKernels.select(scale: gc.blockSize, useSIMD: useSIMD).idct
         let offset = coefficientOffsets[c]
-        plane.withUnsafeMutableBufferPointer { planeBuffer in
-            coefficients.withUnsafeBufferPointer { coefficientBuffer in
-                componentQuant.withUnsafeBufferPointer { quant in
-                    guard let planeBase = planeBuffer.baseAddress, let coef = coefficientBuffer.baseAddress,
-                          let q = quant.baseAddress else { return }
-                    for by in 0 ..< fc.paddedBlocksHigh {
-                        var block = coef + offset + by * fc.paddedBlocksWide * 64
-                        var target = planeBase + by * gc.blockSize * gc.stride
-                        for _ in 0 ..< fc.paddedBlocksWide {
-                            idct(block, q + c * 64, target, gc.stride)
-                            block += 64
-                            target += gc.blockSize
-                        }
+        coefficients.withUnsafeBufferPointer { coefficientBuffer in
+            componentQuant.withUnsafeBufferPointer { quant in
+                guard let planeBase = plane.baseAddress, let coef = coefficientBuffer.baseAddress,
+                      let q = quant.baseAddress else { return }
+                for by in 0 ..< fc.paddedBlocksHigh {
+                    var block = coef + offset + by * fc.paddedBlocksWide * 64
+                    var target = planeBase + by * gc.blockSize * gc.stride
+                    for _ in 0 ..< fc.paddedBlocksWide {
+                        idct(block, q + c * 64, target, gc.stride)
+                        block += 64
+                        target += gc.blockSize
                     }
                 }
             }
         }
     }
 
-    /// Upsampling and colour conversion of whole planes, band by band through the streaming
-    /// pipeline (each band's rows are copied into its ring; a copy costs far less than the IDCT
-    /// it replaces).
-    private func assemble(frame: Frame, geometry: OutputGeometry, planes: [[UInt8]]) -> Image {
-        var out = Image(width: geometry.width, height: geometry.height, format: geometry.format, metadata: metadata)
-        var pipeline = BandPipeline(geometry: geometry, inverted: collector.adobeTransform != nil, useSIMD: useSIMD)
-        out.pixels.withUnsafeMutableBufferPointer { outBuffer in
-            guard let outBase = outBuffer.baseAddress else { return }
-            for band in 0 ..< geometry.bands {
-                for c in 0 ..< frame.components.count {
-                    let gc = geometry.components[c]
-                    let bytes = gc.bandRows * gc.stride
-                    let start = band * bytes
-                    let target = pipeline.blockOffset(component: c, band: band, blockX: 0, blockRow: 0)
-                    guard start + bytes <= planes[c].count, target + bytes <= pipeline.planes.count else { continue }
-                    pipeline.planes.withUnsafeMutableBufferPointer { ring in
-                        planes[c].withUnsafeBufferPointer { plane in
-                            guard let r = ring.baseAddress, let p = plane.baseAddress else { return }
-                            (r + target).update(from: p + start, count: bytes)
-                        }
-                    }
+    /// Colour conversion of whole planes (upsampled where the component needs it) into a new
+    /// image. Every byte is written, so the pixel buffer starts uninitialised.
+    private func assemble(geometry g: OutputGeometry, planes: [UnsafeMutableBufferPointer<UInt8>],
+                          upsampled: [UnsafeMutableBufferPointer<UInt8>]) -> Image {
+        let bpp = g.format.bytesPerPixel
+        let count = g.width * g.height * bpp
+        let inverted = collector.adobeTransform != nil
+        var scratch = [UInt8](repeating: 0, count: max(g.width * 4, 1))
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            initialized = count
+            guard let out = buffer.baseAddress else { return }
+            var bases: [(UnsafePointer<UInt8>, Int)] = []
+            for (c, gc) in g.components.enumerated() where c < 4 {
+                let upsample = gc.hUp != 1 || gc.vUp != 1
+                guard let base = upsample ? upsampled[c].baseAddress : planes[c].baseAddress else {
+                    buffer.initialize(repeating: 128)
+                    return
                 }
-                _ = pipeline.bandDone(band, output: outBase)
+                bases.append((UnsafePointer(base), upsample ? g.width : gc.stride))
+            }
+            scratch.withUnsafeMutableBufferPointer { scratchBuffer in
+                guard let scratchBase = scratchBuffer.baseAddress else { return }
+                var rows = [UnsafePointer<UInt8>](repeating: UnsafePointer(out), count: 4)
+                for y in 0 ..< g.height {
+                    for (c, (base, stride)) in bases.enumerated() { rows[c] = base + y * stride }
+                    BandPipeline.convert(rows, transform: g.transform, format: g.format, width: g.width,
+                                         inverted: inverted, out: out + y * g.width * bpp, scratch: scratchBase)
+                }
             }
         }
-        return out
+        return Image(width: g.width, height: g.height, format: g.format, pixels: pixels, metadata: metadata)
     }
 }
