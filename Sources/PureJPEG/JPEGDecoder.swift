@@ -374,7 +374,9 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                 throw .limitExceeded(violation, offset: scan.offset)
             }
             self.geometry = geometry
-            image = Image(width: geometry.width, height: geometry.height, format: geometry.format)
+            // Streaming writes rows in order and fills the rest before showing any; coefficient
+            // mode makes its image at EOI.
+            image = streaming ? Image.unfilled(width: geometry.width, height: geometry.height, format: geometry.format) : nil
             if streaming {
                 mode = .streaming
                 pipeline = BandPipeline(geometry: geometry, inverted: collector.adobeTransform != nil, useSIMD: useSIMD)

@@ -195,3 +195,15 @@ extension JPEGDecoder {
         return Image(width: g.width, height: g.height, format: g.format, pixels: pixels, metadata: metadata)
     }
 }
+
+extension Image {
+    /// An image whose pixel bytes are not initialised (no zero fill: 3 bytes a pixel of memset
+    /// the decode would overwrite anyway). Only for buffers the decoder writes completely, or
+    /// whose unwritten rows it fills before any of them is seen (streaming: `preview()` and EOI
+    /// fill the rows past `rowsDone`).
+    static func unfilled(width: Int, height: Int, format: PixelFormat, metadata: ImageMetadata = ImageMetadata()) -> Image {
+        let count = width * height * format.bytesPerPixel
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+        return Image(width: width, height: height, format: format, pixels: pixels, metadata: metadata)
+    }
+}

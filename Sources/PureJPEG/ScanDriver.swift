@@ -152,7 +152,8 @@ extension JPEGDecoder {
     /// Renders the whole coefficient store: per MCU row, IDCT into the band rings, then the
     /// same upsampling and colour conversion as streaming. Cost: one IDCT per block.
     func render(frame: Frame, geometry: OutputGeometry) -> Image {
-        var out = Image(width: geometry.width, height: geometry.height, format: geometry.format, metadata: metadata)
+        // Every band is emitted, so every byte of `out` is written.
+        var out = Image.unfilled(width: geometry.width, height: geometry.height, format: geometry.format, metadata: metadata)
         var pipeline = BandPipeline(geometry: geometry, inverted: collector.adobeTransform != nil, useSIMD: useSIMD)
         var planes: [UInt8] = []
         swap(&planes, &pipeline.planes)
