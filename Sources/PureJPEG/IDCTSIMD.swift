@@ -39,11 +39,10 @@ enum IDCTSIMD {
         @inline(__always) func load(_ p: UnsafeRawPointer, _ r: Int) -> H {
             p.loadUnaligned(fromByteOffset: 16 * r, as: H.self)
         }
-        let c0 = load(c, 0)
-        var upper = load(c, 1) | load(c, 2)
-        upper |= load(c, 3) | load(c, 4)
-        upper |= load(c, 5) | load(c, 6)
-        upper |= load(c, 7)
+        let c0 = load(c, 0), row1 = load(c, 1), row2 = load(c, 2), row3 = load(c, 3)
+        var lowerRows = load(c, 4) | load(c, 5)
+        lowerRows |= load(c, 6) | load(c, 7)
+        let upper = (row1 | row2) | (row3 | lowerRows)
         // Dequantize in 16 bits, times 32 (the quantizer is shifted first): the product fits
         // Int16 exactly when the coefficient times the quantizer is in -1024...1023, i.e. when
         // the high half of the 32-bit product (`pmulhw`) is the sign of the low half
@@ -72,8 +71,8 @@ enum IDCTSIMD {
             firstRowOnly(x0 &>> 3, output, stride)
             return
         }
-        let x0 = dequantize(c0, load(q, 0)), x1 = dequantize(load(c, 1), load(q, 1))
-        let x2 = dequantize(load(c, 2), load(q, 2)), x3 = dequantize(load(c, 3), load(q, 3))
+        let x0 = dequantize(c0, load(q, 0)), x1 = dequantize(row1, load(q, 1))
+        let x2 = dequantize(row2, load(q, 2)), x3 = dequantize(row3, load(q, 3))
         let x4 = dequantize(load(c, 4), load(q, 4)), x5 = dequantize(load(c, 5), load(q, 5))
         let x6 = dequantize(load(c, 6), load(q, 6)), x7 = dequantize(load(c, 7), load(q, 7))
         if outOfRange() {
@@ -81,13 +80,35 @@ enum IDCTSIMD {
             return
         }
 
+        // Coefficients only in the top-left 4x4 (most blocks of smooth areas, and of early
+        // progressive scans): rows 4...7 are zero, and so are columns 4...7, whose pass-1
+        // outputs (pass 2's inputs 4...7) are then zero too. Zero vectors passed as constants
+        // let LLVM drop their products.
+        let z = H()
+        let rightHalf = H(0, 0, 0, 0, -1, -1, -1, -1)
+        let lowOnly = !anyNonzero(lowerRows | ((c0 | row1 | row2 | row3) & rightHalf))
+        if lowOnly {
+            twoPasses(x0, x1, x2, x3, z, z, z, z, lowOnly: true, output, stride)
+        } else {
+            twoPasses(x0, x1, x2, x3, x4, x5, x6, x7, lowOnly: false, output, stride)
+        }
+    }
+
+    /// Both passes of ``idct8x8`` on dequantized rows times 32; `lowOnly` (a constant at each
+    /// call) says pass 2's inputs 4...7 are zero.
+    @inlinable @inline(__always)
+    static func twoPasses(_ x0: H, _ x1: H, _ x2: H, _ x3: H, _ x4: H, _ x5: H, _ x6: H, _ x7: H, lowOnly: Bool,
+                          _ output: UnsafeMutablePointer<UInt8>, _ stride: Int) {
         // Pass 1 on inputs times 32: lanes are columns, vector r is dequantized row r.
         let p = butterfly16(x0, x1, x2, x3, x4, x5, x6, x7, rounding: 1 &<< 15)
         // The high halves of pass 1's 32-bit results are its 16-bit outputs; they are taken
         // and transposed in one go. Pass 2: lanes are rows, vector k is workspace column k.
         // The rounding term also adds 512 to every output, which ``rangeLimitOffset`` expects.
         let (r0, r1, r2, r3, r4, r5, r6, r7) = transposeHighHalves(p.0, p.1, p.2, p.3, p.4, p.5, p.6, p.7)
-        let o = butterfly16(r0, r1, r2, r3, r4, r5, r6, r7, rounding: (1 &<< 17) &+ (512 &<< 18))
+        let z = H()
+        let o = lowOnly
+            ? butterfly16(r0, r1, r2, r3, z, z, z, z, rounding: (1 &<< 17) &+ (512 &<< 18))
+            : butterfly16(r0, r1, r2, r3, r4, r5, r6, r7, rounding: (1 &<< 17) &+ (512 &<< 18))
         @inline(__always) func narrow2(_ x: V) -> H { rangeLimitOffset(H(truncatingIfNeeded: x &>> 18)) }
         var o0 = narrow2(o.0), o1 = narrow2(o.1), o2 = narrow2(o.2), o3 = narrow2(o.3)
         var o4 = narrow2(o.4), o5 = narrow2(o.5), o6 = narrow2(o.6), o7 = narrow2(o.7)
