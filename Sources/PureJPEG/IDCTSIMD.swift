@@ -181,19 +181,11 @@ enum IDCTSIMD {
         }
     }
 
-    /// Whether any lane is nonzero (an OR tree ending in one compare; `!=` on SIMD values
-    /// compiles to a lane-by-lane loop).
-    @inlinable @inline(__always)
-    static func anyNonzero(_ x: V) -> Bool {
-        let h = x.lowHalf | x.highHalf
-        let q = h.lowHalf | h.highHalf
-        return q[0] | q[1] != 0
-    }
-
+    /// Whether any lane is nonzero (`!=` on SIMD values compiles to a lane-by-lane loop). The
+    /// OR of two 64-bit halves: halving 16-bit lanes twice let LLVM move the shuffles into the
+    /// computation being tested (dozens of extra shuffles).
     @inlinable @inline(__always)
     static func anyNonzero(_ x: H) -> Bool {
-        // Two 64-bit halves: lane-wise halving of 16-bit lanes let LLVM move the shuffles into
-        // the computation being tested (dozens of extra shuffles).
         let q = unsafeBitCast(x, to: SIMD2<UInt64>.self)
         return q[0] | q[1] != 0
     }
