@@ -93,6 +93,9 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     var useSIMD = true
     /// Row mode (``JPEGRowDecoder``): streamable frames go to a band buffer, not an image.
     var rowOutput: RowOutput?
+    /// Coefficient mode: each component's coefficient state, and the renders kept for reuse.
+    var coefficientStamps: [CoefficientStamp] = []
+    let previewCache = PreviewCache()
 
     public init(limits: DecodingLimits = .default, options: JPEGDecodingOptions = .init()) {
         self.limits = limits
@@ -155,7 +158,11 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     public func preview() -> Image? {
         guard let header else { return nil }
         if mode == .coefficients, let geometry, let frame {
-            return render(frame: frame, geometry: geometry)
+            if phase == .done, var final = image {
+                final.metadata = metadata
+                return final
+            }
+            return cachedRender(frame: frame, geometry: geometry, fill: true)
         }
         guard var out = image else {
             var gray = Image(width: header.width, height: header.height, format: header.pixelFormat, metadata: metadata)
@@ -373,7 +380,9 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             }
             self.geometry = geometry
             if imageBytesPerPixel > 0 {
-                image = Image(width: geometry.width, height: geometry.height, format: geometry.format)
+                // Streaming writes rows in order and fills the rest before showing any; coefficient
+                // mode makes its image at EOI.
+                image = streaming ? Image.unfilled(width: geometry.width, height: geometry.height, format: geometry.format) : nil
             } else {
                 rowOutput?.start(geometry: geometry)
             }
@@ -389,6 +398,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                 }
                 coefficientOffsets = offsets
                 coefficients = [Int16](repeating: 0, count: total)
+                coefficientStamps = frame.components.map { _ in CoefficientStamp() }
             }
         }
         for c in scan.components {

@@ -10,6 +10,7 @@ extension JPEGDecoder {
         if rowOutput?.pending.isEmpty == false { return false }
         let isFinal = input.isFinished
         if !isFinal && input.count < retryAt && !markerArrived() { return false }
+        if mode == .coefficients { stampComponents(plan.components) }
         while true {
             let stop = mode == .streaming
                 ? min(plan.mcuCount, (entropy.mcu / plan.mcusWide + 1) * plan.mcusWide)
@@ -147,7 +148,7 @@ extension JPEGDecoder {
             throw .truncated(offset: offset, partial: rowOutput == nil ? preview() : nil)
         }
         if mode == .coefficients {
-            image = render(frame: frame, geometry: geometry)
+            image = cachedRender(frame: frame, geometry: geometry, fill: previewCache.isFilled)
             events.append(.rows(0 ..< geometry.height))
         } else if rowsDone < geometry.height, rowOutput != nil {
             rowOutput?.gray = rowsDone ..< geometry.height
@@ -167,7 +168,8 @@ extension JPEGDecoder {
     /// Renders the whole coefficient store: per MCU row, IDCT into the band rings, then the
     /// same upsampling and colour conversion as streaming. Cost: one IDCT per block.
     func render(frame: Frame, geometry: OutputGeometry) -> Image {
-        var out = Image(width: geometry.width, height: geometry.height, format: geometry.format, metadata: metadata)
+        // Every band is emitted, so every byte of `out` is written.
+        var out = Image.unfilled(width: geometry.width, height: geometry.height, format: geometry.format, metadata: metadata)
         var pipeline = BandPipeline(geometry: geometry, inverted: collector.adobeTransform != nil, useSIMD: useSIMD)
         var planes: [UInt8] = []
         swap(&planes, &pipeline.planes)

@@ -128,6 +128,24 @@ struct DecoderTests {
         #expect(errors.first ?? 0 < errors.last ?? 0)
     }
 
+    /// Copies share the preview cache; stamps keep each copy's previews its own.
+    @Test("previews of decoder copies stay independent")
+    func previewCopies() throws {
+        let data = try bytes("progressive_420.jpg")
+        var a = JPEGDecoder()
+        _ = try a.append(data[0 ..< data.count / 2])
+        let early = try #require(a.preview())
+        let b = a
+        _ = try a.append(data[(data.count / 2)...])
+        let final = try a.finish()
+        #expect(a.preview() == final)
+        #expect(b.preview() == early)
+        var fresh = JPEGDecoder()
+        _ = try fresh.append(data[0 ..< data.count / 2])
+        #expect(fresh.preview() == early)
+        #expect(early != final)
+    }
+
     @Test("baseline preview shows decoded rows over mid-gray")
     func baselinePreview() throws {
         let data = try bytes("photo256_420_q90.jpg")

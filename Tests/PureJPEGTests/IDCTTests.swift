@@ -299,6 +299,37 @@ struct IDCTTests {
         }
     }
 
+    /// The 16-bit route's input test (every dequantized value in -1024...1023, quantizers under
+    /// 1024) at and just past its edges, and the first-row-only and top-left-4x4 routes, against
+    /// the scalar kernel.
+    @Test("SIMD kernel: range edges, first-row-only and top-left-4x4 blocks")
+    func simdEdges() {
+        let scalar = JPEGKernels.select(scale: 8, useSIMD: false), simd = JPEGKernels.select(scale: 8)
+        var rng = SplitMix64(state: 11)
+        var differing = 0
+        let edges: [Int16] = [-1025, -1024, -1023, 1022, 1023, 1024, 0, 1, -1]
+        for trial in 0 ..< 6_000 {
+            let firstRowOnly = trial % 3 == 0, lowOnly = trial % 3 == 1
+            let quantValue: UInt16 = [1, 1, 2, 1023, 1024, 65535][trial % 6]
+            var quant = [UInt16](repeating: 1, count: 64)
+            quant[Int.random(in: 0 ..< 64, using: &rng)] = quantValue
+            let coefficients: [Int16] = (0 ..< 64).map { k in
+                if firstRowOnly && k >= 8 { return 0 }
+                if lowOnly && (k >= 32 || k % 8 >= 4) { return 0 }
+                switch Int.random(in: 0 ..< 4, using: &rng) {
+                case 0: return 0
+                case 1: return edges.randomElement(using: &rng) ?? 0
+                case 2: return Int16.random(in: -1024 ... 1023, using: &rng)
+                default: return Int16.random(in: -3 ... 3, using: &rng)
+                }
+            }
+            if runIDCT(scalar.idct, coefficients, quant, size: 8) != runIDCT(simd.idct, coefficients, quant, size: 8) {
+                differing += 1
+            }
+        }
+        #expect(differing == 0)
+    }
+
     @Test("scaled kernels never write outside their block on hostile input")
     func scaledHostile() {
         var rng = SplitMix64(state: 3)
