@@ -43,6 +43,9 @@ public struct TilePyramidBuilder {
         return min(Double(rowsDone) / Double(height), 1)
     }
 
+    /// Tiles encoded and written so far.
+    public var tilesWritten: Int { writer?.tilesWritten ?? 0 }
+
     /// The pyramid's geometry, once rows have started.
     public var geometry: TilePyramidGeometry? { writer?.geometry }
 

@@ -12,6 +12,6 @@ struct JPNGTool: ParsableCommand {
           jpng bench photo.png -n 10
         """,
         version: "0.1.0",
-        subcommands: [Encode.self, Decode.self, Convert.self, Info.self, Bench.self, Progressive.self]
+        subcommands: [Encode.self, Decode.self, Convert.self, Info.self, Bench.self, Progressive.self, Tile.self]
     )
 }
