@@ -110,7 +110,20 @@ final class PyramidLevel {
     /// of this level it covers, so odd edges average only the pixels that exist.
     func reduce(_ row: UnsafePointer<UInt8>, y: Int) -> UnsafePointer<UInt8>? {
         guard reducedWidth > 0 else { return nil }
-        let ch = channels
+        // A literal channel count per layout lets the compiler unroll and vectorize the loops
+        // (measured: the generic loop was 7% of a 16000x12000 tiling run).
+        let done: Bool
+        switch channels {
+        case 1: done = reduce(row, y: y, channels: 1)
+        case 2: done = reduce(row, y: y, channels: 2)
+        case 3: done = reduce(row, y: y, channels: 3)
+        default: done = reduce(row, y: y, channels: 4)
+        }
+        return done ? UnsafePointer(reduced) : nil
+    }
+
+    @inline(__always)
+    private func reduce(_ row: UnsafePointer<UInt8>, y: Int, channels ch: Int) -> Bool {
         let pairs = width / 2
         let pairSamples = pairs * ch
         let lastColumnAlone = width % 2 == 1
@@ -125,7 +138,7 @@ final class PyramidLevel {
             if lastColumnAlone {
                 for k in 0 ..< ch { sums[pairSamples &+ k] = UInt16(row[pairs &* 2 &* ch &+ k]) }
             }
-            return nil
+            return false
         }
         if y % 2 == 1 {
             for x in 0 ..< pairs {
@@ -155,6 +168,6 @@ final class PyramidLevel {
                 for k in 0 ..< ch { reduced[pairSamples &+ k] = row[pairs &* 2 &* ch &+ k] }
             }
         }
-        return UnsafePointer(reduced)
+        return true
     }
 }
