@@ -81,8 +81,9 @@ SECTION=$(cat <<MD
 
 \`Benchmarks/tile_bench.sh\` on \`Benchmarks/corpus/huge.jpg\` (made by \`Benchmarks/make_huge.py\`:
 16000x12000 baseline JPEG, quality 85, 4:2:0, $(du -m "$HUGE" | cut -f1) MB), 256x256 JPEG tiles at
-quality 0.8, overlap 1: $TILES files in 15 levels. \`/usr/bin/time -v\`: wall time, user + system
-CPU time, maximum resident set. Measured $(date -u +"%Y-%m-%d %H:%M UTC"), load average
+quality 0.8, overlap 1: $TILES files in 15 levels, written to $OUTFS (one row: to $WORKFS).
+\`/usr/bin/time -v\`, fastest of $ROUNDS runs: wall time, user + system CPU time, maximum
+resident set. Measured $(date -u +"%Y-%m-%d %H:%M UTC"), load average
 $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (a fuzzer and other builds were running).
 
 | command | wall s | CPU s | max RSS MB | note |
