@@ -23,10 +23,13 @@ public struct TilePyramidBuilder {
     private var failure: (any Error)?
     private var done: TilePyramid?
 
+    /// `options.maxWorkingBytes` is lowered to `sourceOptions.limits.maxBytes` if that is smaller.
     public init(directory: String, name: String, options: TilePyramidOptions = .init(),
                 sourceOptions: ImageSourceOptions = .init()) {
         self.directory = directory
         self.name = name
+        var options = options
+        options.maxWorkingBytes = min(options.maxWorkingBytes, sourceOptions.limits.maxBytes)
         self.options = options
         decoder = RowStreamDecoder(options: sourceOptions)
     }

@@ -29,19 +29,23 @@ public struct TilePyramidOptions: Sendable, Equatable {
     /// 0...tileSize.
     public var overlap: Int
     public var format: TileFormat
-    /// JPEG tile quality, 0.0-1.0 (0.8 -> 80, as ``JPEGEncodingOptions/init(unitQuality:subsampling:progressive:optimizeHuffman:restartInterval:grayscale:quantizationTables:scanScript:writeJFIF:writeMetadata:)``).
+    /// JPEG tile quality, 0.0-1.0 (0.8 -> 80, as `JPEGEncodingOptions(unitQuality:)` maps it).
     public var quality: Double
     /// Tiles being encoded and written at once on other threads; 0 encodes on the calling
     /// thread. Each holds one tile's pixels, so this bounds the memory of the encoders.
     public var tilesInFlight: Int
+    /// Working memory the row buffers may take (``TilePyramidGeometry/workingBytes(channels:)``);
+    /// a wider image fails with ``TilePyramidError/limit(_:)`` before anything is allocated.
+    public var maxWorkingBytes: Int
 
     public init(tileSize: Int = 256, overlap: Int = 1, format: TileFormat = .jpeg, quality: Double = 0.8,
-                tilesInFlight: Int = 32) {
+                tilesInFlight: Int = 32, maxWorkingBytes: Int = 1 << 30) {
         self.tileSize = tileSize
         self.overlap = overlap
         self.format = format
         self.quality = quality
         self.tilesInFlight = tilesInFlight
+        self.maxWorkingBytes = maxWorkingBytes
     }
 
     func validate() throws(TilePyramidError) {
@@ -73,6 +77,8 @@ public enum TilePyramidError: Error, Sendable, Equatable, CustomStringConvertibl
     case noSuchTile(level: Int, column: Int, row: Int)
     /// The writer failed or was abandoned earlier; this is what failed.
     case failed(String)
+    /// The pyramid's row buffers would need more memory than the limits allow.
+    case limit(LimitViolation)
 
     public var description: String {
         switch self {
@@ -86,6 +92,7 @@ public enum TilePyramidError: Error, Sendable, Equatable, CustomStringConvertibl
         case .invalidDescriptor(let why): "not a Deep Zoom descriptor: \(why)"
         case let .noSuchTile(level, column, row): "no tile at level \(level), column \(column), row \(row)"
         case .failed(let why): "tile pyramid failed earlier: \(why)"
+        case .limit(let violation): "tile pyramid: \(violation)"
         }
     }
 }
@@ -149,6 +156,19 @@ public struct TilePyramidGeometry: Sendable, Equatable {
         let start = max(index * tileSize - (index > 0 ? overlap : 0), 0)
         let end = min((index + 1) * tileSize + overlap, length)
         return start ..< max(start, end)
+    }
+
+    /// Bytes of row buffers a writer holds for this pyramid with `channels` 8-bit samples per
+    /// pixel (the tiles in flight come on top): per level, one tile row with its overlaps and,
+    /// for the 2x2 average, a pending row, its sums and the output row.
+    public func workingBytes(channels: Int) -> Int {
+        var total = 0
+        for level in 0 ... maxLevel {
+            let (w, h) = size(ofLevel: level)
+            let rowBytes = w * channels
+            total += min(tileSize + 2 * overlap, h) * rowBytes + (level > 0 ? 3 * rowBytes + (w + 1) / 2 * channels : 0)
+        }
+        return total
     }
 
     /// Whether (level, column, row) names a tile of this pyramid.

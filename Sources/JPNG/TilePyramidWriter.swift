@@ -42,6 +42,13 @@ public struct TilePyramidWriter {
             throw .invalidImage("\"\(name)\" cannot name the pyramid's files")
         }
         self.geometry = TilePyramidGeometry(width: width, height: height, tileSize: options.tileSize, overlap: options.overlap)
+        // Width alone is not bounded by a decoder's pixel limit (a 1-row image can be very wide).
+        let (w, h) = (min(width, 1 << 40), min(height, 1 << 40))
+        let needed = TilePyramidGeometry(width: w, height: h, tileSize: options.tileSize, overlap: options.overlap)
+            .workingBytes(channels: format.channels)
+        guard width <= 1 << 40, height <= 1 << 40, needed <= options.maxWorkingBytes else {
+            throw .limit(.memory(requested: needed, limit: options.maxWorkingBytes))
+        }
         self.options = options
         self.directory = directory
         self.name = name

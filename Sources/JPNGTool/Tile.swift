@@ -122,29 +122,3 @@ struct Tile: ParsableCommand {
         Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
     }
 }
-
-/// The bar of `jpng tile`: rows of the full-size image done (stderr, on a terminal only).
-final class TileProgress {
-    private let showBar: Bool
-    private let clock = ContinuousClock()
-    private var lastDraw: ContinuousClock.Instant
-
-    init(showBar: Bool) {
-        self.showBar = showBar
-        lastDraw = clock.now
-    }
-
-    func draw(_ builder: TilePyramidBuilder, force: Bool = false) {
-        guard showBar, let height = builder.header?.height else { return }
-        let now = clock.now
-        guard force || now - lastDraw > .milliseconds(50) else { return }
-        lastDraw = now
-        let done = builder.rowsDone
-        let text = "\r\u{1B}[K\(progressBar(done: done, total: height)) \(done * 100 / max(height, 1))% \(done)/\(height) rows, \(builder.tilesWritten) tiles"
-        FileHandle.standardError.write(Data(text.utf8))
-    }
-
-    func clear() {
-        if showBar { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-    }
-}

@@ -228,6 +228,16 @@ struct PyramidCase: CustomStringConvertible, Sendable {
         #expect(TilePyramidGeometry(width: 2, height: 1, tileSize: 256, overlap: 1).maxLevel == 1)
         #expect(TilePyramidGeometry(width: 256, height: 3, tileSize: 256, overlap: 1).maxLevel == 8)
         #expect(TilePyramidGeometry(width: 257, height: 3, tileSize: 256, overlap: 1).maxLevel == 9)
+        // The memory estimate is what the levels allocate, and independent of the height.
+        let small = TilePyramidGeometry(width: 513, height: 300, tileSize: 64, overlap: 1)
+        let levels = (0 ... small.maxLevel).map { PyramidLevel(level: $0, geometry: small, format: .rgb8) }
+        #expect(levels.reduce(0) { $0 + $1.bufferBytes } == small.workingBytes(channels: 3))
+        #expect(g.workingBytes(channels: 3) < 40 << 20)
+        // Per level at most (T + 2*overlap + 4) rows of its width; the widths add up to under 2w + levels.
+        for height in [12000, 1_000_000, 1 << 30] {
+            let tall = TilePyramidGeometry(width: 16000, height: height, tileSize: 256, overlap: 1)
+            #expect(tall.workingBytes(channels: 3) <= (256 + 2 + 4) * (2 * 16000 + tall.levelCount) * 3)
+        }
     }
 
     @Test func descriptorParserTakesEitherQuoteAndRejectsNonsense() throws {
@@ -346,6 +356,15 @@ struct PyramidCase: CustomStringConvertible, Sendable {
         #expect(throws: TilePyramidError.self) {
             try TilePyramidWriter(directory: dir, name: "x", width: 5, height: 5, format: .rgb8, options: .init(tileSize: 8, overlap: 9))
         }
+        // A very wide image: refused before its row buffers are allocated.
+        #expect(throws: TilePyramidError.limit(.memory(requested: TilePyramidGeometry(width: 1 << 30, height: 1, tileSize: 256, overlap: 1)
+                                                            .workingBytes(channels: 3), limit: 1 << 30))) {
+            try TilePyramidWriter(directory: dir, name: "x", width: 1 << 30, height: 1, format: .rgb8)
+        }
+        #expect(throws: TilePyramidError.self) {
+            try TilePyramidWriter(directory: dir, name: "x", width: 1000, height: 1000, format: .rgb8, options: .init(maxWorkingBytes: 10_000))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
     }
 
     /// Finishing over an existing pyramid of the same name replaces it whole.
