@@ -10,6 +10,7 @@ struct JPNGTool: ParsableCommand {
           jpng info photo.png --json
           jpng decode photo.png -o photo.pam
           jpng bench photo.png -n 10
+          jpng tile huge.jpg --out tiles/
         """,
         version: "0.1.0",
         subcommands: [Encode.self, Decode.self, Convert.self, Info.self, Bench.self, Progressive.self, Tile.self]
