@@ -286,6 +286,30 @@ struct PyramidCase: CustomStringConvertible, Sendable {
         }
     }
 
+    /// Inputs that are decoded whole before their rows come (progressive JPEG, Adam7 PNG, GIF)
+    /// give the pyramid of their decoded image.
+    @Test func wholeImageInputsGiveTheSamePyramid() throws {
+        let image = tileTestImage(width: 77, height: 50, format: .rgb8, seed: 9)
+        let inputs: [[UInt8]] = [
+            try JPEGEncoder.encode(image, options: .init(quality: 90, progressive: true)),
+            try PNGEncoder.encode(image, options: .init(interlaced: true)),
+            try TestVectors.bytes("gif/anim_local_tables_interlaced.gif"),
+        ]
+        for bytes in inputs {
+            let dir = try scratchDirectory()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            var builder = TilePyramidBuilder(directory: dir, name: "a", options: .init(tileSize: 32, format: .png))
+            for start in stride(from: 0, to: bytes.count, by: 1000) { try builder.append(bytes[start ..< min(start + 1000, bytes.count)]) }
+            let pyramid = try builder.finish()
+            let decoded = try ImageSource.decode(bytes)
+            let reference = referencePyramid(decoded.converted(to: decoded.format.eightBit))
+            let top = pyramid.levels - 1
+            #expect(pyramid.width == decoded.width && pyramid.height == decoded.height)
+            #expect(try pyramid.tile(level: top, column: 0, row: 0) == crop(reference[top], x: 0 ..< min(33, decoded.width), y: 0 ..< min(33, decoded.height)))
+            #expect(try pyramid.tile(level: 0, column: 0, row: 0) == reference[0])
+        }
+    }
+
     @Test func readerRejectsTilesOutsideThePyramid() throws {
         let dir = try scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
