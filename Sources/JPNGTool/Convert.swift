@@ -215,11 +215,9 @@ final class ConversionProgress: @unchecked Sendable {
         let now = clock.now
         guard force || now - lastDraw > .milliseconds(50) || done == total else { return }
         lastDraw = now
-        let width = 30
-        let filled = total == 0 ? width : done * width / total
-        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        let bar = progressBar(done: done, total: total)
         let failed = failures > 0 ? ", \(failures) failed" : ""
-        let text = "\r\u{1B}[K[\(bar)] \(done)/\(total) files, \(format(bytesIn)) -> \(format(bytesOut))\(failed)"
+        let text = "\r\u{1B}[K\(bar) \(done)/\(total) files, \(format(bytesIn)) -> \(format(bytesOut))\(failed)"
         FileHandle.standardError.write(Data(text.utf8))
     }
 

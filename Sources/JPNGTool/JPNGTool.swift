@@ -10,8 +10,9 @@ struct JPNGTool: ParsableCommand {
           jpng info photo.png --json
           jpng decode photo.png -o photo.pam
           jpng bench photo.png -n 10
+          jpng tile huge.jpg --out tiles/
         """,
         version: "0.1.0",
-        subcommands: [Encode.self, Decode.self, Convert.self, Info.self, Bench.self, Progressive.self]
+        subcommands: [Encode.self, Decode.self, Convert.self, Info.self, Bench.self, Progressive.self, Tile.self]
     )
 }
