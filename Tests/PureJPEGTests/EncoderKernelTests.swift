@@ -257,4 +257,13 @@ struct EncoderHuffmanTests {
         #expect(long.bytes() == [UInt8](repeating: 0, count: 8).flatMap { _ in [0xFF, 0x00] } + [0x12])
         #expect(magnitudeCategory(-3) == (2, 0) && magnitudeCategory(5) == (3, 5) && magnitudeCategory(0).nbits == 0)
     }
+
+    @Test func magnitudeTableMatchesComputed() {
+        let tables = EntropyTables(dc: [EncoderTables.dcLuminance], ac: [EncoderTables.acLuminance])
+        let table = UnsafePointer(tables.categories + 2048)
+        var mismatches = 0
+        for v in Int32(-40000) ... 40000 where magnitudeCategory(v, table) != magnitudeCategory(v) { mismatches += 1 }
+        #expect(mismatches == 0)
+        #expect(magnitudeCategory(-2048, table) == (12, 2047) && magnitudeCategory(2047, table) == (11, 2047))
+    }
 }
