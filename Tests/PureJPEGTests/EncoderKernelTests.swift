@@ -117,6 +117,12 @@ struct EncoderKernelTests {
                 }
             }
         }
+        // Random colours too: the 16-bit lane form splits every product, so spread the inputs.
+        var rng = SplitMix64(state: UInt64(stride))
+        for _ in 0 ..< 5000 {
+            for _ in 0 ..< 3 { pixels.append(UInt8.random(in: 0 ... 255, using: &rng)) }
+            if stride == 4 { pixels.append(77) }
+        }
         let n = pixels.count / stride - 3     // not a multiple of 8: exercises the scalar tails
         func run(_ f: (UnsafePointer<UInt8>, Int, Int, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>) -> Void) -> [UInt8] {
             var out = [UInt8](repeating: 0, count: 3 * n)

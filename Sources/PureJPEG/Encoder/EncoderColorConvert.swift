@@ -6,9 +6,10 @@
 ///     Cr = ( 32768 R - 27439 G -  5329 B + (128 << 16) + 32767) >> 16
 ///
 /// The chroma rounding constant is one half minus one unit so that the largest result is 255,
-/// never 256, with no clamp. Each entry point has a plain scalar reference; the SIMD versions
-/// work on eight pixels at a time in 32-bit lanes whose multiplicands are zero-extended 16-bit
-/// values (so the compiler can use 16-bit multiplies) and are tested equal to the scalar ones.
+/// never 256, with no clamp. Each entry point has a plain scalar reference that the fast
+/// versions are tested against: the table form, ``rgbToYCbCrRGB16(_:count:y:cb:cr:)`` (packed
+/// RGB in 16-bit lanes, the pipeline's path) and ``rgbToGray(_:pixelStride:count:y:)`` (eight
+/// gathered pixels in 32-bit lanes).
 enum EncoderColorConvert {
     static let yR: UInt32 = 19595, yG: UInt32 = 38470, yB: UInt32 = 7471
     static let cbR: UInt32 = 11059, cbG: UInt32 = 21709
