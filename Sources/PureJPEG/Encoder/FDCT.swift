@@ -82,16 +82,14 @@ enum FDCT {
                     let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
                     u[r] = w(tmp10 &+ tmp11) &<< pass1Bits
                     u[32 &+ r] = w(tmp10 &- tmp11) &<< pass1Bits
-                    let z1 = w(tmp12 &+ tmp13) &* f0541
-                    u[16 &+ r] = (z1 &+ w(tmp13) &* f0765 &+ rd) &>> sh
-                    u[48 &+ r] = (z1 &- w(tmp12) &* f1847 &+ rd) &>> sh
-                    let z5 = w(tmp4 &+ tmp6 &+ tmp5 &+ tmp7) &* f1175
-                    let b1 = w(tmp4 &+ tmp7) &* (0 &- f0899), b2 = w(tmp5 &+ tmp6) &* (0 &- f2562)
-                    let b3 = w(tmp4 &+ tmp6) &* (0 &- f1961) &+ z5, b4 = w(tmp5 &+ tmp7) &* (0 &- f0390) &+ z5
-                    u[56 &+ r] = (w(tmp4) &* f0298 &+ b1 &+ b3 &+ rd) &>> sh
-                    u[40 &+ r] = (w(tmp5) &* f2053 &+ b2 &+ b4 &+ rd) &>> sh
-                    u[24 &+ r] = (w(tmp6) &* f3072 &+ b2 &+ b3 &+ rd) &>> sh
-                    u[8 &+ r] = (w(tmp7) &* f1501 &+ b1 &+ b4 &+ rd) &>> sh
+                    // Products paired as jfdctint-sse2 pairs them for `pmaddwd` (see `oddPaired`).
+                    u[16 &+ r] = (w(tmp12) &* f0541 &+ w(tmp13) &* (f0541 &+ f0765) &+ rd) &>> sh
+                    u[48 &+ r] = (w(tmp12) &* (f0541 &- f1847) &+ w(tmp13) &* f0541 &+ rd) &>> sh
+                    let (o1, o3, o5, o7) = oddPaired(tmp4, tmp5, tmp6, tmp7)
+                    u[56 &+ r] = (o7 &+ rd) &>> sh
+                    u[40 &+ r] = (o5 &+ rd) &>> sh
+                    u[24 &+ r] = (o3 &+ rd) &>> sh
+                    u[8 &+ r] = (o1 &+ rd) &>> sh
                 }
                 transposeMid(u, ws)
             }
@@ -110,17 +108,17 @@ enum FDCT {
                 let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
                 o[c] = (w(tmp10) &+ w(tmp11) &+ 2) &>> pass1Bits
                 o[32 &+ c] = (w(tmp10) &- w(tmp11) &+ 2) &>> pass1Bits
-                let z1 = w(tmp12) &* f0541 &+ w(tmp13) &* f0541
-                o[16 &+ c] = n(z1 &+ w(tmp13) &* f0765)
-                o[48 &+ c] = n(z1 &- w(tmp12) &* f1847)
-                let z3 = tmp4 &+ tmp6, z4 = tmp5 &+ tmp7
-                let z5 = w(z3) &* f1175 &+ w(z4) &* f1175
-                let b1 = w(tmp4 &+ tmp7) &* (0 &- f0899), b2 = w(tmp5 &+ tmp6) &* (0 &- f2562)
-                let b3 = w(z3) &* (0 &- f1961) &+ z5, b4 = w(z4) &* (0 &- f0390) &+ z5
-                o[56 &+ c] = n(w(tmp4) &* f0298 &+ b1 &+ b3)
-                o[40 &+ c] = n(w(tmp5) &* f2053 &+ b2 &+ b4)
-                o[24 &+ c] = n(w(tmp6) &* f3072 &+ b2 &+ b3)
-                o[8 &+ c] = n(w(tmp7) &* f1501 &+ b1 &+ b4)
+                // z1 and z5 folded into the other constants (as jfdctint-sse2 pairs them): the
+                // same integers, but no two products share a constant, so LLVM cannot factor
+                // them back into one product of a 17-bit sum, which it multiplied with
+                // `pmuludq` pairs and shuffles instead of `pmaddwd`.
+                o[16 &+ c] = n(w(tmp12) &* f0541 &+ w(tmp13) &* (f0541 &+ f0765))
+                o[48 &+ c] = n(w(tmp12) &* (f0541 &- f1847) &+ w(tmp13) &* f0541)
+                let (o1, o3, o5, o7) = oddPaired(tmp4, tmp5, tmp6, tmp7)
+                o[56 &+ c] = n(o7)
+                o[40 &+ c] = n(o5)
+                o[24 &+ c] = n(o3)
+                o[8 &+ c] = n(o1)
             }
             // Narrowed apart from the loop above: with `Int16` stores in it, the vectorizer gave
             // it up (SSE2 has no cheap 32-to-16-bit truncation). Lanes 0...3 of a row are the
@@ -204,6 +202,25 @@ enum FDCT {
             out.storeBytes(of: SIMD2<UInt64>(evenA[1], oddA[1]), toByteOffset: base &+ 32, as: SIMD2<UInt64>.self)
             out.storeBytes(of: SIMD2<UInt64>(evenB[1], oddB[1]), toByteOffset: base &+ 48, as: SIMD2<UInt64>.self)
         }
+    }
+
+    /// The odd half of one 1-D pass (outputs 1, 3, 5, 7, before descaling) for the loops of
+    /// ``forward(_:stride:into:out:)``, with z1 ... z5 of jfdctint.c folded into the constants
+    /// (output 7 = tmp4 * (c0298 - c0899) + tmp7 * -c0899 + b3, and so on), the same integers.
+    /// Every sum is then two products of 16-bit values with distinct constants, which LLVM
+    /// maps onto one interleave and one `pmaddwd` (as jfdctint-sse2 does by hand); with a
+    /// product shared between sums, it factored sums back into products of 17-bit values and
+    /// multiplied those with `pmuludq` pairs and shuffles. `tmp4 + tmp6` and `tmp5 + tmp7` fit
+    /// 16 bits in both passes.
+    @inline(__always)
+    static func oddPaired(_ t4: Int16, _ t5: Int16, _ t6: Int16, _ t7: Int16) -> (Int32, Int32, Int32, Int32) {
+        let a4 = Int32(t4), a5 = Int32(t5), a6 = Int32(t6), a7 = Int32(t7)
+        let z3 = Int32(t4 &+ t6), z4 = Int32(t5 &+ t7)
+        let b3 = z3 &* (f1175 &- f1961) &+ z4 &* f1175, b4 = z3 &* f1175 &+ z4 &* (f1175 &- f0390)
+        return (a4 &* (0 &- f0899) &+ a7 &* (f1501 &- f0899) &+ b4,
+                a5 &* (0 &- f2562) &+ a6 &* (f3072 &- f2562) &+ b3,
+                a5 &* (f2053 &- f2562) &+ a6 &* (0 &- f2562) &+ b4,
+                a4 &* (f0298 &- f0899) &+ a7 &* (0 &- f0899) &+ b3)
     }
 
     /// The odd half of one 1-D pass (outputs 1, 3, 5, 7).
