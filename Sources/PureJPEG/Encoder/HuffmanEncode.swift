@@ -118,6 +118,60 @@ struct BitWriter: ~Copyable {
     /// reserved room for at least 16 more bytes.
     @inline(__always)
     mutating func put(_ value: UInt64, _ n: Int) {
+        withSink { $0.put(value, n) }
+    }
+
+    /// Runs `body` on the writer's position and pending bits copied into a plain value, which
+    /// LLVM keeps in registers. Through `inout self` it stored `acc` and `bits` back to memory
+    /// after every `put` (the byte stores through `base` might have aliased them). The caller
+    /// must have reserved the room `body` needs.
+    @inline(__always)
+    mutating func withSink<R>(_ body: (inout BitSink) -> R) -> R {
+        var sink = BitSink(base: base, count: count, acc: acc, bits: bits)
+        let result = body(&sink)
+        count = sink.count
+        acc = sink.acc
+        bits = sink.bits
+        return result
+    }
+
+    /// Pads the last byte with one bits (T.81 F.1.2.3) and writes out what is pending, as
+    /// libjpeg's `flush_bits` does at the end of a scan and before each RSTn.
+    mutating func flushBits() {
+        reserve(32)
+        put(0x7F, 7)
+        while bits >= 8 {
+            let byte = UInt8(truncatingIfNeeded: acc &>> UInt64(bits &- 8))
+            base[count] = byte
+            count &+= 1
+            if byte == 0xFF { base[count] = 0; count &+= 1 }
+            bits &-= 8
+        }
+        acc = 0
+        bits = 0
+    }
+
+    /// The bytes written so far.
+    func bytes() -> [UInt8] { [UInt8](UnsafeBufferPointer(start: base, count: count)) }
+
+    /// Hands back the bytes written so far and forgets them (the pending bits stay).
+    mutating func take() -> [UInt8] {
+        let out = bytes()
+        count = 0
+        return out
+    }
+}
+
+/// A ``BitWriter``'s state as a copyable value for hot loops (``BitWriter/withSink(_:)``).
+struct BitSink {
+    let base: UnsafeMutablePointer<UInt8>
+    var count: Int
+    var acc: UInt64
+    var bits: Int
+
+    /// Appends the low `n` bits of `value` (n <= 32, higher bits zero).
+    @inline(__always)
+    mutating func put(_ value: UInt64, _ n: Int) {
         let free = 64 &- bits
         if n < free {
             acc = (acc &<< UInt64(n)) | value
@@ -148,32 +202,6 @@ struct BitWriter: ~Copyable {
                 shift &-= 8
             }
         }
-    }
-
-    /// Pads the last byte with one bits (T.81 F.1.2.3) and writes out what is pending, as
-    /// libjpeg's `flush_bits` does at the end of a scan and before each RSTn.
-    mutating func flushBits() {
-        reserve(32)
-        put(0x7F, 7)
-        while bits >= 8 {
-            let byte = UInt8(truncatingIfNeeded: acc &>> UInt64(bits &- 8))
-            base[count] = byte
-            count &+= 1
-            if byte == 0xFF { base[count] = 0; count &+= 1 }
-            bits &-= 8
-        }
-        acc = 0
-        bits = 0
-    }
-
-    /// The bytes written so far.
-    func bytes() -> [UInt8] { [UInt8](UnsafeBufferPointer(start: base, count: count)) }
-
-    /// Hands back the bytes written so far and forgets them (the pending bits stay).
-    mutating func take() -> [UInt8] {
-        let out = bytes()
-        count = 0
-        return out
     }
 }
 
@@ -243,7 +271,15 @@ enum BlockCoder {
     @inline(__always)
     static func encode(_ block: UnsafePointer<Int16>, mask: UInt64, previousDC: Int32, dc: UnsafePointer<UInt32>,
                        ac: UnsafePointer<UInt32>, zigzag: UnsafePointer<Int>, categories: UnsafePointer<UInt32>,
-                       _ w: inout BitWriter) {
+                       _ writer: inout BitWriter) {
+        writer.withSink { w in encode(block, mask: mask, previousDC: previousDC, dc: dc, ac: ac, zigzag: zigzag,
+                                      categories: categories, &w) }
+    }
+
+    @inline(__always)
+    static func encode(_ block: UnsafePointer<Int16>, mask: UInt64, previousDC: Int32, dc: UnsafePointer<UInt32>,
+                       ac: UnsafePointer<UInt32>, zigzag: UnsafePointer<Int>, categories: UnsafePointer<UInt32>,
+                       _ w: inout BitSink) {
         let (dcBits, dcExtra) = magnitudeCategory(Int32(block[0]) &- previousDC, categories)
         let dcEntry = dc[dcBits]
         w.put(UInt64(dcEntry & 0xFFFF) &<< UInt64(dcBits) | dcExtra, Int(dcEntry &>> 16) &+ dcBits)
