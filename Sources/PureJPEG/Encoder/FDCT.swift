@@ -124,6 +124,7 @@ enum FDCT {
             // it up (SSE2 has no cheap 32-to-16-bit truncation). Lanes 0...3 of a row are the
             // even columns and 4...7 the odd ones (``transposeMid(_:_:)``), so one mask, shift
             // and or per four lanes puts each row back in natural order.
+            #if _endian(little)
             let mask16 = SIMD4<UInt32>(repeating: 0xFFFF)
             let from = UnsafeRawPointer(o), to = UnsafeMutableRawPointer(out)
             for r in 0 ..< 8 {
@@ -131,6 +132,11 @@ enum FDCT {
                 let odd = from.loadUnaligned(fromByteOffset: r &* 32 &+ 16, as: SIMD4<UInt32>.self)
                 to.storeBytes(of: (even & mask16) | (odd &<< 16), toByteOffset: r &* 16, as: SIMD4<UInt32>.self)
             }
+            #else
+            for r in 0 ..< 8 {
+                for c in 0 ..< 8 { out[r &* 8 &+ c] = Int16(truncatingIfNeeded: o[r &* 8 &+ (c & 1) &* 4 &+ c &>> 1]) }
+            }
+            #endif
         }
     }
 
@@ -140,6 +146,13 @@ enum FDCT {
     /// bytes give columns 2m and 2m + 1, and two interleaving steps gather each column.
     @inline(__always)
     static func transposeIn(_ src: UnsafePointer<UInt8>, _ stride: Int, _ t: UnsafeMutablePointer<Int16>) {
+        #if !_endian(little)
+        // The lane views below assume little-endian lane order; plain copies elsewhere.
+        for r in 0 ..< 8 {
+            for j in 0 ..< 8 { t[j &* 8 &+ r] = Int16(src[r &* stride &+ j]) }
+        }
+        return
+        #endif
         let raw = UnsafeRawPointer(src)
         @inline(__always) func rows(_ r: Int) -> SIMD8<UInt16> {
             let a = raw.loadUnaligned(fromByteOffset: r &* stride, as: UInt64.self)
@@ -184,6 +197,12 @@ enum FDCT {
     /// interleave even and odd columns back into natural order with masks and shifts.
     @inline(__always)
     static func transposeMid(_ u: UnsafePointer<Int32>, _ ws: UnsafeMutablePointer<Int16>) {
+        #if !_endian(little)
+        for k in 0 ..< 8 {
+            for r in 0 ..< 8 { ws[r &* 8 &+ (k & 1) &* 4 &+ k &>> 1] = Int16(truncatingIfNeeded: u[k &* 8 &+ r]) }
+        }
+        return
+        #endif
         let raw = UnsafeRawPointer(u)
         @inline(__always) func quarter(_ k: Int, _ h: Int) -> SIMD8<UInt16> {
             // 16-bit lane 2q: u(k, 4h + q), truncated; lane 2q + 1 is its upper half.
