@@ -117,6 +117,12 @@ struct EncoderKernelTests {
                 }
             }
         }
+        // Random colours too: the 16-bit lane form splits every product, so spread the inputs.
+        var rng = SplitMix64(state: UInt64(stride))
+        for _ in 0 ..< 5000 {
+            for _ in 0 ..< 3 { pixels.append(UInt8.random(in: 0 ... 255, using: &rng)) }
+            if stride == 4 { pixels.append(77) }
+        }
         let n = pixels.count / stride - 3     // not a multiple of 8: exercises the scalar tails
         func run(_ f: (UnsafePointer<UInt8>, Int, Int, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>) -> Void) -> [UInt8] {
             var out = [UInt8](repeating: 0, count: 3 * n)
@@ -256,5 +262,14 @@ struct EncoderHuffmanTests {
         long.flushBits()
         #expect(long.bytes() == [UInt8](repeating: 0, count: 8).flatMap { _ in [0xFF, 0x00] } + [0x12])
         #expect(magnitudeCategory(-3) == (2, 0) && magnitudeCategory(5) == (3, 5) && magnitudeCategory(0).nbits == 0)
+    }
+
+    @Test func magnitudeTableMatchesComputed() {
+        let tables = EntropyTables(dc: [EncoderTables.dcLuminance], ac: [EncoderTables.acLuminance])
+        let table = UnsafePointer(tables.categories + 2048)
+        var mismatches = 0
+        for v in Int32(-40000) ... 40000 where magnitudeCategory(v, table) != magnitudeCategory(v) { mismatches += 1 }
+        #expect(mismatches == 0)
+        #expect(magnitudeCategory(-2048, table) == (12, 2047) && magnitudeCategory(2047, table) == (11, 2047))
     }
 }

@@ -25,7 +25,7 @@ struct BaselineScanState {
     mutating func encodeRow(_ rows: [UnsafePointer<Int16>], masks: [UnsafePointer<UInt64>], layout: EncoderLayout,
                             tables: EntropyTables, writer w: inout BitWriter) {
         let comps = layout.components
-        let zigzag = UnsafePointer(tables.zigzag)
+        let zigzag = UnsafePointer(tables.zigzag), categories = UnsafePointer(tables.categories + 2048)
         w.reserve(layout.mcusAcross * (comps.count == 1 ? 1 : layout.maxH * layout.maxV + 2) * 448 + 64)
         for mx in 0 ..< layout.mcusAcross {
             if let n = restartDue() {
@@ -40,7 +40,8 @@ struct BaselineScanState {
                     var block = rows[c] + first * 64
                     var mask = masks[c] + first
                     for _ in 0 ..< comp.h {
-                        BlockCoder.encode(block, mask: mask.pointee, previousDC: previous, dc: dc, ac: ac, zigzag: zigzag, &w)
+                        BlockCoder.encode(block, mask: mask.pointee, previousDC: previous, dc: dc, ac: ac, zigzag: zigzag,
+                                          categories: categories, &w)
                         previous = Int32(block[0])
                         block += 64
                         mask += 1

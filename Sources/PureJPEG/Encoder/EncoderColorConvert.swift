@@ -6,9 +6,10 @@
 ///     Cr = ( 32768 R - 27439 G -  5329 B + (128 << 16) + 32767) >> 16
 ///
 /// The chroma rounding constant is one half minus one unit so that the largest result is 255,
-/// never 256, with no clamp. Each entry point has a plain scalar reference; the SIMD versions
-/// work on eight pixels at a time in 32-bit lanes whose multiplicands are zero-extended 16-bit
-/// values (so the compiler can use 16-bit multiplies) and are tested equal to the scalar ones.
+/// never 256, with no clamp. Each entry point has a plain scalar reference that the fast
+/// versions are tested against: the table form, ``rgbToYCbCrRGB16(_:count:y:cb:cr:)`` (packed
+/// RGB in 16-bit lanes, the pipeline's path) and ``rgbToGray(_:pixelStride:count:y:)`` (eight
+/// gathered pixels in 32-bit lanes).
 enum EncoderColorConvert {
     static let yR: UInt32 = 19595, yG: UInt32 = 38470, yB: UInt32 = 7471
     static let cbR: UInt32 = 11059, cbG: UInt32 = 21709
@@ -115,23 +116,93 @@ enum EncoderColorConvert {
         UnsafeMutableRawPointer(dst).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
     }
 
+    /// The pipeline's converter: packed RGB (`pixelStride` 3) goes through
+    /// ``rgbToYCbCrRGB16(_:count:y:cb:cr:)`` 16 pixels a step, the rest (and other strides)
+    /// through the table form.
     static func rgbToYCbCr(_ src: UnsafePointer<UInt8>, pixelStride: Int, count: Int,
                            y: UnsafeMutablePointer<UInt8>, cb: UnsafeMutablePointer<UInt8>,
                            cr: UnsafeMutablePointer<UInt8>) {
+        let done = pixelStride == 3 ? rgbToYCbCrRGB16(src, count: count, y: y, cb: cb, cr: cr) : 0
+        if done < count {
+            rgbToYCbCrTable(src + done &* pixelStride, pixelStride: pixelStride, count: count &- done,
+                            y: y + done, cb: cb + done, cr: cr + done)
+        }
+    }
+
+    /// Y, Cb, Cr of eight pixels in 16-bit lanes (samples 0...255), equal to the scalar
+    /// formulas above. Negative terms are rewritten as `c * (255 - v)` (the weights of each
+    /// chroma row sum to 32768, so the offset becomes 65535, as in ``yCbTable``): every term is
+    /// then positive. Each weight is split as c = 256 * ch + cl (both under 256, so every
+    /// product of a sample fits 16 bits); with A = sum ch * v, L = sum cl * v and the offset
+    /// K = 256 * kh + kl,
+    ///
+    ///     floor((256 * A + L + K) / 65536) = floor((A + kh + floor((L + kl) / 256)) / 256)
+    ///
+    /// exactly. The ch of each row sum to 255 and the cl to 256, so A <= 255 * 255,
+    /// L <= 256 * 255, and with kh, kl <= 255 no sum passes 65535 (checked for all 2^24
+    /// colours when this was written; the test compares against the scalar reference).
+    @inline(__always)
+    static func ycc8(_ r: SIMD8<UInt16>, _ g: SIMD8<UInt16>, _ b: SIMD8<UInt16>)
+        -> (SIMD8<UInt16>, SIMD8<UInt16>, SIMD8<UInt16>) {
+        let low = SIMD8<UInt16>(repeating: 255)
+        // Y: 19595 = 76:139, 38470 = 150:70, 7471 = 29:47; K = 32768 (kh 128, kl 0).
+        let ya = r &* 76 &+ g &* 150 &+ b &* 29
+        let yl = r &* 139 &+ g &* 70 &+ b &* 47
+        let luma = (ya &+ 128 &+ (yl &>> 8)) &>> 8
+        let rn = r ^ low, gn = g ^ low, bn = b ^ low
+        // Cb: 11059 (255 - R) = 43:51, 21709 (255 - G) = 84:205, 32768 B = 128:0; K = 65535.
+        let ba = rn &* 43 &+ gn &* 84 &+ (b &<< 7)
+        let bl = rn &* 51 &+ gn &* 205 &+ 255
+        let blue = (ba &+ 255 &+ (bl &>> 8)) &>> 8
+        // Cr: 32768 R = 128:0, 27439 (255 - G) = 107:47, 5329 (255 - B) = 20:209; K = 65535.
+        let ra = (r &<< 7) &+ gn &* 107 &+ bn &* 20
+        let rl = gn &* 47 &+ bn &* 209 &+ 255
+        let red = (ra &+ 255 &+ (rl &>> 8)) &>> 8
+        return (luma, blue, red)
+    }
+
+    /// Packed RGB, 16 pixels a step; returns how many pixels it converted (a multiple of 16).
+    /// Pixel pair k (pixels 2k, 2k+1, bytes 6k ..< 6k+6) is three 16-bit words RG | BR | GB.
+    /// One 8-byte load per pair puts its words in a 64-bit lane (pairs k and k+4 in one
+    /// vector), and masks and shifts on 32- and 64-bit views gather word j of pairs 0...7 into
+    /// vector j (the reverse of the decoder's `ColorConvert.yccToRGBSIMD`): no generic
+    /// shuffles, which this module does not inline. Each word's low and high bytes are then an
+    /// even and an odd pixel's samples, and the results go back as `even | odd << 8`. The load
+    /// of pair 7 reads 2 bytes of pixel 16, so a step runs only while one more pixel follows.
+    static func rgbToYCbCrRGB16(_ src: UnsafePointer<UInt8>, count: Int, y: UnsafeMutablePointer<UInt8>,
+                                cb: UnsafeMutablePointer<UInt8>, cr: UnsafeMutablePointer<UInt8>) -> Int {
+        #if _endian(little)
+        typealias U = SIMD8<UInt16>
+        let mask16 = SIMD4<UInt32>(repeating: 0xFFFF), mask32 = SIMD2<UInt64>(repeating: 0xFFFF_FFFF)
+        let low = U(repeating: 255)
         var i = 0
-        var p = src
-        let step = 8 &* pixelStride
-        while i &+ 8 <= count {
-            let r = gather(p, pixelStride), g = gather(p + 1, pixelStride), b = gather(p + 2, pixelStride)
-            store(r &* yR &+ g &* yG &+ b &* yB &+ half, y + i)
-            store(b &* half &+ chromaOffset &- r &* cbR &- g &* cbG, cb + i)
-            store(r &* half &+ chromaOffset &- g &* crG &- b &* crB, cr + i)
-            i &+= 8
-            p += step
+        while i &+ 17 <= count {
+            let p = UnsafeRawPointer(src + i &* 3)
+            @inline(__always) func pairs(_ k: Int) -> SIMD4<UInt32> {
+                let a = p.loadUnaligned(fromByteOffset: 6 &* k, as: UInt64.self)
+                let b = p.loadUnaligned(fromByteOffset: 6 &* k &+ 24, as: UInt64.self)
+                return unsafeBitCast(SIMD2<UInt64>(a, b), to: SIMD4<UInt32>.self)
+            }
+            let v0 = pairs(0), v1 = pairs(1), v2 = pairs(2), v3 = pairs(3)
+            // 32-bit lane m: word 0 (e) or 1 (o) of pairs k, k+1; word 2 (e, upper lane).
+            let e01 = unsafeBitCast((v0 & mask16) | (v1 &<< 16), to: SIMD2<UInt64>.self)
+            let o01 = unsafeBitCast((v0 &>> 16) | (v1 & ~mask16), to: SIMD2<UInt64>.self)
+            let e23 = unsafeBitCast((v2 & mask16) | (v3 &<< 16), to: SIMD2<UInt64>.self)
+            let o23 = unsafeBitCast((v2 &>> 16) | (v3 & ~mask16), to: SIMD2<UInt64>.self)
+            let w0 = unsafeBitCast((e01 & mask32) | (e23 &<< 32), to: U.self)
+            let w1 = unsafeBitCast((o01 & mask32) | (o23 &<< 32), to: U.self)
+            let w2 = unsafeBitCast((e01 &>> 32) | (e23 & ~mask32), to: U.self)
+            let even = ycc8(w0 & low, w0 &>> 8, w1 & low)
+            let odd = ycc8(w1 &>> 8, w2 & low, w2 &>> 8)
+            UnsafeMutableRawPointer(y + i).storeBytes(of: even.0 | (odd.0 &<< 8), as: U.self)
+            UnsafeMutableRawPointer(cb + i).storeBytes(of: even.1 | (odd.1 &<< 8), as: U.self)
+            UnsafeMutableRawPointer(cr + i).storeBytes(of: even.2 | (odd.2 &<< 8), as: U.self)
+            i &+= 16
         }
-        if i < count {
-            rgbToYCbCrScalar(p, pixelStride: pixelStride, count: count &- i, y: y + i, cb: cb + i, cr: cr + i)
-        }
+        return i
+        #else
+        return 0
+        #endif
     }
 
     static func rgbToGray(_ src: UnsafePointer<UInt8>, pixelStride: Int, count: Int,

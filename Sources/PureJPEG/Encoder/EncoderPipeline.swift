@@ -70,7 +70,7 @@ final class MCURowProcessor {
             let src = rows + r * rowBytes
             let y = full + r * pw
             if nComp == 3 {
-                EncoderColorConvert.rgbToYCbCrTable(src, pixelStride: inputStride, count: w,
+                EncoderColorConvert.rgbToYCbCr(src, pixelStride: inputStride, count: w,
                                                y: y, cb: y + planeSize, cr: y + 2 * planeSize)
             } else if inputIsColor {
                 EncoderColorConvert.rgbToGrayTable(src, pixelStride: inputStride, count: w, y: y)

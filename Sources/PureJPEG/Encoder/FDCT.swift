@@ -69,11 +69,7 @@ enum FDCT {
         withUnsafeTemporaryAllocation(of: Int16.self, capacity: 64) { tb in
             withUnsafeTemporaryAllocation(of: Int32.self, capacity: 64) { ub in
                 guard let t = tb.baseAddress, let u = ub.baseAddress else { return }
-                var p = src
-                for r in 0 ..< 8 {
-                    for j in 0 ..< 8 { t[j &* 8 &+ r] = Int16(p[j]) }
-                    p += stride
-                }
+                transposeIn(src, stride, t)
                 let sh = constBits &- pass1Bits
                 let rd: Int32 = 1 &<< (sh &- 1)
                 @inline(__always) func w(_ x: Int16) -> Int32 { Int32(x) }
@@ -86,20 +82,16 @@ enum FDCT {
                     let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
                     u[r] = w(tmp10 &+ tmp11) &<< pass1Bits
                     u[32 &+ r] = w(tmp10 &- tmp11) &<< pass1Bits
-                    let z1 = w(tmp12 &+ tmp13) &* f0541
-                    u[16 &+ r] = (z1 &+ w(tmp13) &* f0765 &+ rd) &>> sh
-                    u[48 &+ r] = (z1 &- w(tmp12) &* f1847 &+ rd) &>> sh
-                    let z5 = w(tmp4 &+ tmp6 &+ tmp5 &+ tmp7) &* f1175
-                    let b1 = w(tmp4 &+ tmp7) &* (0 &- f0899), b2 = w(tmp5 &+ tmp6) &* (0 &- f2562)
-                    let b3 = w(tmp4 &+ tmp6) &* (0 &- f1961) &+ z5, b4 = w(tmp5 &+ tmp7) &* (0 &- f0390) &+ z5
-                    u[56 &+ r] = (w(tmp4) &* f0298 &+ b1 &+ b3 &+ rd) &>> sh
-                    u[40 &+ r] = (w(tmp5) &* f2053 &+ b2 &+ b4 &+ rd) &>> sh
-                    u[24 &+ r] = (w(tmp6) &* f3072 &+ b2 &+ b3 &+ rd) &>> sh
-                    u[8 &+ r] = (w(tmp7) &* f1501 &+ b1 &+ b4 &+ rd) &>> sh
+                    // Products paired as jfdctint-sse2 pairs them for `pmaddwd` (see `oddPaired`).
+                    u[16 &+ r] = (w(tmp12) &* f0541 &+ w(tmp13) &* (f0541 &+ f0765) &+ rd) &>> sh
+                    u[48 &+ r] = (w(tmp12) &* (f0541 &- f1847) &+ w(tmp13) &* f0541 &+ rd) &>> sh
+                    let (o1, o3, o5, o7) = oddPaired(tmp4, tmp5, tmp6, tmp7)
+                    u[56 &+ r] = (o7 &+ rd) &>> sh
+                    u[40 &+ r] = (o5 &+ rd) &>> sh
+                    u[24 &+ r] = (o3 &+ rd) &>> sh
+                    u[8 &+ r] = (o1 &+ rd) &>> sh
                 }
-                for k in 0 ..< 8 {
-                    for r in 0 ..< 8 { ws[r &* 8 &+ k] = Int16(truncatingIfNeeded: u[k &* 8 &+ r]) }
-                }
+                transposeMid(u, ws)
             }
         }
         let shift = constBits &+ pass1Bits
@@ -116,22 +108,138 @@ enum FDCT {
                 let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
                 o[c] = (w(tmp10) &+ w(tmp11) &+ 2) &>> pass1Bits
                 o[32 &+ c] = (w(tmp10) &- w(tmp11) &+ 2) &>> pass1Bits
-                let z1 = w(tmp12) &* f0541 &+ w(tmp13) &* f0541
-                o[16 &+ c] = n(z1 &+ w(tmp13) &* f0765)
-                o[48 &+ c] = n(z1 &- w(tmp12) &* f1847)
-                let z3 = tmp4 &+ tmp6, z4 = tmp5 &+ tmp7
-                let z5 = w(z3) &* f1175 &+ w(z4) &* f1175
-                let b1 = w(tmp4 &+ tmp7) &* (0 &- f0899), b2 = w(tmp5 &+ tmp6) &* (0 &- f2562)
-                let b3 = w(z3) &* (0 &- f1961) &+ z5, b4 = w(z4) &* (0 &- f0390) &+ z5
-                o[56 &+ c] = n(w(tmp4) &* f0298 &+ b1 &+ b3)
-                o[40 &+ c] = n(w(tmp5) &* f2053 &+ b2 &+ b4)
-                o[24 &+ c] = n(w(tmp6) &* f3072 &+ b2 &+ b3)
-                o[8 &+ c] = n(w(tmp7) &* f1501 &+ b1 &+ b4)
+                // z1 and z5 folded into the other constants (as jfdctint-sse2 pairs them): the
+                // same integers, but no two products share a constant, so LLVM cannot factor
+                // them back into one product of a 17-bit sum, which it multiplied with
+                // `pmuludq` pairs and shuffles instead of `pmaddwd`.
+                o[16 &+ c] = n(w(tmp12) &* f0541 &+ w(tmp13) &* (f0541 &+ f0765))
+                o[48 &+ c] = n(w(tmp12) &* (f0541 &- f1847) &+ w(tmp13) &* f0541)
+                let (o1, o3, o5, o7) = oddPaired(tmp4, tmp5, tmp6, tmp7)
+                o[56 &+ c] = n(o7)
+                o[40 &+ c] = n(o5)
+                o[24 &+ c] = n(o3)
+                o[8 &+ c] = n(o1)
             }
-            // Narrowed in a loop of its own: with `Int16` stores in the loop above, the
-            // vectorizer gave it up (SSE2 has no cheap 32-to-16-bit truncation).
-            for i in 0 ..< 64 { out[i] = Int16(truncatingIfNeeded: o[i]) }
+            // Narrowed apart from the loop above: with `Int16` stores in it, the vectorizer gave
+            // it up (SSE2 has no cheap 32-to-16-bit truncation). Lanes 0...3 of a row are the
+            // even columns and 4...7 the odd ones (``transposeMid(_:_:)``), so one mask, shift
+            // and or per four lanes puts each row back in natural order.
+            #if _endian(little)
+            let mask16 = SIMD4<UInt32>(repeating: 0xFFFF)
+            let from = UnsafeRawPointer(o), to = UnsafeMutableRawPointer(out)
+            for r in 0 ..< 8 {
+                let even = from.loadUnaligned(fromByteOffset: r &* 32, as: SIMD4<UInt32>.self)
+                let odd = from.loadUnaligned(fromByteOffset: r &* 32 &+ 16, as: SIMD4<UInt32>.self)
+                to.storeBytes(of: (even & mask16) | (odd &<< 16), toByteOffset: r &* 16, as: SIMD4<UInt32>.self)
+            }
+            #else
+            for r in 0 ..< 8 {
+                for c in 0 ..< 8 { out[r &* 8 &+ c] = Int16(truncatingIfNeeded: o[r &* 8 &+ (c & 1) &* 4 &+ c &>> 1]) }
+            }
+            #endif
         }
+    }
+
+    /// Copies the 8 x 8 samples at `src` into `t` transposed and widened (`t[8 j + r]` is row
+    /// r, column j) with masks and shifts on 16-, 32- and 64-bit views (no generic shuffles,
+    /// which this module does not inline): rows r and r + 4 share a vector, the even and odd
+    /// bytes give columns 2m and 2m + 1, and two interleaving steps gather each column.
+    @inline(__always)
+    static func transposeIn(_ src: UnsafePointer<UInt8>, _ stride: Int, _ t: UnsafeMutablePointer<Int16>) {
+        #if !_endian(little)
+        // The lane views below assume little-endian lane order; plain copies elsewhere.
+        for r in 0 ..< 8 {
+            for j in 0 ..< 8 { t[j &* 8 &+ r] = Int16(src[r &* stride &+ j]) }
+        }
+        return
+        #endif
+        let raw = UnsafeRawPointer(src)
+        @inline(__always) func rows(_ r: Int) -> SIMD8<UInt16> {
+            let a = raw.loadUnaligned(fromByteOffset: r &* stride, as: UInt64.self)
+            let b = raw.loadUnaligned(fromByteOffset: (r &+ 4) &* stride, as: UInt64.self)
+            return unsafeBitCast(SIMD2<UInt64>(a, b), to: SIMD8<UInt16>.self)
+        }
+        let low = SIMD8<UInt16>(repeating: 0xFF)
+        let v0 = rows(0), v1 = rows(1), v2 = rows(2), v3 = rows(3)
+        // 16-bit lane 4h + m of e(r) / o(r): row r + 4h, column 2m / 2m + 1.
+        let (c04, c26) = zip16(v0 & low, v1 & low), (d04, d26) = zip16(v2 & low, v3 & low)
+        let (c15, c37) = zip16(v0 &>> 8, v1 &>> 8), (d15, d37) = zip16(v2 &>> 8, v3 &>> 8)
+        let out = UnsafeMutableRawPointer(t)
+        @inline(__always) func put(_ a: SIMD2<UInt64>, _ b: SIMD2<UInt64>, _ j: Int, _ k: Int) {
+            let (x, y) = zip32(a, b)
+            out.storeBytes(of: x, toByteOffset: j &* 16, as: SIMD2<UInt64>.self)
+            out.storeBytes(of: y, toByteOffset: k &* 16, as: SIMD2<UInt64>.self)
+        }
+        put(c04, d04, 0, 4); put(c26, d26, 2, 6); put(c15, d15, 1, 5); put(c37, d37, 3, 7)
+    }
+
+    /// 32-bit lane q of the results: 16-bit lane 2q (first) or 2q + 1 (second) of `a` and `b`
+    /// side by side.
+    @inline(__always)
+    static func zip16(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> (SIMD2<UInt64>, SIMD2<UInt64>) {
+        let mask16 = SIMD4<UInt32>(repeating: 0xFFFF)
+        let a32 = unsafeBitCast(a, to: SIMD4<UInt32>.self), b32 = unsafeBitCast(b, to: SIMD4<UInt32>.self)
+        return (unsafeBitCast((a32 & mask16) | (b32 &<< 16), to: SIMD2<UInt64>.self),
+                unsafeBitCast((a32 &>> 16) | (b32 & ~mask16), to: SIMD2<UInt64>.self))
+    }
+
+    /// 64-bit lane h of the results: 32-bit lane 2h (first) or 2h + 1 (second) of `a` and `b`
+    /// side by side.
+    @inline(__always)
+    static func zip32(_ a: SIMD2<UInt64>, _ b: SIMD2<UInt64>) -> (SIMD2<UInt64>, SIMD2<UInt64>) {
+        let mask32 = SIMD2<UInt64>(repeating: 0xFFFF_FFFF)
+        return ((a & mask32) | (b &<< 32), (a &>> 32) | (b & ~mask32))
+    }
+
+    /// The row pass's output (`u[8 k + r]`: coefficient k of row r, each fitting 16 bits) into
+    /// `ws` transposed and narrowed, row r's coefficients in the order 0 2 4 6 1 3 5 7: the
+    /// column pass does not care about lane order, and this one lets the final narrowing
+    /// interleave even and odd columns back into natural order with masks and shifts.
+    @inline(__always)
+    static func transposeMid(_ u: UnsafePointer<Int32>, _ ws: UnsafeMutablePointer<Int16>) {
+        #if !_endian(little)
+        for k in 0 ..< 8 {
+            for r in 0 ..< 8 { ws[r &* 8 &+ (k & 1) &* 4 &+ k &>> 1] = Int16(truncatingIfNeeded: u[k &* 8 &+ r]) }
+        }
+        return
+        #endif
+        let raw = UnsafeRawPointer(u)
+        @inline(__always) func quarter(_ k: Int, _ h: Int) -> SIMD8<UInt16> {
+            // 16-bit lane 2q: u(k, 4h + q), truncated; lane 2q + 1 is its upper half.
+            raw.loadUnaligned(fromByteOffset: k &* 32 &+ h &* 16, as: SIMD8<UInt16>.self)
+        }
+        let out = UnsafeMutableRawPointer(ws)
+        for h in 0 ..< 2 {
+            // 32-bit lane q: u(k, 4h + q), u(k', 4h + q).
+            let (p02, _) = zip16(quarter(0, h), quarter(2, h)), (p46, _) = zip16(quarter(4, h), quarter(6, h))
+            let (p13, _) = zip16(quarter(1, h), quarter(3, h)), (p57, _) = zip16(quarter(5, h), quarter(7, h))
+            // 64-bit lane 0: row 4h (first) or 4h + 1 (second); lane 1: rows 4h + 2, 4h + 3.
+            let (evenA, evenB) = zip32(p02, p46), (oddA, oddB) = zip32(p13, p57)
+            let base = h &* 64
+            out.storeBytes(of: SIMD2<UInt64>(evenA[0], oddA[0]), toByteOffset: base, as: SIMD2<UInt64>.self)
+            out.storeBytes(of: SIMD2<UInt64>(evenB[0], oddB[0]), toByteOffset: base &+ 16, as: SIMD2<UInt64>.self)
+            out.storeBytes(of: SIMD2<UInt64>(evenA[1], oddA[1]), toByteOffset: base &+ 32, as: SIMD2<UInt64>.self)
+            out.storeBytes(of: SIMD2<UInt64>(evenB[1], oddB[1]), toByteOffset: base &+ 48, as: SIMD2<UInt64>.self)
+        }
+    }
+
+    /// The odd half of one 1-D pass (outputs 1, 3, 5, 7, before descaling) for the loops of
+    /// ``forward(_:stride:into:out:)``, with z1 ... z5 of jfdctint.c folded into the constants
+    /// (output 7 = tmp4 * (c0298 - c0899) + tmp7 * -c0899 + b3, and so on), the same integers.
+    /// Every sum is then two products of 16-bit values with distinct constants, which LLVM
+    /// maps onto one interleave and one `pmaddwd` (as jfdctint-sse2 does by hand); with a
+    /// product shared between sums, it factored sums back into products of 17-bit values and
+    /// multiplied those with `pmuludq` pairs and shuffles. `tmp4 + tmp6` and `tmp5 + tmp7` fit
+    /// 16 bits in both passes.
+    @inline(__always)
+    static func oddPaired(_ t4: Int16, _ t5: Int16, _ t6: Int16, _ t7: Int16) -> (Int32, Int32, Int32, Int32) {
+        let a4 = Int32(t4), a5 = Int32(t5), a6 = Int32(t6), a7 = Int32(t7)
+        let z3 = Int32(t4 &+ t6), z4 = Int32(t5 &+ t7)
+        let b3 = z3 &* (f1175 &- f1961) &+ z4 &* f1175, b4 = z3 &* f1175 &+ z4 &* (f1175 &- f0390)
+        return (a4 &* (0 &- f0899) &+ a7 &* (f1501 &- f0899) &+ b4,
+                a5 &* (0 &- f2562) &+ a6 &* (f3072 &- f2562) &+ b3,
+                a5 &* (f2053 &- f2562) &+ a6 &* (0 &- f2562) &+ b4,
+                a4 &* (f0298 &- f0899) &+ a7 &* (0 &- f0899) &+ b3)
     }
 
     /// The odd half of one 1-D pass (outputs 1, 3, 5, 7).

@@ -118,6 +118,60 @@ struct BitWriter: ~Copyable {
     /// reserved room for at least 16 more bytes.
     @inline(__always)
     mutating func put(_ value: UInt64, _ n: Int) {
+        withSink { $0.put(value, n) }
+    }
+
+    /// Runs `body` on the writer's position and pending bits copied into a plain value, which
+    /// LLVM keeps in registers. Through `inout self` it stored `acc` and `bits` back to memory
+    /// after every `put` (the byte stores through `base` might have aliased them). The caller
+    /// must have reserved the room `body` needs.
+    @inline(__always)
+    mutating func withSink<R>(_ body: (inout BitSink) -> R) -> R {
+        var sink = BitSink(base: base, count: count, acc: acc, bits: bits)
+        let result = body(&sink)
+        count = sink.count
+        acc = sink.acc
+        bits = sink.bits
+        return result
+    }
+
+    /// Pads the last byte with one bits (T.81 F.1.2.3) and writes out what is pending, as
+    /// libjpeg's `flush_bits` does at the end of a scan and before each RSTn.
+    mutating func flushBits() {
+        reserve(32)
+        put(0x7F, 7)
+        while bits >= 8 {
+            let byte = UInt8(truncatingIfNeeded: acc &>> UInt64(bits &- 8))
+            base[count] = byte
+            count &+= 1
+            if byte == 0xFF { base[count] = 0; count &+= 1 }
+            bits &-= 8
+        }
+        acc = 0
+        bits = 0
+    }
+
+    /// The bytes written so far.
+    func bytes() -> [UInt8] { [UInt8](UnsafeBufferPointer(start: base, count: count)) }
+
+    /// Hands back the bytes written so far and forgets them (the pending bits stay).
+    mutating func take() -> [UInt8] {
+        let out = bytes()
+        count = 0
+        return out
+    }
+}
+
+/// A ``BitWriter``'s state as a copyable value for hot loops (``BitWriter/withSink(_:)``).
+struct BitSink {
+    let base: UnsafeMutablePointer<UInt8>
+    var count: Int
+    var acc: UInt64
+    var bits: Int
+
+    /// Appends the low `n` bits of `value` (n <= 32, higher bits zero).
+    @inline(__always)
+    mutating func put(_ value: UInt64, _ n: Int) {
         let free = 64 &- bits
         if n < free {
             acc = (acc &<< UInt64(n)) | value
@@ -149,32 +203,6 @@ struct BitWriter: ~Copyable {
             }
         }
     }
-
-    /// Pads the last byte with one bits (T.81 F.1.2.3) and writes out what is pending, as
-    /// libjpeg's `flush_bits` does at the end of a scan and before each RSTn.
-    mutating func flushBits() {
-        reserve(32)
-        put(0x7F, 7)
-        while bits >= 8 {
-            let byte = UInt8(truncatingIfNeeded: acc &>> UInt64(bits &- 8))
-            base[count] = byte
-            count &+= 1
-            if byte == 0xFF { base[count] = 0; count &+= 1 }
-            bits &-= 8
-        }
-        acc = 0
-        bits = 0
-    }
-
-    /// The bytes written so far.
-    func bytes() -> [UInt8] { [UInt8](UnsafeBufferPointer(start: base, count: count)) }
-
-    /// Hands back the bytes written so far and forgets them (the pending bits stay).
-    mutating func take() -> [UInt8] {
-        let out = bytes()
-        count = 0
-        return out
-    }
 }
 
 /// The number of bits in a coefficient's magnitude category (T.81 F.1.2.1, Table F.1) and the
@@ -187,9 +215,23 @@ func magnitudeCategory(_ v: Int32) -> (nbits: Int, extra: UInt64) {
     return (nbits, pattern & ((1 &<< UInt64(nbits)) &- 1))
 }
 
+/// ``magnitudeCategory(_:)`` from a table when `v` is in -2048 ..< 2048 (every AC value and
+/// DC difference of 8-bit baseline data; anything else is computed): `table` points at the
+/// entry for 0 of ``EntropyTables/categories``. One load instead of an absolute value, a
+/// leading-zero count (three instructions without LZCNT) and two masks per coefficient.
+@inline(__always)
+func magnitudeCategory(_ v: Int32, _ table: UnsafePointer<UInt32>) -> (nbits: Int, extra: UInt64) {
+    guard UInt32(bitPattern: v &+ 2048) < 4096 else { return magnitudeCategory(v) }
+    let e = table[Int(v)]
+    return (Int(e & 0xFF), UInt64(e &>> 8))
+}
+
 /// Everything the block coder needs, as raw pointers set up once per image.
 final class EntropyTables {
     let zigzag: UnsafeMutablePointer<Int>
+    /// For v in -2048 ..< 2048 at index v + 2048: `nbits | extra << 8` of
+    /// ``magnitudeCategory(_:)``.
+    let categories: UnsafeMutablePointer<UInt32>
     /// Code entries (`size << 16 | code`) for table slots 0 and 1, 256 each.
     let dc: UnsafeMutablePointer<UInt32>
     let ac: UnsafeMutablePointer<UInt32>
@@ -197,6 +239,11 @@ final class EntropyTables {
     init(dc specs: [HuffmanSpec], ac acSpecs: [HuffmanSpec]) {
         zigzag = .allocate(capacity: 64)
         for k in 0 ..< 64 { (zigzag + k).initialize(to: EncoderTables.zigzag[k]) }
+        categories = .allocate(capacity: 4096)
+        for i in 0 ..< 4096 {
+            let (nbits, extra) = magnitudeCategory(Int32(i - 2048))
+            (categories + i).initialize(to: UInt32(nbits) | UInt32(extra) << 8)
+        }
         dc = .allocate(capacity: 512)
         ac = .allocate(capacity: 512)
         dc.initialize(repeating: 0, count: 512)
@@ -211,6 +258,7 @@ final class EntropyTables {
 
     deinit {
         zigzag.deallocate()
+        categories.deallocate()
         dc.deallocate()
         ac.deallocate()
     }
@@ -222,8 +270,17 @@ enum BlockCoder {
     /// so runs of zeros cost nothing.
     @inline(__always)
     static func encode(_ block: UnsafePointer<Int16>, mask: UInt64, previousDC: Int32, dc: UnsafePointer<UInt32>,
-                       ac: UnsafePointer<UInt32>, zigzag: UnsafePointer<Int>, _ w: inout BitWriter) {
-        let (dcBits, dcExtra) = magnitudeCategory(Int32(block[0]) &- previousDC)
+                       ac: UnsafePointer<UInt32>, zigzag: UnsafePointer<Int>, categories: UnsafePointer<UInt32>,
+                       _ writer: inout BitWriter) {
+        writer.withSink { w in encode(block, mask: mask, previousDC: previousDC, dc: dc, ac: ac, zigzag: zigzag,
+                                      categories: categories, &w) }
+    }
+
+    @inline(__always)
+    static func encode(_ block: UnsafePointer<Int16>, mask: UInt64, previousDC: Int32, dc: UnsafePointer<UInt32>,
+                       ac: UnsafePointer<UInt32>, zigzag: UnsafePointer<Int>, categories: UnsafePointer<UInt32>,
+                       _ w: inout BitSink) {
+        let (dcBits, dcExtra) = magnitudeCategory(Int32(block[0]) &- previousDC, categories)
         let dcEntry = dc[dcBits]
         w.put(UInt64(dcEntry & 0xFFFF) &<< UInt64(dcBits) | dcExtra, Int(dcEntry &>> 16) &+ dcBits)
         var m = mask & ~1
@@ -236,7 +293,7 @@ enum BlockCoder {
                 w.put(UInt64(zrl & 0xFFFF), Int(zrl &>> 16))
                 run &-= 16
             }
-            let (nbits, extra) = magnitudeCategory(Int32(block[zigzag[k]]))
+            let (nbits, extra) = magnitudeCategory(Int32(block[zigzag[k]]), categories)
             let e = ac[(run &<< 4) | nbits]
             w.put(UInt64(e & 0xFFFF) &<< UInt64(nbits) | extra, Int(e &>> 16) &+ nbits)
             last = k

@@ -93,7 +93,10 @@ enum Quantize {
             let q = UInt16(truncatingIfNeeded: (UInt32(t) &* UInt32(table[128 &+ i])) &>> 16)
             let v = (Int16(bitPattern: q) ^ sign) &- sign
             out[i] = v
-            flags[i] = v == 0 ? 0 : 1
+            // q < 2^14 (the scale is at most 2^14), so this is 1 exactly when q (and v) is not
+            // zero. Written as `v == 0 ? 0 : 1`, LLVM tested the 32-bit product against 2^16
+            // instead: two unpacks, two 32-bit compares and two packs per eight coefficients.
+            flags[i] = UInt8(truncatingIfNeeded: (q &+ 0x7FFF) &>> 15)
         }
         var mask: UInt64 = 0
         let raw = UnsafeRawPointer(flags)
