@@ -164,19 +164,19 @@ struct HostileInputTests {
             switch codec {
             case .png:
                 HostileInput.everyCut(bytes, path, codec, PNGDecoder(limits: HostileInput.limits),
-                                      append: { try $0.append($1) }, finish: { try $0.finish() })
+                                      append: { _ = try $0.append($1) }, finish: { try $0.finish() })
             case .jpeg:
                 HostileInput.everyCut(bytes, path, codec, JPEGDecoder(limits: HostileInput.limits),
-                                      append: { try $0.append($1) }, finish: { try $0.finish() })
+                                      append: { _ = try $0.append($1) }, finish: { try $0.finish() })
             case .gif:
                 HostileInput.everyCut(bytes, path, codec, GIFDecoder(limits: HostileInput.limits),
-                                      append: { try $0.append($1) }, finish: { try $0.finish() })
+                                      append: { _ = try $0.append($1) }, finish: { try $0.finish() })
             case .jpng:
                 HostileInput.everyCut(bytes, path, codec, JPNGStreamDecoder(limits: HostileInput.limits),
-                                      append: { try $0.append($1) }, finish: { try $0.finish() })
+                                      append: { _ = try $0.append($1) }, finish: { try $0.finish() })
             case .imageSource:
                 HostileInput.everyCut(bytes, path, codec, ImageSource(options: ImageSourceOptions(limits: HostileInput.limits)),
-                                      append: { try $0.append($1) }, finish: { try $0.finish() })
+                                      append: { _ = try $0.append($1) }, finish: { try $0.finish() })
             }
         }
     }
