@@ -50,3 +50,25 @@ extension Image {
         }
     }
 }
+
+/// A decoder that hands out final rows as ``RowBand``s while bytes are appended
+/// (`JPEGRowDecoder`, `PNGRowDecoder`, `RowStreamDecoder`).
+public protocol RowStreamingDecoder {
+    /// Feeds the next bytes; `rows` receives every band that became final, before this returns.
+    @discardableResult
+    mutating func append(_ bytes: UnsafeRawBufferPointer, rows: (RowBand) throws -> Void) throws -> [DecodingEvent]
+    /// Ends the input: `rows` receives the rows not handed out yet.
+    mutating func finish(rows: (RowBand) throws -> Void) throws
+}
+
+extension RowStreamingDecoder {
+    /// Feeds the next bytes from any byte collection (contiguous ones without a copy).
+    @discardableResult
+    public mutating func append<C: Collection>(_ bytes: C, rows: (RowBand) throws -> Void) throws -> [DecodingEvent]
+    where C.Element == UInt8 {
+        if let events = try bytes.withContiguousStorageIfAvailable({ try append(UnsafeRawBufferPointer($0), rows: rows) }) {
+            return events
+        }
+        return try Array(bytes).withUnsafeBytes { try append($0, rows: rows) }
+    }
+}

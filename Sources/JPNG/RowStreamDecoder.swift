@@ -28,7 +28,7 @@ import PurePNG
 /// }
 /// try decoder.finish { band in consume(band) }
 /// ```
-public struct RowStreamDecoder: Sendable {
+public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
     public let options: ImageSourceOptions
     /// Bytes held until the format is known.
     private var prefix: [UInt8] = []
@@ -64,15 +64,6 @@ public struct RowStreamDecoder: Sendable {
         if whole != nil { return try whole?.append(bytes) ?? [] }
         prefix.append(contentsOf: bytes)
         return try start(final: false, rows: rows)
-    }
-
-    @discardableResult
-    public mutating func append<C: Collection>(_ bytes: C, rows: (RowBand) throws -> Void) throws -> [DecodingEvent]
-    where C.Element == UInt8 {
-        if let events = try bytes.withContiguousStorageIfAvailable({ try append(UnsafeRawBufferPointer($0), rows: rows) }) {
-            return events
-        }
-        return try Array(bytes).withUnsafeBytes { try append($0, rows: rows) }
     }
 
     /// Ends the input: `rows` receives the rows not handed out yet. Throws the codec's error

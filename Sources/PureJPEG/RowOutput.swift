@@ -94,7 +94,7 @@ extension JPEGDecoder {
 /// }
 /// try decoder.finish { band in write(band) }
 /// ```
-public struct JPEGRowDecoder: Sendable {
+public struct JPEGRowDecoder: RowStreamingDecoder, Sendable {
     var decoder: JPEGDecoder
 
     public init(limits: DecodingLimits = .default, options: JPEGDecodingOptions = .init()) {
@@ -123,15 +123,6 @@ public struct JPEGRowDecoder: Sendable {
         var events = try decoder.append(bytes)
         try drain(&events, rows)
         return events
-    }
-
-    @discardableResult
-    public mutating func append<C: Collection>(_ bytes: C, rows: (RowBand) throws -> Void) throws -> [DecodingEvent]
-    where C.Element == UInt8 {
-        if let events = try bytes.withContiguousStorageIfAvailable({ try append(UnsafeRawBufferPointer($0), rows: rows) }) {
-            return events
-        }
-        return try Array(bytes).withUnsafeBytes { try append($0, rows: rows) }
     }
 
     /// Ends the input: `rows` receives what is left. A file cut short throws

@@ -23,7 +23,7 @@ import ImageCore
 /// }
 /// try decoder.finish { band in write(band) }
 /// ```
-public struct PNGRowDecoder: Sendable {
+public struct PNGRowDecoder: RowStreamingDecoder, Sendable {
     var decoder: PNGDecoder
     private var handedWhole = false
 
@@ -52,15 +52,6 @@ public struct PNGRowDecoder: Sendable {
         var events = try decoder.append(bytes)
         try drain(&events, rows)
         return events
-    }
-
-    @discardableResult
-    public mutating func append<C: Collection>(_ bytes: C, rows: (RowBand) throws -> Void) throws -> [DecodingEvent]
-    where C.Element == UInt8 {
-        if let events = try bytes.withContiguousStorageIfAvailable({ try append(UnsafeRawBufferPointer($0), rows: rows) }) {
-            return events
-        }
-        return try Array(bytes).withUnsafeBytes { try append($0, rows: rows) }
     }
 
     /// Ends the input: `rows` receives what is left. A file cut short throws
