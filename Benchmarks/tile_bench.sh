@@ -18,6 +18,7 @@ WORK=$(mktemp -d /tmp/tile_bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 RATE=${RATE:-8000000}   # bytes per second of the slow-stream row
 ROUNDS=${ROUNDS:-3}     # runs per row; the fastest is reported (the machine is shared)
+LOAD_NOTE=${LOAD_NOTE:-}   # a sentence on what else ran, printed after the load average
 # Pyramids go to tmpfs when there is one: on a busy ext4 /tmp, creating 4000 files costs
 # seconds of kernel time (inode search), which measures the disk, not the tiler. One row
 # shows the same run onto $WORK's file system.
@@ -88,7 +89,7 @@ SECTION=$(cat <<MD
 quality 0.8, overlap 1: $TILES files in 15 levels, written to $OUTFS (one row: to $WORKFS).
 \`/usr/bin/time -v\`, fastest of $ROUNDS runs: wall time, user + system CPU time, maximum
 resident set. Measured $(date -u +"%Y-%m-%d %H:%M UTC"), load average
-$(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (a fuzzer and other builds were running).
+$(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores. ${LOAD_NOTE:-}
 
 | command | wall s | CPU s | max RSS MB | note |
 | --- | ---: | ---: | ---: | --- |

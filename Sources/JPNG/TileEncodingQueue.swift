@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Dispatch
 import ImageCore
 import PureJPEG
@@ -9,13 +16,17 @@ import PurePNG
 /// slot, so a fast decoder cannot pile up tiles in memory. The first failure is kept and thrown
 /// by the next `submit` or `drain`; tiles after it are dropped.
 final class TileEncodingQueue: @unchecked Sendable {
-    // `@unchecked`: `failure` is only touched under `lock`; the rest is immutable.
+    // `@unchecked`: `failure` and `written` are only touched under `lock`, `next` only by the
+    // submitting thread (one writer feeds a queue); the rest is immutable.
     let format: TileFormat
     let jpegOptions: JPEGEncodingOptions
     let pngOptions: PNGEncodingOptions
     private let slots: DispatchSemaphore?
     private let group = DispatchGroup()
-    private let workers = DispatchQueue(label: "PureImage.TileEncoding", attributes: .concurrent)
+    /// Serial queues, one per encoder thread, fed in turn: a concurrent queue would run as many
+    /// encoders as there are cores and take the decoding thread's core too.
+    private let workers: [DispatchQueue]
+    private var next = 0
     private let lock = DispatchSemaphore(value: 1)
     private var failure: TilePyramidError?
     private var written = 0
@@ -34,6 +45,8 @@ final class TileEncodingQueue: @unchecked Sendable {
         // search would cost more time than the bytes it saves are worth here.
         pngOptions = PNGEncodingOptions(compressionLevel: 3, writeMetadata: false)
         slots = options.tilesInFlight > 0 ? DispatchSemaphore(value: options.tilesInFlight) : nil
+        let threads = options.encoderThreads ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1)
+        workers = (0 ..< max(1, threads)).map { DispatchQueue(label: "PureImage.TileEncoding.\($0)") }
     }
 
     /// Queues `tile` to be written to `path`; throws an earlier tile's failure.
@@ -45,7 +58,9 @@ final class TileEncodingQueue: @unchecked Sendable {
         }
         slots.wait()
         group.enter()
-        workers.async { [self] in
+        let queue = workers[next]
+        next = (next + 1) % workers.count
+        queue.async { [self] in
             defer {
                 slots.signal()
                 group.leave()

@@ -31,20 +31,26 @@ public struct TilePyramidOptions: Sendable, Equatable {
     public var format: TileFormat
     /// JPEG tile quality, 0.0-1.0 (0.8 -> 80, as `JPEGEncodingOptions(unitQuality:)` maps it).
     public var quality: Double
-    /// Tiles being encoded and written at once on other threads; 0 encodes on the calling
-    /// thread. Each holds one tile's pixels, so this bounds the memory of the encoders.
+    /// Tiles queued or being encoded on other threads; 0 encodes on the calling thread. Each
+    /// holds one tile's pixels (~200 KB for 256-pixel RGB tiles), so this bounds the encoders'
+    /// memory; it should exceed a tile row of the widest level, or decoding waits at each row.
     public var tilesInFlight: Int
+    /// Threads encoding tiles when `tilesInFlight > 0`; nil: one less than the processors
+    /// online (at least one), so the thread that decodes and averages keeps a core of its own:
+    /// it is the critical path, and sharing its core with encoders slows the whole run.
+    public var encoderThreads: Int?
     /// Working memory the row buffers may take (``TilePyramidGeometry/workingBytes(channels:)``);
     /// a wider image fails with ``TilePyramidError/limit(_:)`` before anything is allocated.
     public var maxWorkingBytes: Int
 
     public init(tileSize: Int = 256, overlap: Int = 1, format: TileFormat = .jpeg, quality: Double = 0.8,
-                tilesInFlight: Int = 32, maxWorkingBytes: Int = 1 << 30) {
+                tilesInFlight: Int = 160, encoderThreads: Int? = nil, maxWorkingBytes: Int = 1 << 30) {
         self.tileSize = tileSize
         self.overlap = overlap
         self.format = format
         self.quality = quality
         self.tilesInFlight = tilesInFlight
+        self.encoderThreads = encoderThreads
         self.maxWorkingBytes = maxWorkingBytes
     }
 
@@ -55,6 +61,7 @@ public struct TilePyramidOptions: Sendable, Equatable {
         }
         guard quality.isFinite, (0 ... 1).contains(quality) else { throw .invalidOptions("quality \(quality) is outside 0.0...1.0") }
         guard tilesInFlight >= 0 else { throw .invalidOptions("tiles in flight \(tilesInFlight) is negative") }
+        if let encoderThreads, encoderThreads < 1 { throw .invalidOptions("encoder threads \(encoderThreads) is below 1") }
     }
 }
 

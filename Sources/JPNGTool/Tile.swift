@@ -72,8 +72,9 @@ struct Tile: ParsableCommand {
         } catch {
             throw CLIError("\(out): cannot create the folder (\(error.localizedDescription))")
         }
-        let options = TilePyramidOptions(tileSize: tileSize, overlap: overlap, format: tileFormat ?? .jpeg, quality: quality,
-                                         tilesInFlight: max(8, 4 * ProcessInfo.processInfo.activeProcessorCount))
+        // The default tiles in flight (160, ~32 MB of 256-pixel tiles) hold more than a tile row
+        // of a 16000-pixel-wide level, so decoding does not wait for the encoders at each row.
+        let options = TilePyramidOptions(tileSize: tileSize, overlap: overlap, format: tileFormat ?? .jpeg, quality: quality)
         var builder = TilePyramidBuilder(directory: out, name: baseName, options: options)
         let bar = TileProgress(showBar: isatty(STDERR_FILENO) != 0)
         let clock = ContinuousClock()
