@@ -30,7 +30,7 @@ let package = Package(
             name: "JPNGTool",
             dependencies: ["JPNG", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ImageCore"], path: "Tests/TestSupport"),
         .testTarget(name: "ImageCoreTests", dependencies: ["ImageCore", "TestSupport"]),
         .testTarget(name: "PurePNGTests", dependencies: ["TestSupport", "PurePNG"]),
         .testTarget(name: "PureJPEGTests", dependencies: ["TestSupport", "PureJPEG"]),

@@ -2,52 +2,13 @@ import ImageCore
 import Testing
 @testable import PureJPEG
 
-/// What a row-mode decode handed out: the rows in order (checked as they arrive), the events,
-/// the error, and the largest `retainedBytes` seen.
-struct RowDecodeResult {
-    var pixels: [UInt8] = []
-    var rows = 0
-    var events: [DecodingEvent] = []
-    var error: JPEGError?
-    var otherError: (any Error)?
-    var header: ImageHeader?
-    var peakRetained = 0
-    var orderProblems: [String] = []
-}
+/// What a row-mode decode handed out (TestSupport's collector, JPEG errors).
+typealias RowDecodeResult = RowCollection<JPEGError>
 
 func decodeRows(_ bytes: [UInt8], size: Int?, limits: DecodingLimits = .default,
                 options: JPEGDecodingOptions = .init()) -> RowDecodeResult {
     var decoder = JPEGRowDecoder(limits: limits, options: options)
-    var result = RowDecodeResult()
-    var shapes: Set<String> = []
-    let take = { (band: RowBand) in
-        if band.y != result.rows { result.orderProblems.append("band at row \(band.y), expected \(result.rows)") }
-        // The decoder is busy (in `append`) while it lends the band: compare with the header afterwards.
-        shapes.insert("\(band.width) \(band.format) \(band.bytesPerRow)")
-        for i in 0 ..< band.count { result.pixels += band.row(i) }
-        result.rows += band.count
-    }
-    let step = size ?? max(bytes.count, 1)
-    var i = 0
-    do {
-        while i < bytes.count {
-            let end = min(bytes.count, i + step)
-            result.events += try decoder.append(bytes[i ..< end], rows: take)
-            result.peakRetained = max(result.peakRetained, decoder.retainedBytes)
-            i = end
-        }
-        try decoder.finish(rows: take)
-    } catch let error as JPEGError {
-        result.error = error
-    } catch {
-        result.otherError = error
-    }
-    if let header = decoder.header {
-        let expected = "\(header.width) \(header.pixelFormat) \(header.width * header.pixelFormat.bytesPerPixel)"
-        if !shapes.subtracting([expected]).isEmpty { result.orderProblems.append("bands \(shapes), header \(expected)") }
-    }
-    result.header = decoder.header
-    return result
+    return collectRows(&decoder, bytes, step: size, failure: JPEGError.self, retained: \.retainedBytes, header: \.header)
 }
 
 /// The events of the ordinary decoder, for comparison.

@@ -2,47 +2,12 @@ import ImageCore
 import Testing
 @testable import PurePNG
 
-/// What a row-mode decode handed out, with the rows' order checked as they arrive.
-struct PNGRowDecodeResult {
-    var pixels: [UInt8] = []
-    var rows = 0
-    var error: PNGError?
-    var otherError: (any Error)?
-    var peakRetained = 0
-    var orderProblems: [String] = []
-}
+/// What a row-mode decode handed out (TestSupport's collector, PNG errors).
+typealias PNGRowDecodeResult = RowCollection<PNGError>
 
 func decodePNGRows(_ bytes: [UInt8], size: Int?, limits: DecodingLimits = .default) -> PNGRowDecodeResult {
     var decoder = PNGRowDecoder(limits: limits)
-    var result = PNGRowDecodeResult()
-    var shapes: Set<String> = []
-    let take = { (band: RowBand) in
-        if band.y != result.rows { result.orderProblems.append("band at row \(band.y), expected \(result.rows)") }
-        // The decoder is busy (in `append`) while it lends the band: compare with the header afterwards.
-        shapes.insert("\(band.width) \(band.format) \(band.bytesPerRow)")
-        for i in 0 ..< band.count { result.pixels += band.row(i) }
-        result.rows += band.count
-    }
-    let step = size ?? max(bytes.count, 1)
-    var i = 0
-    do {
-        while i < bytes.count {
-            let end = min(bytes.count, i + step)
-            try decoder.append(bytes[i ..< end], rows: take)
-            result.peakRetained = max(result.peakRetained, decoder.retainedBytes)
-            i = end
-        }
-        try decoder.finish(rows: take)
-    } catch let error as PNGError {
-        result.error = error
-    } catch {
-        result.otherError = error
-    }
-    if let header = decoder.header {
-        let expected = "\(header.width) \(header.pixelFormat) \(header.width * header.pixelFormat.bytesPerPixel)"
-        if !shapes.subtracting([expected]).isEmpty { result.orderProblems.append("bands \(shapes), header \(expected)") }
-    }
-    return result
+    return collectRows(&decoder, bytes, step: size, failure: PNGError.self, retained: \.retainedBytes, header: \.header)
 }
 
 @Suite("PNG row mode")
