@@ -68,43 +68,43 @@ enum ColorConvert {
         }
     }
 
-    /// R, G, B of 16 pixels, exactly the table entries, clamped to 0...255: lanes of `e` are
-    /// pixels 0, 2, ..., 14 and lanes of `o` pixels 1, 3, ..., 15.
+    /// R, G, B of 16 pixels before clamping: lanes of `e` are pixels 0, 2, ..., 14 and lanes of
+    /// `o` pixels 1, 3, ..., 15. Sixteen bytes loaded as eight 16-bit lanes give the even samples
+    /// (masked) and the odd ones (shifted down) already widened.
     ///
-    /// Only concrete SIMD8<Int16> operators are used (pmullw, paddw, psraw, psrlw, pand, por):
-    /// the generic conversions and `pointwiseMin/Max` are not inlined into this module and cost
-    /// a call per vector. Loading 16 bytes as eight 16-bit lanes and masking or shifting them
-    /// gives the even and odd pixels already widened.
-    ///
-    /// Each product x * c with 8-bit x and a 17-bit table constant is rebuilt in 16 bits. First
-    /// whole multiples of 65536 leave the rounding shift unchanged: 91881 = 65536 + 26345,
-    /// 116130 = 2 * 65536 - 14942, -46802 = -65536 + 18734. Then the remaining constant is split
-    /// as c = 256 * ch + cl with cl in -128...127, and floor((x*c + 32768) / 65536) equals
-    /// floor((x*ch + floor((x*cl + 32768) / 256)) / 256), where x*cl + 32768 stays in 0...65535
-    /// (read as unsigned) and every other term fits Int16. The G term sums both products before
-    /// its single rounding, as jdcolor.c does.
+    /// The table entries are rebuilt with libjpeg-turbo's SSE2 split (jdcolext-sse2):
+    /// 1.402 = 1 + 0.402 and 1.772 = 2 - 0.228, so R = Y + Cr' + t(26345, Cr') and
+    /// B = Y + 2 Cb' + t(-14942, Cb'), where t(c, x) = ((2x * c) >> 16 + 1) >> 1 is one `pmulhw`
+    /// and equals floor((x * c + 32768) / 65536), the rounding of the tables. G uses
+    /// -0.71414 = 0.28586 - 1: G = Y - Cr' + ((-22554 Cb' + 18734 Cr' + 32768) >> 16), the two
+    /// products summed in 32 bits before the one rounding shift as jdcolor.c does (`pmaddwd`).
+    /// Every intermediate fits its lanes: |2x * c| < 2^23, G's sum < 2^23.
     @inline(__always)
     static func yccVectors16(_ y: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>)
         -> (e: (SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>), o: (SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>)) {
         typealias H = SIMD8<Int16>
+        typealias V = SIMD8<Int32>
         @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> H {
             UnsafeRawPointer(p).loadUnaligned(as: H.self)
         }
-        // floor((256 * a + b) / 65536) for b = x*cl + 32768 taken as unsigned.
-        @inline(__always) func round(_ a: H, _ b: H) -> H {
-            let low = unsafeBitCast(unsafeBitCast(b, to: SIMD8<UInt16>.self) &>> 8, to: H.self)
-            return (a &+ low) &>> 8
+        // Widening and narrowing lane by lane: the generic SIMD conversions are calls here.
+        @inline(__always) func wide(_ x: H) -> V {
+            V(Int32(x[0]), Int32(x[1]), Int32(x[2]), Int32(x[3]), Int32(x[4]), Int32(x[5]), Int32(x[6]), Int32(x[7]))
         }
-        @inline(__always) func clamp(_ v: H) -> H {
-            let u = v & ~(v &>> 15)
-            return (u | ((255 &- u) &>> 15)) & 255
+        @inline(__always) func high(_ v: V) -> H {
+            let s = v &>> 16
+            return H(Int16(truncatingIfNeeded: s[0]), Int16(truncatingIfNeeded: s[1]), Int16(truncatingIfNeeded: s[2]),
+                     Int16(truncatingIfNeeded: s[3]), Int16(truncatingIfNeeded: s[4]), Int16(truncatingIfNeeded: s[5]),
+                     Int16(truncatingIfNeeded: s[6]), Int16(truncatingIfNeeded: s[7]))
         }
-        let bias = H(repeating: -32768)
+        @inline(__always) func rounded(_ x: H, _ c: Int32) -> H {
+            (high(wide(x &+ x) &* c) &+ 1) &>> 1
+        }
         @inline(__always) func pixels(_ l: H, _ b: H, _ r: H) -> (H, H, H) {
-            let red = l &+ r &+ round(r &* 103, r &* -23 &+ bias)
-            let blue = l &+ (b &+ b) &+ round(b &* -58, b &* -94 &+ bias)
-            let green = l &- r &+ round(b &* -88 &+ r &* 73, b &* -26 &+ r &* 46 &+ bias)
-            return (clamp(red), clamp(green), clamp(blue))
+            let red = l &+ r &+ rounded(r, 26345)
+            let blue = l &+ (b &+ b) &+ rounded(b, -14942)
+            let green = l &- r &+ high(wide(b) &* -22554 &+ wide(r) &* 18734 &+ 32768)
+            return (red, green, blue)
         }
         let l = load(y), b = load(cb), r = load(cr)
         let low = H(repeating: 255), center = H(repeating: 128)
@@ -115,39 +115,78 @@ enum ColorConvert {
         return (even, odd)
     }
 
+    /// `a` then `b`, each lane clamped to 0...255, as 16 bytes: one `packuswb` (LLVM folds the
+    /// clamp into the saturating pack).
+    @inline(__always)
+    static func packClamped(_ a: SIMD8<Int16>, _ b: SIMD8<Int16>) -> SIMD16<UInt8> {
+        @inline(__always) func clamp(_ v: SIMD8<Int16>) -> SIMD8<Int16> {
+            let u = v & ~(v &>> 15)
+            return (u | ((255 &- u) &>> 15)) & 255
+        }
+        let x = clamp(a), y = clamp(b)
+        return SIMD16<UInt8>(UInt8(truncatingIfNeeded: x[0]), UInt8(truncatingIfNeeded: x[1]),
+                             UInt8(truncatingIfNeeded: x[2]), UInt8(truncatingIfNeeded: x[3]),
+                             UInt8(truncatingIfNeeded: x[4]), UInt8(truncatingIfNeeded: x[5]),
+                             UInt8(truncatingIfNeeded: x[6]), UInt8(truncatingIfNeeded: x[7]),
+                             UInt8(truncatingIfNeeded: y[0]), UInt8(truncatingIfNeeded: y[1]),
+                             UInt8(truncatingIfNeeded: y[2]), UInt8(truncatingIfNeeded: y[3]),
+                             UInt8(truncatingIfNeeded: y[4]), UInt8(truncatingIfNeeded: y[5]),
+                             UInt8(truncatingIfNeeded: y[6]), UInt8(truncatingIfNeeded: y[7]))
+    }
+
+    /// Byte k of the low half and byte k of the high half as word k (`punpcklbw` of the vector
+    /// with its high half). Vectors built from lanes of other vectors at constant indices are
+    /// how Swift's SIMD types reach the SSE2 shuffles.
+    @inline(__always)
+    static func zipHalves(_ p: SIMD16<UInt8>) -> SIMD8<UInt16> {
+        unsafeBitCast(SIMD16<UInt8>(p[0], p[8], p[1], p[9], p[2], p[10], p[3], p[11],
+                                    p[4], p[12], p[5], p[13], p[6], p[14], p[7], p[15]), to: SIMD8<UInt16>.self)
+    }
+
+    /// Words k of `a` and `b` as 32-bit lane k (`punpcklwd`), for k in 0...3 (`high`: 4...7).
+    @inline(__always)
+    static func zipWords(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>, high: Bool) -> SIMD4<UInt32> {
+        let w = high ? SIMD8<UInt16>(a[4], b[4], a[5], b[5], a[6], b[6], a[7], b[7])
+                     : SIMD8<UInt16>(a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3])
+        return unsafeBitCast(w, to: SIMD4<UInt32>.self)
+    }
+
+    /// 32-bit lanes k of `a` and `b` as 64-bit lane k (`punpckldq`), k in 0...1 (`high`: 2...3).
+    @inline(__always)
+    static func zipWords(_ a: SIMD4<UInt32>, _ b: SIMD4<UInt32>, high: Bool) -> SIMD2<UInt64> {
+        let w = high ? SIMD4<UInt32>(a[2], b[2], a[3], b[3]) : SIMD4<UInt32>(a[0], b[0], a[1], b[1])
+        return unsafeBitCast(w, to: SIMD2<UInt64>.self)
+    }
+
     /// 16 pixels a step; returns how many pixels it converted (a multiple of 16). Pixel pair k
-    /// (pixels 2k, 2k+1) is three 16-bit words R G | B R | G B; masks and shifts on 32- and
-    /// 64-bit views of the vectors gather each pair's words into one 64-bit lane, written with
-    /// an 8-byte store at byte 6k. The last store runs 2 bytes into pixel 16, so a step runs
-    /// only while one more pixel follows (written later by the next step or the scalar tail).
-    /// Few lane extractions keep LLVM from scalarizing the clamps.
+    /// (pixels 2k, 2k+1) is three words R G | B R | G B (`rg`, `br`, `gb` below, each from one
+    /// saturating pack); interleaving the words (two `punpck` rounds) puts each pair's six bytes
+    /// in one 64-bit lane, written with an 8-byte store at byte 6k. The last store runs 2 bytes
+    /// into pixel 16, so a step runs only while one more pixel follows (written later by the
+    /// next step or the scalar tail).
     static func yccToRGBSIMD(y: UnsafePointer<UInt8>, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, count: Int,
                              rgb: UnsafeMutablePointer<UInt8>) -> Int {
         #if _endian(little)
         var i = 0
-        let mask16 = SIMD4<UInt32>(repeating: 0xFFFF), mask32 = SIMD2<UInt64>(repeating: 0xFFFF_FFFF)
         while i &+ 17 <= count {
             let (e, o) = yccVectors16(y + i, cb + i, cr + i)
-            let first = unsafeBitCast(e.0 | (e.1 &<< 8), to: SIMD4<UInt32>.self)
-            let second = unsafeBitCast(e.2 | (o.0 &<< 8), to: SIMD4<UInt32>.self)
-            let third = unsafeBitCast(o.1 | (o.2 &<< 8), to: SIMD4<UInt32>.self)
-            // 32-bit lane m: words of pair 2m (evenAB, evenC) and pair 2m+1 (oddAB, oddC).
-            let evenAB = unsafeBitCast((first & mask16) | (second &<< 16), to: SIMD2<UInt64>.self)
-            let oddAB = unsafeBitCast((first &>> 16) | (second & ~mask16), to: SIMD2<UInt64>.self)
-            let evenC = unsafeBitCast(third & mask16, to: SIMD2<UInt64>.self)
-            let oddC = unsafeBitCast(third &>> 16, to: SIMD2<UInt64>.self)
-            // 64-bit lane n: pairs 4n (p0), 4n+1 (p1), 4n+2 (p2), 4n+3 (p3).
-            let p0 = (evenAB & mask32) | (evenC &<< 32), p2 = (evenAB &>> 32) | (evenC & ~mask32)
-            let p1 = (oddAB & mask32) | (oddC &<< 32), p3 = (oddAB &>> 32) | (oddC & ~mask32)
+            let rg = zipHalves(packClamped(e.0, e.1))
+            let br = zipHalves(packClamped(e.2, o.0))
+            let gb = zipHalves(packClamped(o.1, o.2))
+            let zero = SIMD8<UInt16>()
+            let ab0 = zipWords(rg, br, high: false), ab1 = zipWords(rg, br, high: true)
+            let c0 = zipWords(gb, zero, high: false), c1 = zipWords(gb, zero, high: true)
+            let p01 = zipWords(ab0, c0, high: false), p23 = zipWords(ab0, c0, high: true)
+            let p45 = zipWords(ab1, c1, high: false), p67 = zipWords(ab1, c1, high: true)
             let out = UnsafeMutableRawPointer(rgb + 3 &* i)
-            out.storeBytes(of: p0[0], as: UInt64.self)
-            out.storeBytes(of: p1[0], toByteOffset: 6, as: UInt64.self)
-            out.storeBytes(of: p2[0], toByteOffset: 12, as: UInt64.self)
-            out.storeBytes(of: p3[0], toByteOffset: 18, as: UInt64.self)
-            out.storeBytes(of: p0[1], toByteOffset: 24, as: UInt64.self)
-            out.storeBytes(of: p1[1], toByteOffset: 30, as: UInt64.self)
-            out.storeBytes(of: p2[1], toByteOffset: 36, as: UInt64.self)
-            out.storeBytes(of: p3[1], toByteOffset: 42, as: UInt64.self)
+            out.storeBytes(of: p01[0], as: UInt64.self)
+            out.storeBytes(of: p01[1], toByteOffset: 6, as: UInt64.self)
+            out.storeBytes(of: p23[0], toByteOffset: 12, as: UInt64.self)
+            out.storeBytes(of: p23[1], toByteOffset: 18, as: UInt64.self)
+            out.storeBytes(of: p45[0], toByteOffset: 24, as: UInt64.self)
+            out.storeBytes(of: p45[1], toByteOffset: 30, as: UInt64.self)
+            out.storeBytes(of: p67[0], toByteOffset: 36, as: UInt64.self)
+            out.storeBytes(of: p67[1], toByteOffset: 42, as: UInt64.self)
             i &+= 16
         }
         return i
@@ -156,30 +195,25 @@ enum ColorConvert {
         #endif
     }
 
-    /// 16 pixels a step: pixel 2k is R G | B 255 from the even lanes, pixel 2k+1 the same from
-    /// the odd lanes, stored as 32-bit words.
+    /// 16 pixels a step: words R G and B 255 of the even and of the odd pixels, interleaved
+    /// into 32-bit pixels (pixels 2k from the even words, 2k+1 from the odd ones), then even and
+    /// odd pixels interleaved, four 16-byte stores.
     static func yccToRGBASIMD(y: UnsafePointer<UInt8>, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, count: Int,
                               rgba: UnsafeMutablePointer<UInt8>) -> Int {
         #if _endian(little)
         var i = 0
-        let opaque = SIMD8<Int16>(repeating: -256)
+        let opaque = SIMD8<Int16>(repeating: 255)
         while i &+ 16 <= count {
             let (e, o) = yccVectors16(y + i, cb + i, cr + i)
-            let evenRG = unsafeBitCast(e.0 | (e.1 &<< 8), to: SIMD4<UInt32>.self)
-            let evenBA = unsafeBitCast(e.2 | opaque, to: SIMD4<UInt32>.self)
-            let oddRG = unsafeBitCast(o.0 | (o.1 &<< 8), to: SIMD4<UInt32>.self)
-            let oddBA = unsafeBitCast(o.2 | opaque, to: SIMD4<UInt32>.self)
-            let mask = SIMD4<UInt32>(repeating: 0xFFFF)
-            // Pixels 4m and 4m+2 (even lanes 2m, 2m+1), pixels 4m+1 and 4m+3 (odd lanes).
-            let p0 = (evenRG & mask) | (evenBA &<< 16), p2 = (evenRG &>> 16) | (evenBA & ~mask)
-            let p1 = (oddRG & mask) | (oddBA &<< 16), p3 = (oddRG &>> 16) | (oddBA & ~mask)
-            let o8 = UnsafeMutableRawPointer(rgba + 4 &* i)
-            for m in 0 ..< 4 {
-                o8.storeBytes(of: p0[m], toByteOffset: 16 &* m, as: UInt32.self)
-                o8.storeBytes(of: p1[m], toByteOffset: 16 &* m &+ 4, as: UInt32.self)
-                o8.storeBytes(of: p2[m], toByteOffset: 16 &* m &+ 8, as: UInt32.self)
-                o8.storeBytes(of: p3[m], toByteOffset: 16 &* m &+ 12, as: UInt32.self)
-            }
+            let rgE = zipHalves(packClamped(e.0, e.1)), baE = zipHalves(packClamped(e.2, opaque))
+            let rgO = zipHalves(packClamped(o.0, o.1)), baO = zipHalves(packClamped(o.2, opaque))
+            let even0 = zipWords(rgE, baE, high: false), even1 = zipWords(rgE, baE, high: true)
+            let odd0 = zipWords(rgO, baO, high: false), odd1 = zipWords(rgO, baO, high: true)
+            let out = UnsafeMutableRawPointer(rgba + 4 &* i)
+            out.storeBytes(of: zipWords(even0, odd0, high: false), as: SIMD2<UInt64>.self)
+            out.storeBytes(of: zipWords(even0, odd0, high: true), toByteOffset: 16, as: SIMD2<UInt64>.self)
+            out.storeBytes(of: zipWords(even1, odd1, high: false), toByteOffset: 32, as: SIMD2<UInt64>.self)
+            out.storeBytes(of: zipWords(even1, odd1, high: true), toByteOffset: 48, as: SIMD2<UInt64>.self)
             i &+= 16
         }
         return i

@@ -35,7 +35,7 @@ enum IDCTSIMD {
     @inlinable
     static func idct8x8(_ coefficients: UnsafePointer<Int16>, _ quant: UnsafePointer<UInt16>,
                         _ output: UnsafeMutablePointer<UInt8>, _ stride: Int) {
-        let c = UnsafeRawPointer(coefficients), q = UnsafeRawPointer(quant)
+        let c = UnsafeRawPointer(coefficients), q = UnsafeRawPointer(quant + 64)
         @inline(__always) func load(_ p: UnsafeRawPointer, _ r: Int) -> H {
             p.loadUnaligned(fromByteOffset: 16 * r, as: H.self)
         }
@@ -43,17 +43,16 @@ enum IDCTSIMD {
         var lowerRows = load(c, 4) | load(c, 5)
         lowerRows |= load(c, 6) | load(c, 7)
         let upper = (row1 | row2) | (row3 | lowerRows)
-        // Dequantize in 16 bits, times 32 (the quantizer is shifted first): the product fits
-        // Int16 exactly when the coefficient times the quantizer is in -1024...1023, i.e. when
-        // the high half of the 32-bit product (`pmulhw`) is the sign of the low half
-        // (`pmullw`). Quantizers of 1024 and more (among them those above 32767, negative as
-        // Int16) are refused outright, so the shifted quantizer is positive.
-        var bad = H()
-        @inline(__always) func dequantize(_ a: H, _ q: H) -> H {
-            let b = q &<< 5
+        // Dequantize in 16 bits, times 32 (the prepared table holds the quantizers times 32):
+        // the product fits Int16 exactly when the coefficient times the quantizer is in
+        // -1024...1023, i.e. when the high half of the 32-bit product (`pmulhw`) is the sign of
+        // the low half (`pmullw`). A table with a quantizer of 1024 or more has its flag words
+        // (entries 128...135) all ones, which fails every block.
+        var bad = load(q, 8)
+        @inline(__always) func dequantize(_ a: H, _ b: H) -> H {
             let low = a &* b
             let high = H(truncatingIfNeeded: (V(truncatingIfNeeded: a) &* V(truncatingIfNeeded: b)) &>> 16)
-            bad |= (high ^ (low &>> 15)) | (q & -1024)
+            bad |= high ^ (low &>> 15)
             return low
         }
         @inline(__always) func outOfRange() -> Bool { anyNonzero(bad) }

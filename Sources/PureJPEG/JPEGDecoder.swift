@@ -59,8 +59,8 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     var failure: JPEGError?
     var frame: Frame?
     var quantTables: [[UInt16]?] = [nil, nil, nil, nil]
-    /// The quantization table each component uses, latched at its first scan as libjpeg does (4 x 64).
-    var componentQuant = [UInt16](repeating: 0, count: 256)
+    /// The quantization table each component uses, latched at its first scan as libjpeg does, prepared for the kernels (4 x `JPEGKernels.quantStride`).
+    var componentQuant = [UInt16](repeating: 0, count: 4 * JPEGKernels.quantStride)
     var quantLatched = [Bool](repeating: false, count: 4)
     var dcTables: [HuffmanTable?] = [nil, nil, nil, nil]
     var acTables: [HuffmanTable?] = [nil, nil, nil, nil]
@@ -405,7 +405,8 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             let tq = frame.components[c].quantTable
             if !quantLatched[c] {
                 guard let q = quantTables[tq] else { throw .missingTable(kind: "quantization", index: tq, offset: scan.offset) }
-                for k in 0 ..< 64 { componentQuant[c * 64 + k] = q[k] }
+                let prepared = JPEGKernels.prepareQuant(q)
+                for k in 0 ..< JPEGKernels.quantStride { componentQuant[c * JPEGKernels.quantStride + k] = prepared[k] }
                 quantLatched[c] = true
             }
         }
@@ -448,7 +449,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             }
             var component = ScanComponent(index: c, h: fc.h, v: fc.v, dc: dc, ac: ac, paddedBlocksWide: fc.paddedBlocksWide,
                                           coefficientOffset: mode == .coefficients ? coefficientOffsets[c] : 0,
-                                          quantOffset: c * 64)
+                                          quantOffset: c * JPEGKernels.quantStride)
             if let pipeline, let geometry {
                 idcts.append(pipeline.kernels[c].idct)
                 component.stride = geometry.components[c].stride

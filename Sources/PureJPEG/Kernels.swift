@@ -8,7 +8,8 @@
 @usableFromInline
 struct JPEGKernels: Sendable {
     /// Inverse DCT of one block: coefficients (64 Int16, natural order, not dequantized),
-    /// quantization table (64 UInt16, natural order), output, output stride in bytes.
+    /// quantization table (``quantStride`` UInt16 from ``prepareQuant(_:)``), output, output
+    /// stride in bytes.
     @usableFromInline
     let idct: @Sendable (UnsafePointer<Int16>, UnsafePointer<UInt16>, UnsafeMutablePointer<UInt8>, Int) -> Void
 
@@ -21,6 +22,29 @@ struct JPEGKernels: Sendable {
          scale: Int) {
         self.idct = idct
         self.scale = scale
+    }
+
+    /// The length of a prepared quantization table: the 64 quantizers in natural order (what the
+    /// scalar kernels read), the same times 32 as the 16-bit SIMD kernel multiplies them
+    /// (``IDCTSIMD/idct8x8(_:_:_:_:)``), and eight words that are all ones when some quantizer
+    /// is 1024 or more (the 16-bit dequantization could overflow, so every block of that table
+    /// takes the 32-bit kernel) and zero otherwise.
+    @inlinable static var quantStride: Int { 136 }
+
+    /// A quantization table (64 entries, natural order) prepared for the kernels: computed once
+    /// per component when its table is latched, instead of shifting and testing the quantizers
+    /// in every block.
+    @usableFromInline
+    static func prepareQuant(_ table: [UInt16]) -> [UInt16] {
+        var prepared = [UInt16](repeating: 0, count: quantStride)
+        var wide = false
+        for k in 0 ..< min(table.count, 64) {
+            prepared[k] = table[k]
+            prepared[64 + k] = table[k] &<< 5
+            wide = wide || table[k] >= 1024
+        }
+        if wide { for k in 128 ..< quantStride { prepared[k] = 0xFFFF } }
+        return prepared
     }
 
     /// The kernels for one image. `scale` is the output block size (8, 4, 2 or 1; any other value

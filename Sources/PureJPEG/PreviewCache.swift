@@ -153,7 +153,7 @@ extension JPEGDecoder {
                     var block = coef + offset + by * fc.paddedBlocksWide * 64
                     var target = planeBase + by * gc.blockSize * gc.stride
                     for _ in 0 ..< fc.paddedBlocksWide {
-                        idct(block, q + c * 64, target, gc.stride)
+                        idct(block, q + c * JPEGKernels.quantStride, target, gc.stride)
                         block += 64
                         target += gc.blockSize
                     }

@@ -190,7 +190,7 @@ extension JPEGDecoder {
                                     var block = coef + offsets[c] + by * fc.paddedBlocksWide * 64
                                     var target = planeBase + pipeline.blockOffset(component: c, band: band, blockX: 0, blockRow: row)
                                     for _ in 0 ..< fc.paddedBlocksWide {
-                                        idct(block, q + c * 64, target, gc.stride)
+                                        idct(block, q + c * JPEGKernels.quantStride, target, gc.stride)
                                         block += 64
                                         target += gc.blockSize
                                     }

@@ -28,8 +28,9 @@ func runIDCT(_ kernel: (UnsafePointer<Int16>, UnsafePointer<UInt16>, UnsafeMutab
              _ coefficients: [Int16], _ quant: [UInt16], size: Int) -> [UInt8] {
     let stride = size + 3
     var out = [UInt8](repeating: 0xA5, count: stride * size)
+    let prepared = JPEGKernels.prepareQuant(quant)
     coefficients.withUnsafeBufferPointer { c in
-        quant.withUnsafeBufferPointer { q in
+        prepared.withUnsafeBufferPointer { q in
             out.withUnsafeMutableBufferPointer { o in
                 kernel(c.baseAddress!, q.baseAddress!, o.baseAddress!, stride)
             }
