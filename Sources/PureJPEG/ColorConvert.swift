@@ -158,7 +158,8 @@ enum ColorConvert {
         return unsafeBitCast(w, to: SIMD2<UInt64>.self)
     }
 
-    /// 16 pixels a step; returns how many pixels it converted (a multiple of 16). Pixel pair k
+    /// 16 pixels a step, the last step overlapping the one before; returns how many pixels it
+    /// converted (all but the last, or none below 17). Pixel pair k
     /// (pixels 2k, 2k+1) is three words R G | B R | G B (`rg`, `br`, `gb` below, each from one
     /// saturating pack); interleaving the words (two `punpck` rounds) puts each pair's six bytes
     /// in one 64-bit lane, written with an 8-byte store at byte 6k. The last store runs 2 bytes
@@ -167,8 +168,7 @@ enum ColorConvert {
     static func yccToRGBSIMD(y: UnsafePointer<UInt8>, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, count: Int,
                              rgb: UnsafeMutablePointer<UInt8>) -> Int {
         #if _endian(little)
-        var i = 0
-        while i &+ 17 <= count {
+        @inline(__always) func step(_ i: Int) {
             let (e, o) = yccVectors16(y + i, cb + i, cr + i)
             let rg = zipHalves(packClamped(e.0, e.1))
             let br = zipHalves(packClamped(e.2, o.0))
@@ -187,7 +187,16 @@ enum ColorConvert {
             out.storeBytes(of: p45[1], toByteOffset: 30, as: UInt64.self)
             out.storeBytes(of: p67[0], toByteOffset: 36, as: UInt64.self)
             out.storeBytes(of: p67[1], toByteOffset: 42, as: UInt64.self)
+        }
+        var i = 0
+        while i &+ 17 <= count {
+            step(i)
             i &+= 16
+        }
+        // The last pixels but one: a step overlapping the previous one (same values rewritten).
+        if i < count &- 1 && count >= 17 {
+            step(count &- 17)
+            i = count &- 1
         }
         return i
         #else
@@ -195,15 +204,15 @@ enum ColorConvert {
         #endif
     }
 
-    /// 16 pixels a step: words R G and B 255 of the even and of the odd pixels, interleaved
+    /// 16 pixels a step (the last overlapping the one before; returns the pixels converted,
+    /// all or none below 16): words R G and B 255 of the even and of the odd pixels, interleaved
     /// into 32-bit pixels (pixels 2k from the even words, 2k+1 from the odd ones), then even and
     /// odd pixels interleaved, four 16-byte stores.
     static func yccToRGBASIMD(y: UnsafePointer<UInt8>, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, count: Int,
                               rgba: UnsafeMutablePointer<UInt8>) -> Int {
         #if _endian(little)
-        var i = 0
         let opaque = SIMD8<Int16>(repeating: 255)
-        while i &+ 16 <= count {
+        @inline(__always) func step(_ i: Int) {
             let (e, o) = yccVectors16(y + i, cb + i, cr + i)
             let rgE = zipHalves(packClamped(e.0, e.1)), baE = zipHalves(packClamped(e.2, opaque))
             let rgO = zipHalves(packClamped(o.0, o.1)), baO = zipHalves(packClamped(o.2, opaque))
@@ -214,7 +223,15 @@ enum ColorConvert {
             out.storeBytes(of: zipWords(even0, odd0, high: true), toByteOffset: 16, as: SIMD2<UInt64>.self)
             out.storeBytes(of: zipWords(even1, odd1, high: false), toByteOffset: 32, as: SIMD2<UInt64>.self)
             out.storeBytes(of: zipWords(even1, odd1, high: true), toByteOffset: 48, as: SIMD2<UInt64>.self)
+        }
+        var i = 0
+        while i &+ 16 <= count {
+            step(i)
             i &+= 16
+        }
+        if i < count && count >= 16 {
+            step(count &- 16)
+            i = count
         }
         return i
         #else

@@ -127,24 +127,28 @@ enum Upsample {
         }
     }
 
+    /// After the 16-sample steps of a row: one more step ending at the second-to-last sample,
+    /// overlapping the previous one (it rewrites the same values), so the scalar code is left
+    /// only the last sample (and the first). Returns the first sample the scalar code must do.
+    @inline(__always)
+    static func overlappingLastStep(from i: Int, inputWidth: Int, outputWidth: Int, _ step: (Int) -> Void) -> Int {
+        let last = inputWidth &- 17
+        guard i < inputWidth &- 1, last >= 1, 2 &* last &+ 32 <= outputWidth else { return i }
+        step(last)
+        return last &+ 16
+    }
+
     /// Writes 32 output bytes for 16 input samples: `even` lane k is the output pair of sample
     /// 2k, `odd` lane k that of sample 2k+1 (each 16-bit word: left output, right output).
-    /// The words are re-interleaved by masks and shifts on 32- and 64-bit views of the vectors
-    /// (no generic shuffles, which this module does not inline).
+    /// Interleaving the words of the two vectors (`punpcklwd`, `punpckhwd`: vectors built from
+    /// lanes of others at constant indices) puts them back in order.
     @inline(__always)
     static func storeWords(even we: SIMD8<UInt16>, odd wo: SIMD8<UInt16>, _ output: UnsafeMutablePointer<UInt8>) {
-        let mask16 = SIMD4<UInt32>(repeating: 0xFFFF), mask32 = SIMD2<UInt64>(repeating: 0xFFFF_FFFF)
-        let e32 = unsafeBitCast(we, to: SIMD4<UInt32>.self), o32 = unsafeBitCast(wo, to: SIMD4<UInt32>.self)
-        // 32-bit lane m: samples 4m, 4m+1 (lo) and 4m+2, 4m+3 (hi).
-        let lo = unsafeBitCast((e32 & mask16) | (o32 &<< 16), to: SIMD2<UInt64>.self)
-        let hi = unsafeBitCast((e32 &>> 16) | (o32 & ~mask16), to: SIMD2<UInt64>.self)
-        // 64-bit lane n: samples 8n ... 8n+3 (q0) and 8n+4 ... 8n+7 (q1).
-        let q0 = (lo & mask32) | (hi &<< 32), q1 = (lo &>> 32) | (hi & ~mask32)
+        let low = SIMD8<UInt16>(we[0], wo[0], we[1], wo[1], we[2], wo[2], we[3], wo[3])
+        let high = SIMD8<UInt16>(we[4], wo[4], we[5], wo[5], we[6], wo[6], we[7], wo[7])
         let out = UnsafeMutableRawPointer(output)
-        out.storeBytes(of: q0[0], as: UInt64.self)
-        out.storeBytes(of: q1[0], toByteOffset: 8, as: UInt64.self)
-        out.storeBytes(of: q0[1], toByteOffset: 16, as: UInt64.self)
-        out.storeBytes(of: q1[1], toByteOffset: 24, as: UInt64.self)
+        out.storeBytes(of: low, as: SIMD8<UInt16>.self)
+        out.storeBytes(of: high, toByteOffset: 16, as: SIMD8<UInt16>.self)
     }
 
     /// h2v1 fancy, 16 input samples (32 outputs) per step in 16-bit lanes, with the even/odd
@@ -156,17 +160,21 @@ enum Upsample {
         typealias U = SIMD8<UInt16>
         @inline(__always) func load(_ at: Int) -> U { UnsafeRawPointer(input + at).loadUnaligned(as: U.self) }
         let low = U(repeating: 255)
-        var i = 1
         // A step reads samples i-1 ... i+16 and writes out[2i ..< 2i+32].
-        while i &+ 17 <= inputWidth && 2 &* i &+ 32 <= outputWidth {
+        @inline(__always) func step(_ i: Int) {
             let a = load(i &- 1), b = load(i), c = load(i &+ 1)
             let before = a & low, even = b & low, odd = b &>> 8, after = c &>> 8
             let ce = even &* 3, co = odd &* 3
             let we = ((ce &+ before &+ 1) &>> 2) | (((ce &+ odd &+ 2) &>> 2) &<< 8)
             let wo = ((co &+ even &+ 1) &>> 2) | (((co &+ after &+ 2) &>> 2) &<< 8)
             storeWords(even: we, odd: wo, output + 2 &* i)
+        }
+        var i = 1
+        while i &+ 17 <= inputWidth && 2 &* i &+ 32 <= outputWidth {
+            step(i)
             i &+= 16
         }
+        i = overlappingLastStep(from: i, inputWidth: inputWidth, outputWidth: outputWidth, step)
         fancyH2V1Tail(input, from: i, inputWidth: inputWidth, outputWidth: outputWidth, output: output)
         #else
         fancyH2V1Row(input, inputWidth: inputWidth, outputWidth: outputWidth, output: output)
@@ -197,7 +205,7 @@ enum Upsample {
     /// widening is not inlined here and cost a call per vector. Sixteen bytes loaded as eight
     /// 16-bit lanes give the even samples (`& 255`) and the odd ones (`>> 8`) already widened;
     /// loads at i-1, i and i+1 supply every neighbour in the right lane, and the even- and
-    /// odd-sample output words are interleaved back by masks and shifts on 32- and 64-bit views.
+    /// odd-sample output words are interleaved back by ``storeWords(even:odd:_:)``.
     static func fancyH2V2RowSIMD(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, inputWidth: Int,
                                  outputWidth: Int, output: UnsafeMutablePointer<UInt8>) {
         #if _endian(little)
@@ -206,9 +214,8 @@ enum Upsample {
             UnsafeRawPointer(p + at).loadUnaligned(as: U.self)
         }
         let low = U(repeating: 255)
-        var i = 1
         // A step reads samples i-1 ... i+16 and writes out[2i ..< 2i+32].
-        while i &+ 17 <= inputWidth && 2 &* i &+ 32 <= outputWidth {
+        @inline(__always) func step(_ i: Int) {
             let nearA = load(near, i &- 1), nearB = load(near, i), nearC = load(near, i &+ 1)
             let farA = load(far, i &- 1), farB = load(far, i), farC = load(far, i &+ 1)
             let before = (nearA & low) &* 3 &+ (farA & low)          // s[i+2k-1]
@@ -220,8 +227,13 @@ enum Upsample {
             let we = ((ce &+ before &+ 8) &>> 4) | (((ce &+ odd &+ 7) &>> 4) &<< 8)
             let wo = ((co &+ even &+ 8) &>> 4) | (((co &+ after &+ 7) &>> 4) &<< 8)
             storeWords(even: we, odd: wo, output + 2 &* i)
+        }
+        var i = 1
+        while i &+ 17 <= inputWidth && 2 &* i &+ 32 <= outputWidth {
+            step(i)
             i &+= 16
         }
+        i = overlappingLastStep(from: i, inputWidth: inputWidth, outputWidth: outputWidth, step)
         @inline(__always) func sum(_ i: Int) -> Int {
             let j = min(max(i, 0), inputWidth - 1)
             return 3 &* Int(near[j]) &+ Int(far[j])
