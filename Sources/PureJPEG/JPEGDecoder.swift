@@ -456,6 +456,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                 component.blockSize = geometry.components[c].blockSize
                 component.bandRows = geometry.components[c].bandRows
                 component.planeOffset = pipeline.planeOffsets[c]
+                component.directIDCT = pipeline.kernels[c].isSIMD8x8
             }
             components.append(component)
         }

@@ -17,11 +17,17 @@ struct JPEGKernels: Sendable {
     @usableFromInline
     let scale: Int
 
+    /// True when ``idct`` is ``IDCTSIMD/idct8x8(_:_:_:_:)``, which the sequential MCU loop then
+    /// calls directly (no closure context to retain and release per block).
+    @usableFromInline
+    let isSIMD8x8: Bool
+
     @usableFromInline
     init(idct: @escaping @Sendable (UnsafePointer<Int16>, UnsafePointer<UInt16>, UnsafeMutablePointer<UInt8>, Int) -> Void,
-         scale: Int) {
+         scale: Int, isSIMD8x8: Bool = false) {
         self.idct = idct
         self.scale = scale
+        self.isSIMD8x8 = isSIMD8x8
     }
 
     /// The length of a prepared quantization table: the 64 quantizers in natural order (what the
@@ -58,7 +64,7 @@ struct JPEGKernels: Sendable {
         case 1: return JPEGKernels(idct: { IDCTScaled.idct1x1($0, $1, $2, $3) }, scale: 1)
         default:
             if useSIMD {
-                return JPEGKernels(idct: { IDCTSIMD.idct8x8($0, $1, $2, $3) }, scale: 8)
+                return JPEGKernels(idct: { IDCTSIMD.idct8x8($0, $1, $2, $3) }, scale: 8, isSIMD8x8: true)
             }
             return JPEGKernels(idct: { IDCT.idct8x8($0, $1, $2, $3) }, scale: 8)
         }

@@ -33,6 +33,8 @@ struct ScanComponent: Sendable {
     var blockSize = 8
     var planeOffset = 0
     var bandRows = 0
+    /// Streaming: the IDCT is ``IDCTSIMD/idct8x8(_:_:_:_:)``, called directly.
+    var directIDCT = false
     var paddedBlocksWide: Int
     /// Offset of the component's coefficients (coefficient mode) and of its quantization table.
     var coefficientOffset: Int
@@ -86,6 +88,13 @@ enum MCULoop {
         savedBlocks.initialize(repeating: 0, count: 64 * max(blocksPerMCU, 1))
         defer { savedBlocks.deallocate() }
 
+        // Sequential scans into the band rings: every block of an MCU worked out once per call.
+        var planeBlocks: [PlaneBlock] = []
+        if plan.kind == .sequential, case let .planes(_, quant) = sink {
+            planeBlocks = PlaneBlock.blocks(of: plan, quant: quant)
+        }
+        let fastPlanes = !planeBlocks.isEmpty
+
         while st.mcu < stop {
             if plan.restartInterval > 0 && st.restartsToGo == 0 {
                 let r = restart(&st, plan: plan, data: data, end: end, isFinal: isFinal, warnings: &warnings)
@@ -104,8 +113,15 @@ enum MCULoop {
             if !st.skipping {
                 copyBlocks(st.mcu, plan: plan, sink: sink, saved: savedBlocks, restore: false)
                 do throws(EntropyFault) {
-                    try decodeMCU(&st, plan: plan, sink: sink, block: block,
-                                  zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                    if fastPlanes, case let .planes(base, _) = sink {
+                        try planeBlocks.withUnsafeBufferPointer { (blocks) throws(EntropyFault) in
+                            try decodePlanesMCU(&st, plan: plan, blocks: blocks, base: base, block: block,
+                                                zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                        }
+                    } else {
+                        try decodeMCU(&st, plan: plan, sink: sink, block: block,
+                                      zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                    }
                 } catch {
                     fault = error
                     block.update(repeating: 0, count: 64)
@@ -231,6 +247,30 @@ enum MCULoop {
         }
     }
 
+    /// ``decodeMCU(_:plan:sink:block:zigzag:data:end:isFinal:)`` for a sequential scan into the
+    /// band rings, from the precomputed blocks: no per-block struct copies, optional unwrapping
+    /// or closure retains, and the full-size SIMD IDCT called directly.
+    @inline(__always)
+    private static func decodePlanesMCU(_ st: inout EntropyState, plan: ScanPlan, blocks: UnsafeBufferPointer<PlaneBlock>,
+                                        base: UnsafeMutablePointer<UInt8>, block: UnsafeMutablePointer<Int16>,
+                                        zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int,
+                                        isFinal: Bool) throws(EntropyFault) {
+        let mx = st.mcu % plan.mcusWide, band = (st.mcu / plan.mcusWide) % 3
+        for b in blocks {
+            var predictor = st.predictors[b.predictor]
+            try st.reader.decodeSequentialBlock(block, dc: b.dc, ac: b.ac, predictor: &predictor,
+                                                zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+            st.predictors[b.predictor] = predictor
+            let target = base + (b.offset &+ band &* b.bandBytes &+ mx &* b.stepX)
+            if b.kernel < 0 {
+                IDCTSIMD.idct8x8(block, b.quant, target, b.stride)
+            } else {
+                plan.idcts[b.kernel](block, b.quant, target, b.stride)
+            }
+            block.update(repeating: 0, count: 64)
+        }
+    }
+
     /// Writes `block` (zeros: mid-gray) to every block of MCU `mcu` in streaming mode.
     private static func writeBlocks(_ mcu: Int, plan: ScanPlan, sink: BlockSink, block: UnsafeMutablePointer<Int16>) {
         guard case let .planes(base, quant) = sink else { return }
@@ -308,5 +348,42 @@ enum MCULoop {
             st.nextRestart = (desired + 1) & 7
             return .reached
         }
+    }
+}
+
+/// One block of every MCU of a sequential scan decoded into the band rings, with what does not
+/// change during the scan worked out (``MCULoop`` adds the MCU's column and band).
+struct PlaneBlock {
+    var dc: HuffmanLookup
+    var ac: HuffmanLookup
+    /// The scan component (its DC predictor lane, its `ScanPlan.idcts` entry).
+    var predictor: Int
+    var quant: UnsafePointer<UInt16>
+    var stride: Int
+    /// Plane offset plus the block's place inside the MCU.
+    var offset: Int
+    /// Bytes from one MCU column to the next, and from one band of the ring to the next.
+    var stepX: Int
+    var bandBytes: Int
+    /// Index into `ScanPlan.idcts`, or -1 for ``IDCTSIMD/idct8x8(_:_:_:_:)`` called directly.
+    var kernel: Int
+
+    /// The blocks of one MCU in scan order; empty when a component lacks a table or a kernel
+    /// (the general loop then reports it as before).
+    static func blocks(of plan: ScanPlan, quant: UnsafePointer<UInt16>) -> [PlaneBlock] {
+        var blocks: [PlaneBlock] = []
+        for (i, c) in plan.components.enumerated() {
+            guard let dc = c.dc, let ac = c.ac, i < plan.idcts.count else { return [] }
+            let hBlocks = plan.interleaved ? c.h : 1, vBlocks = plan.interleaved ? c.v : 1
+            for bv in 0 ..< vBlocks {
+                for bh in 0 ..< hBlocks {
+                    blocks.append(PlaneBlock(dc: dc, ac: ac, predictor: i, quant: quant + c.quantOffset, stride: c.stride,
+                                             offset: c.planeOffset + bv * c.blockSize * c.stride + bh * c.blockSize,
+                                             stepX: hBlocks * c.blockSize, bandBytes: c.bandRows * c.stride,
+                                             kernel: c.directIDCT ? -1 : i))
+                }
+            }
+        }
+        return blocks
     }
 }
