@@ -8,7 +8,9 @@ extension BitReader {
         _ block: UnsafeMutablePointer<Int16>, dc: HuffmanLookup, predictor: inout Int, al: Int,
         data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
     ) throws(EntropyFault) {
-        try decodeDCDifference(dc: dc, predictor: &predictor, data: data, end: end, isFinal: isFinal)
+        var w = BitWindow(self)
+        defer { w.store(into: &self) }
+        try decodeDCDifference(&w, dc: dc, predictor: &predictor, data: data, end: end, isFinal: isFinal)
         block[0] = Int16(truncatingIfNeeded: predictor &<< al)
     }
 
@@ -31,24 +33,26 @@ extension BitReader {
             eobrun &-= 1
             return
         }
+        var w = BitWindow(self)
+        defer { w.store(into: &self) }
         var k = ss
         while k <= se {
-            if count < 32 { refill(data, end, isFinal) }
-            let rs = decode(ac)
+            if w.count < 32 { w.refill(&self, data, end, isFinal) }
+            let rs = w.decode(ac, &self)
             if rs < 0 { throw .badCode }
             let r = rs &>> 4, s = rs & 15
             if s != 0 {
                 k &+= r
                 if k > se { throw .runPastBlock }
                 let position = zigzag[k]
-                block[Int(position)] = Int16(truncatingIfNeeded: receiveExtend(s) &<< al)
+                block[Int(position)] = Int16(truncatingIfNeeded: w.receiveExtend(s) &<< al)
                 k &+= 1
             } else if r == 15 {
                 k &+= 16
             } else {
                 // EOBr: this block and 2^r + (r extra bits) - 1 more end here.
                 eobrun = 1 &<< r
-                if r > 0 { eobrun &+= bits(r) }
+                if r > 0 { eobrun &+= w.bits(r) }
                 eobrun &-= 1
                 return
             }
@@ -64,29 +68,31 @@ extension BitReader {
         zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
     ) throws(EntropyFault) {
         let p1 = Int16(truncatingIfNeeded: 1 &<< al), m1 = Int16(truncatingIfNeeded: -1 &<< al)
+        var w = BitWindow(self)
+        defer { w.store(into: &self) }
         var k = ss
         @inline(__always) func correct(_ reader: inout BitReader, _ coef: UnsafeMutablePointer<Int16>) {
-            if reader.count < 1 { reader.refill(data, end, isFinal) }
-            if reader.bit() != 0, coef.pointee & p1 == 0 {
+            if w.count < 1 { w.refill(&reader, data, end, isFinal) }
+            if w.bit() != 0, coef.pointee & p1 == 0 {
                 coef.pointee &+= coef.pointee >= 0 ? p1 : m1
             }
         }
         if eobrun == 0 {
             while k <= se {
-                if count < 32 { refill(data, end, isFinal) }
-                let rs = decode(ac)
+                if w.count < 32 { w.refill(&self, data, end, isFinal) }
+                let rs = w.decode(ac, &self)
                 if rs < 0 { throw .badCode }
                 var r = rs &>> 4
                 let s = rs & 15
                 var value: Int16 = 0
                 if s != 0 {
                     // Only magnitude 1 can be new in a refinement scan; libjpeg reads the sign bit regardless.
-                    value = bit() != 0 ? p1 : m1
+                    value = w.bit() != 0 ? p1 : m1
                 } else if r != 15 {
                     eobrun = 1 &<< r
                     if r > 0 {
-                        if count < 32 { refill(data, end, isFinal) }
-                        eobrun &+= bits(r)
+                        if w.count < 32 { w.refill(&self, data, end, isFinal) }
+                        eobrun &+= w.bits(r)
                     }
                     break
                 }
@@ -110,13 +116,64 @@ extension BitReader {
             }
         }
         if eobrun > 0 {
-            // Inside an end-of-band run only the existing coefficients get correction bits.
-            while k <= se {
-                let coef = block + Int(zigzag[k])
-                if coef.pointee != 0 { correct(&self, coef) }
-                k &+= 1
+            // Inside an end-of-band run only the existing coefficients get correction bits, in
+            // zig-zag order: visit the set bits of the non-zero mask instead of testing every
+            // position (a data-dependent branch per coefficient, the hottest loop of a
+            // progressive decode). Corrections keep coefficients non-zero, so the mask holds.
+            if k <= se {
+                let range = (se == 63 ? ~UInt64(0) : (UInt64(1) &<< UInt64(se &+ 1)) &- 1) & ~((UInt64(1) &<< UInt64(k)) &- 1)
+                var mask = Self.nonzeroZigzagMask(block, zigzag) & range
+                while mask != 0 {
+                    correct(&self, block + Int(zigzag[mask.trailingZeroBitCount]))
+                    mask &= mask &- 1
+                }
             }
             eobrun &-= 1
         }
+    }
+
+    /// Bit k set when the coefficient at zig-zag position k of `block` (natural order) is
+    /// non-zero. `zigzag` is ``zigzagToNatural`` (its inverse at ``naturalToZigzagOffset``).
+    /// Rows are tested in 16-bit lanes and packed to bytes (0 or 0xFF); a multiply gathers each
+    /// row's eight byte flags into eight bits (`(w & 0x8040201008040201) * 0x0101010101010101`
+    /// leaves in the top byte the sum of distinct bits); the natural-order bits are then moved
+    /// to their zig-zag positions one non-zero coefficient at a time.
+    @inline(__always)
+    static func nonzeroZigzagMask(_ block: UnsafePointer<Int16>, _ zigzag: UnsafePointer<UInt8>) -> UInt64 {
+        typealias H = SIMD8<Int16>
+        let raw = UnsafeRawPointer(block)
+        @inline(__always) func rowBits(_ w: UInt64) -> UInt64 {
+            ((w & 0x8040_2010_0804_0201) &* 0x0101_0101_0101_0101) &>> 56
+        }
+        @inline(__always) func rows(_ pair: Int) -> UInt64 {
+            let a = raw.loadUnaligned(fromByteOffset: 32 &* pair, as: H.self)
+            let b = raw.loadUnaligned(fromByteOffset: 32 &* pair &+ 16, as: H.self)
+            let x = (a | (0 &- a)) &>> 15, y = (b | (0 &- b)) &>> 15
+            let bytes = SIMD16<UInt8>(UInt8(truncatingIfNeeded: x[0]), UInt8(truncatingIfNeeded: x[1]),
+                                      UInt8(truncatingIfNeeded: x[2]), UInt8(truncatingIfNeeded: x[3]),
+                                      UInt8(truncatingIfNeeded: x[4]), UInt8(truncatingIfNeeded: x[5]),
+                                      UInt8(truncatingIfNeeded: x[6]), UInt8(truncatingIfNeeded: x[7]),
+                                      UInt8(truncatingIfNeeded: y[0]), UInt8(truncatingIfNeeded: y[1]),
+                                      UInt8(truncatingIfNeeded: y[2]), UInt8(truncatingIfNeeded: y[3]),
+                                      UInt8(truncatingIfNeeded: y[4]), UInt8(truncatingIfNeeded: y[5]),
+                                      UInt8(truncatingIfNeeded: y[6]), UInt8(truncatingIfNeeded: y[7]))
+            let words = unsafeBitCast(bytes, to: SIMD2<UInt64>.self)
+            return (rowBits(words[0]) | (rowBits(words[1]) &<< 8)) &<< UInt64(16 &* pair)
+        }
+        var natural = rows(0) | rows(1) | rows(2) | rows(3)
+        var mask: UInt64 = 0
+        let inverse = zigzag + naturalToZigzagOffset
+        while natural != 0 {
+            mask |= UInt64(1) &<< UInt64(inverse[natural.trailingZeroBitCount])
+            natural &= natural &- 1
+        }
+        return mask
+    }
+
+    /// ``nonzeroZigzagMask(_:_:)`` the plain way (the test reference).
+    static func nonzeroZigzagMaskScalar(_ block: UnsafePointer<Int16>, _ zigzag: UnsafePointer<UInt8>) -> UInt64 {
+        var mask: UInt64 = 0
+        for k in 0 ..< 64 where block[Int(zigzag[k])] != 0 { mask |= UInt64(1) << UInt64(k) }
+        return mask
     }
 }

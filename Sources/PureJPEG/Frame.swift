@@ -85,11 +85,21 @@ enum ColorTransform: Sendable, Equatable {
 }
 
 /// The natural-order index of each zig-zag position (T.81 figure A.6), with 16 spare entries so
-/// a run that overshoots never indexes past the table (the decoder still reports it).
-let zigzagToNatural: [UInt8] = [
+/// a run that overshoots never indexes past the table (the decoder still reports it), then from
+/// ``naturalToZigzagOffset`` the inverse permutation (the zig-zag position of each natural
+/// index), so the entropy decoders get both through one pointer.
+let zigzagToNatural: [UInt8] = {
+    let order: [UInt8] = [
     0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5,
     12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28,
     35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
     58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
     63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
 ]
+    var inverse = [UInt8](repeating: 0, count: 64)
+    for k in 0 ..< 64 { inverse[Int(order[k])] = UInt8(k) }
+    return order + inverse
+}()
+
+/// Where the natural-to-zig-zag table starts in ``zigzagToNatural``.
+let naturalToZigzagOffset = 80

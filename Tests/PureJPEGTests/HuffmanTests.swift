@@ -126,4 +126,33 @@ struct HuffmanTests {
         #expect(coefficients[9] == -2)         // zig-zag 4 = natural 9
         #expect(coefficients.filter { $0 != 0 }.count == 3)
     }
+
+    @Test("non-zero zig-zag mask: SIMD equals the scalar reference")
+    func nonzeroMask() {
+        var rng = SplitMix64(state: 7)
+        var block = [Int16](repeating: 0, count: 64)
+        zigzagToNatural.withUnsafeBufferPointer { z in
+            guard let zz = z.baseAddress else { return }
+            for trial in 0 ..< 4000 {
+                // Densities from empty to full, and extreme values (-32768 is non-zero too).
+                let density = trial % 9
+                for i in 0 ..< 64 {
+                    let pick = rng.next() % 8
+                    block[i] = pick < UInt64(density) ? [1, -1, 2, -32768, 32767, 5, -7, 100][Int(rng.next() % 8)] : 0
+                }
+                block.withUnsafeBufferPointer { b in
+                    guard let p = b.baseAddress else { return }
+                    #expect(BitReader.nonzeroZigzagMask(p, zz) == BitReader.nonzeroZigzagMaskScalar(p, zz))
+                }
+            }
+            for k in 0 ..< 64 {
+                block = [Int16](repeating: 0, count: 64)
+                block[Int(zigzagToNatural[k])] = -1
+                block.withUnsafeBufferPointer { b in
+                    guard let p = b.baseAddress else { return }
+                    #expect(BitReader.nonzeroZigzagMask(p, zz) == UInt64(1) << UInt64(k))
+                }
+            }
+        }
+    }
 }
