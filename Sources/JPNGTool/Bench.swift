@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImageCore
+import JPNG
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,6 +17,7 @@ struct Bench: ParsableCommand {
           jpng bench photo.png --encode --to png --level 6
           jpng bench photo.png --encode --to jpeg --quality 85
           jpng bench anim.gif
+          jpng bench progressive.jpg --previews
         """
     )
 
@@ -33,8 +35,19 @@ struct Bench: ParsableCommand {
 
     @OptionGroup var encoder: EncoderOptionGroup
 
+    @Flag(help: """
+        Also time an incremental decode (ImageSource fed --chunk bytes at a time) that renders \
+        preview() after every completed scan, interlace pass or frame, and print its time over \
+        the one-shot decode's.
+        """)
+    var previews = false
+
+    @Option(help: "Bytes per append for --previews.")
+    var chunk: Int = 4096
+
     func validate() throws {
         guard n >= 1 else { throw ValidationError("-n must be at least 1") }
+        guard chunk >= 1 else { throw ValidationError("--chunk must be at least 1") }
     }
 
     func run() throws {
@@ -68,8 +81,35 @@ struct Bench: ParsableCommand {
                 var image = try decodeImage(bytes, name: input)
                 let seconds = try medianSeconds(n) { image = try decodeImage(bytes, name: input) }
                 print(line("decode", format.rawValue, "\(image.width)x\(image.height)", image.width * image.height, seconds))
+                if previews {
+                    var shown = 0
+                    let withPreviews = try medianSeconds(n) { shown = try decodeWithPreviews(bytes) }
+                    print("previews \(format.rawValue) \(shown) previews, \(chunk)-byte chunks: "
+                          + String(format: "%.2f", withPreviews / seconds) + "x the one-shot decode")
+                }
             }
         }
+    }
+
+    /// Feeds `bytes` in `chunk`-byte pieces, rendering a preview at every completed scan, pass
+    /// or frame; returns how many previews were rendered.
+    private func decodeWithPreviews(_ bytes: [UInt8]) throws -> Int {
+        var source = ImageSource()
+        var shown = 0
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(bytes.count, offset + chunk)
+            for event in try source.append(bytes[offset ..< end]) {
+                switch event {
+                case .scanComplete, .passComplete, .frameComplete:
+                    if source.preview() != nil { shown += 1 }
+                default: break
+                }
+            }
+            offset = end
+        }
+        _ = try source.finish()
+        return shown
     }
 
     private func line(_ op: String, _ format: String, _ size: String, _ pixels: Int, _ seconds: Double) -> String {
