@@ -97,7 +97,7 @@ struct BitReader: Sendable {
     @inline(never)
     mutating func decodeSlow(_ table: HuffmanLookup) -> Int {
         let code16 = UInt32(truncatingIfNeeded: bits &>> 48)
-        var length = 9 + 1
+        var length = HuffmanTable.fastBits + 1
         while code16 >= table.limit[length] { length &+= 1 }
         if length > 16 { return -1 }
         let code = Int(code16 &>> UInt32(16 &- length))
@@ -140,7 +140,7 @@ struct BitReader: Sendable {
 /// and paid a store-to-load forwarding delay on its dependency chain (callgrind and perf on the
 /// 12 MP photo: the Huffman loop was 37% of the decode time). A local value whose address never
 /// escapes lives in registers. The rare paths (a refill that meets 0xFF, a marker or the end of
-/// the bytes; codes longer than 9 bits) write the window back, run the reader's out-of-line
+/// the bytes; codes longer than 11 bits) write the window back, run the reader's out-of-line
 /// method and reload it; the block decoders store it back when they return or throw.
 struct BitWindow {
     var bits: UInt64
@@ -183,7 +183,7 @@ struct BitWindow {
     /// ``BitReader/decode(_:)``.
     @inline(__always)
     mutating func decode(_ table: HuffmanLookup, _ reader: inout BitReader) -> Int {
-        let entry = table.fast[Int(truncatingIfNeeded: bits &>> 55)]
+        let entry = table.fast[Int(truncatingIfNeeded: bits &>> UInt64(64 &- HuffmanTable.fastBits))]
         if entry != 0 {
             let length = Int(entry &>> 8)
             bits &<<= UInt64(length)

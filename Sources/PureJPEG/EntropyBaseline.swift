@@ -39,13 +39,17 @@ extension BitReader {
         var k = 1
         while k < 64 {
             if w.count < 32 { w.refill(&self, data, end, isFinal) }
-            let fast = ac.fastAC[Int(truncatingIfNeeded: w.bits &>> 55)]
+            let fast = ac.fastAC[Int(truncatingIfNeeded: w.bits &>> UInt64(64 &- HuffmanTable.fastBits))]
             if fast != 0 {
-                k &+= Int((fast &>> 8) & 0xFF)
+                let run = Int((fast &>> 8) & 0xFF)
+                k &+= run
                 let length = Int(fast & 0xFF)
                 w.bits &<<= UInt64(length)
                 w.count &-= length
-                if k > 63 { throw .runPastBlock }
+                if k > 63 {
+                    if run == HuffmanTable.eobRun { break }
+                    throw .runPastBlock
+                }
                 block[Int(zigzag[k])] = Int16(truncatingIfNeeded: fast &>> 16)
                 k &+= 1
                 continue

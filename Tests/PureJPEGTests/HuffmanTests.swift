@@ -73,12 +73,17 @@ struct HuffmanTests {
     func fastAC() throws {
         // Symbols: 0x01 (run 0, size 1) = code 0, 0x22 (run 2, size 2) = code 10, 0x00 (EOB) = 11.
         let t = try #require(HuffmanTable(counts: [1, 2] + [UInt8](repeating: 0, count: 14), values: [0x01, 0x22, 0x00], isDC: false))
-        // "0" + "0" -> value -1 (size 1, bit 0); "10" + "11" -> run 2, value 3.
-        let e1 = t.fastAC[0b0_0_0000000]
+        // Indices are the next 11 bits. "0" + "0" -> value -1 (size 1, bit 0); "10" + "11" ->
+        // run 2, value 3; "11" is EOB: the EOB run marker and the code length.
+        let e1 = t.fastAC[0b0_0_000000000]
         #expect(e1 >> 16 == -1 && (e1 >> 8) & 0xFF == 0 && e1 & 0xFF == 2)
-        let e2 = t.fastAC[0b10_11_00000]
+        let e2 = t.fastAC[0b10_11_0000000]
         #expect(e2 >> 16 == 3 && (e2 >> 8) & 0xFF == 2 && e2 & 0xFF == 4)
-        #expect(t.fastAC[0b11_0000000] == 0)
+        #expect(t.fastAC[0b11_000000000] == Int32(HuffmanTable.eobRun << 8 | 2))
+        // ZRL (0xF0) is run 15 with value 0: the loop writes the sixteenth zero as a coefficient.
+        let z = try #require(HuffmanTable(counts: [2] + [UInt8](repeating: 0, count: 15), values: [0xF0, 0x00], isDC: false))
+        #expect(z.fastAC[0] == Int32(15 << 8 | 1))
+        #expect(z.fastAC[1 << 10] == Int32(HuffmanTable.eobRun << 8 | 1))
     }
 
     @Test("stuffed FF 00 is a data byte; a marker stops the reader")
