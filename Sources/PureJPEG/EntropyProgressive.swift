@@ -38,6 +38,19 @@ extension BitReader {
         var k = ss
         while k <= se {
             if w.count < 32 { w.refill(&self, data, end, isFinal) }
+            // A coefficient whose code and extra bits fit the combined table (its value is never
+            // zero; EOB, ZRL and longer codes take the general path below).
+            let fast = ac.fastAC[Int(truncatingIfNeeded: w.bits &>> UInt64(64 &- HuffmanTable.fastBits))]
+            if fast &>> 16 != 0 {
+                k &+= Int((fast &>> 8) & 0xFF)
+                let length = Int(fast & 0xFF)
+                w.bits &<<= UInt64(length)
+                w.count &-= length
+                if k > se { throw .runPastBlock }
+                block[Int(zigzag[k])] = Int16(truncatingIfNeeded: Int(fast &>> 16) &<< al)
+                k &+= 1
+                continue
+            }
             let rs = w.decode(ac, &self)
             if rs < 0 { throw .badCode }
             let r = rs &>> 4, s = rs & 15

@@ -98,6 +98,18 @@ enum MCULoop {
         var isCoefficientSink = false
         if case .coefficients = sink { isCoefficientSink = true }
 
+        // The MCU's column and row, kept in step with `st.mcu` (a division per MCU showed in profiles).
+        var mx = st.mcu % max(plan.mcusWide, 1), my = st.mcu / max(plan.mcusWide, 1)
+        @inline(__always) func advance() {
+            st.mcu &+= 1
+            st.restartsToGo &-= 1
+            mx &+= 1
+            if mx == plan.mcusWide {
+                mx = 0
+                my &+= 1
+            }
+        }
+
         while st.mcu < stop {
             if plan.restartInterval > 0 && st.restartsToGo == 0 {
                 let r = restart(&st, plan: plan, data: data, end: end, isFinal: isFinal, warnings: &warnings)
@@ -106,26 +118,27 @@ enum MCULoop {
             // Inside an AC end-of-band run a block reads no bits (T.81 G.1.2.2): no rollback point needed.
             if plan.kind == .acFirst && st.eobrun > 0 && !st.skipping {
                 st.eobrun &-= 1
-                st.mcu &+= 1
-                st.restartsToGo &-= 1
+                advance()
                 continue
             }
-            let saved = st
+            // Only an MCU that may reach the end of the bytes can be rolled back: the others need
+            // no copy of the state, nor of their coefficient blocks.
+            let saved: EntropyState? = !st.skipping && rollbackGuard.isClear(from: st.reader.position, data: data, end: end)
+                ? nil : st
             st.reader.starved = false
             var fault: EntropyFault?
-            // Only an MCU that may reach the end of the bytes can be rolled back.
-            let blocksSaved = isCoefficientSink && !st.skipping
-                && !rollbackGuard.isClear(from: st.reader.position, data: data, end: end)
             if !st.skipping {
-                if blocksSaved { copyBlocks(st.mcu, plan: plan, sink: sink, saved: savedBlocks, restore: false) }
+                if saved != nil && isCoefficientSink {
+                    copyBlocks(st.mcu, plan: plan, sink: sink, saved: savedBlocks, restore: false)
+                }
                 do throws(EntropyFault) {
                     if fastPlanes, case let .planes(base, _) = sink {
                         try planeBlocks.withUnsafeBufferPointer { (blocks) throws(EntropyFault) in
-                            try decodePlanesMCU(&st, plan: plan, blocks: blocks, base: base, block: block,
+                            try decodePlanesMCU(&st, plan: plan, blocks: blocks, base: base, block: block, mx: mx, my: my,
                                                 zigzag: zigzag, data: data, end: end, isFinal: isFinal)
                         }
                     } else {
-                        try decodeMCU(&st, plan: plan, sink: sink, block: block,
+                        try decodeMCU(&st, plan: plan, sink: sink, block: block, mx: mx, my: my,
                                       zigzag: zigzag, data: data, end: end, isFinal: isFinal)
                     }
                 } catch {
@@ -133,15 +146,16 @@ enum MCULoop {
                     block.update(repeating: 0, count: 64)
                 }
             }
-            if st.reader.starved && (st.reader.overran || fault != nil) {
-                if blocksSaved { copyBlocks(saved.mcu, plan: plan, sink: sink, saved: savedBlocks, restore: true) }
+            let starved = st.reader.starved && (st.reader.overran || fault != nil)
+            if starved || (st.reader.hitEnd && (st.reader.overran || fault != nil)) {
+                guard let saved else {
+                    // RollbackGuard rules this out (see there); never continue from a half-decoded MCU.
+                    return .failed(.corruptData(reason: "entropy-coded data ran past its bound",
+                                                offset: baseOffset + st.reader.approximateOffset))
+                }
+                if isCoefficientSink { copyBlocks(saved.mcu, plan: plan, sink: sink, saved: savedBlocks, restore: true) }
                 st = saved
-                return .needMore
-            }
-            if st.reader.hitEnd && (st.reader.overran || fault != nil) {
-                if blocksSaved { copyBlocks(saved.mcu, plan: plan, sink: sink, saved: savedBlocks, restore: true) }
-                st = saved
-                return .truncated
+                return starved ? .needMore : .truncated
             }
             let prematureEnd = st.reader.hitMarker && st.reader.overran
             if let fault, !prematureEnd {
@@ -162,8 +176,7 @@ enum MCULoop {
                 block.update(repeating: 0, count: 64)
                 writeBlocks(st.mcu, plan: plan, sink: sink, block: block)
             }
-            st.mcu &+= 1
-            st.restartsToGo &-= 1
+            advance()
         }
         return .reached
     }
@@ -199,7 +212,13 @@ enum MCULoop {
     @inline(__always)
     private static func coefficientBlock(_ mcu: Int, blockH: Int, blockV: Int, component c: ScanComponent, plan: ScanPlan,
                                          base: UnsafeMutablePointer<Int16>) -> UnsafeMutablePointer<Int16> {
-        let mx = mcu % plan.mcusWide, my = mcu / plan.mcusWide
+        coefficientBlock(mx: mcu % plan.mcusWide, my: mcu / plan.mcusWide, blockH: blockH, blockV: blockV, component: c,
+                         plan: plan, base: base)
+    }
+
+    @inline(__always)
+    private static func coefficientBlock(mx: Int, my: Int, blockH: Int, blockV: Int, component c: ScanComponent,
+                                         plan: ScanPlan, base: UnsafeMutablePointer<Int16>) -> UnsafeMutablePointer<Int16> {
         let bx: Int, by: Int
         if plan.interleaved { bx = mx &* c.h &+ blockH; by = my &* c.v &+ blockV } else { bx = mx; by = my }
         return base + c.coefficientOffset + (by &* c.paddedBlocksWide &+ bx) &* 64
@@ -207,9 +226,8 @@ enum MCULoop {
 
     @inline(__always)
     private static func decodeMCU(_ st: inout EntropyState, plan: ScanPlan, sink: BlockSink, block: UnsafeMutablePointer<Int16>,
-                                  zigzag: UnsafePointer<UInt8>,
+                                  mx: Int, my: Int, zigzag: UnsafePointer<UInt8>,
                                   data: UnsafePointer<UInt8>, end: Int, isFinal: Bool) throws(EntropyFault) {
-        let mx = st.mcu % plan.mcusWide, my = st.mcu / plan.mcusWide
         for (i, c) in plan.components.enumerated() {
             let hBlocks = plan.interleaved ? c.h : 1, vBlocks = plan.interleaved ? c.v : 1
             for bv in 0 ..< vBlocks {
@@ -225,7 +243,8 @@ enum MCULoop {
                         idct(block, quant + c.quantOffset, base + offset, c.stride)
                         block.update(repeating: 0, count: 64)
                     case let .coefficients(base):
-                        let target = coefficientBlock(st.mcu, blockH: bh, blockV: bv, component: c, plan: plan, base: base)
+                        let target = coefficientBlock(mx: mx, my: my, blockH: bh, blockV: bv, component: c, plan: plan,
+                                                      base: base)
                         switch plan.kind {
                         case .sequential:
                             guard let dc = c.dc, let ac = c.ac else { return }
@@ -258,10 +277,10 @@ enum MCULoop {
     /// or closure retains, and the full-size SIMD IDCT called directly.
     @inline(__always)
     private static func decodePlanesMCU(_ st: inout EntropyState, plan: ScanPlan, blocks: UnsafeBufferPointer<PlaneBlock>,
-                                        base: UnsafeMutablePointer<UInt8>, block: UnsafeMutablePointer<Int16>,
+                                        base: UnsafeMutablePointer<UInt8>, block: UnsafeMutablePointer<Int16>, mx: Int, my: Int,
                                         zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int,
                                         isFinal: Bool) throws(EntropyFault) {
-        let mx = st.mcu % plan.mcusWide, band = (st.mcu / plan.mcusWide) % 3
+        let band = my % 3
         for b in blocks {
             var predictor = st.predictors[b.predictor]
             try st.reader.decodeSequentialBlock(block, dc: b.dc, ac: b.ac, predictor: &predictor,
