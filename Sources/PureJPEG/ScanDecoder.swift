@@ -8,7 +8,7 @@ enum ScanKind: Sendable, Equatable {
 /// What the MCU loop keeps between calls; copying it is the rollback point (wuffs style).
 struct EntropyState: Sendable {
     var reader = BitReader()
-    var predictors = SIMD4<Int>()
+    var predictors = DCPredictors()
     var eobrun = 0
     /// Next MCU of the scan.
     var mcu = 0
@@ -19,6 +19,32 @@ struct EntropyState: Sendable {
     var skipping = false
     /// Bytes skipped while looking for a marker (reported once the marker is found).
     var garbage = 0
+}
+
+/// The DC predictors of up to four scan components (T.81 F.2.1.3.1). Plain fields behind a
+/// switch: as a `SIMD4<Int>`, writing one lane with a variable index went through the stack and
+/// reloaded the whole vector right after the 8-byte store (a store-forwarding stall per block).
+struct DCPredictors: Sendable, Equatable {
+    var p0 = 0, p1 = 0, p2 = 0, p3 = 0
+
+    subscript(i: Int) -> Int {
+        @inline(__always) get {
+            switch i {
+            case 0: return p0
+            case 1: return p1
+            case 2: return p2
+            default: return p3
+            }
+        }
+        @inline(__always) set {
+            switch i {
+            case 0: p0 = newValue
+            case 1: p1 = newValue
+            case 2: p2 = newValue
+            default: p3 = newValue
+            }
+        }
+    }
 }
 
 /// One component's part in a scan.
@@ -367,7 +393,7 @@ enum MCULoop {
                 st.reader.position = q - 1
                 st.skipping = true
             }
-            st.predictors = SIMD4<Int>()
+            st.predictors = DCPredictors()
             st.eobrun = 0
             st.restartsToGo = plan.restartInterval
             st.nextRestart = (desired + 1) & 7
