@@ -1,11 +1,19 @@
 #!/usr/bin/env python3
-# usage: cgi.py callgrind.out binary symbol-substring  -> annotated disassembly with counts
+"""Per-instruction execution counts of one function from a callgrind profile.
+
+usage: cg_annotate.py CALLGRIND_OUT BINARY SYMBOL_SUBSTRING
+
+CALLGRIND_OUT must come from `valgrind --tool=callgrind --dump-instr=yes`. Prints the
+disassembly (objdump) of every function whose mangled name contains SYMBOL_SUBSTRING, each
+instruction prefixed by how many times it ran, then the total. Sorting the output by the first
+column shows the hot loop; instructions that share a count form one basic block.
+"""
 import sys, re, subprocess, collections
 out, binary, sym = sys.argv[1], sys.argv[2], sys.argv[3]
 costs = collections.Counter()
 positions = ['line']
 cur_addr = 0; cur_line = 0
-in_calls = 0
+in_calls = 0  # the cost line after `calls=` is a call's inclusive cost, not this address's
 def parse_pos(tok, prev):
     if tok == '*': return prev
     if tok.startswith('+'): return prev + int(tok[1:], 0)
