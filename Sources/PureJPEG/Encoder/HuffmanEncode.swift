@@ -127,11 +127,11 @@ struct BitWriter: ~Copyable {
     /// must have reserved the room `body` needs.
     @inline(__always)
     mutating func withSink<R>(_ body: (inout BitSink) -> R) -> R {
-        var sink = BitSink(base: base, count: count, acc: acc, bits: bits)
+        var sink = BitSink(base: base, count: count, acc: acc, free: 64 &- bits)
         let result = body(&sink)
         count = sink.count
         acc = sink.acc
-        bits = sink.bits
+        bits = 64 &- sink.free
         return result
     }
 
@@ -163,26 +163,31 @@ struct BitWriter: ~Copyable {
 }
 
 /// A ``BitWriter``'s state as a copyable value for hot loops (``BitWriter/withSink(_:)``).
+/// It counts the free bits of the accumulator rather than the pending ones (libjpeg-turbo's
+/// jchuff.c does the same): a symbol that fits is then one compare, one shift, one OR and one
+/// subtract. Bits above the pending ones may hold garbage: every shift pushes them out, and
+/// nothing reads them (the full-word path shifts them out, ``BitWriter/flushBits()``
+/// truncates to bytes), so no mask is needed after a spill.
 struct BitSink {
     let base: UnsafeMutablePointer<UInt8>
     var count: Int
     var acc: UInt64
-    var bits: Int
+    /// 64 minus the pending bits: 1...64 between calls.
+    var free: Int
 
     /// Appends the low `n` bits of `value` (n <= 32, higher bits zero).
     @inline(__always)
     mutating func put(_ value: UInt64, _ n: Int) {
-        let free = 64 &- bits
         if n < free {
             acc = (acc &<< UInt64(n)) | value
-            bits &+= n
+            free &-= n
             return
         }
+        // Here free <= n <= 32, so neither shift below reaches 64.
         let spill = n &- free
-        let full = free == 0 ? acc : (acc &<< UInt64(free)) | (value &>> UInt64(spill))
-        emit8(full)
-        acc = value & ((1 &<< UInt64(spill)) &- 1)
-        bits = spill
+        emit8((acc &<< UInt64(free)) | (value &>> UInt64(spill)))
+        acc = value
+        free = 64 &- spill
     }
 
     @inline(__always)
@@ -203,6 +208,26 @@ struct BitSink {
             }
         }
     }
+
+    /// ``BitWriter/flushBits()`` inside a sink (before a restart marker), then the two
+    /// bytes of `marker`. The caller has reserved room for them.
+    @inline(__always)
+    mutating func flushAndMark(_ marker: UInt8) {
+        put(0x7F, 7)
+        var bits = 64 &- free
+        while bits >= 8 {
+            let byte = UInt8(truncatingIfNeeded: acc &>> UInt64(bits &- 8))
+            base[count] = byte
+            count &+= 1
+            if byte == 0xFF { base[count] = 0; count &+= 1 }
+            bits &-= 8
+        }
+        acc = 0
+        free = 64
+        base[count] = 0xFF
+        base[count &+ 1] = marker
+        count &+= 2
+    }
 }
 
 /// The number of bits in a coefficient's magnitude category (T.81 F.1.2.1, Table F.1) and the
@@ -215,14 +240,15 @@ func magnitudeCategory(_ v: Int32) -> (nbits: Int, extra: UInt64) {
     return (nbits, pattern & ((1 &<< UInt64(nbits)) &- 1))
 }
 
-/// ``magnitudeCategory(_:)`` from a table when `v` is in -2048 ..< 2048 (every AC value and
-/// DC difference of 8-bit baseline data; anything else is computed): `table` points at the
-/// entry for 0 of ``EntropyTables/categories``. One load instead of an absolute value, a
-/// leading-zero count (three instructions without LZCNT) and two masks per coefficient.
+/// ``magnitudeCategory(_:)`` of `v` in -2048 ..< 2048 from ``EntropyTables/lookup``: one
+/// load instead of an absolute value, a leading-zero count (three instructions without LZCNT)
+/// and two masks. Every value the baseline coder sees is in that range (T.81 F.1.2.1: 8-bit
+/// samples give DC differences and AC values of at most 11 bits; here |AC| <= 929 and the DC
+/// difference within +-2040 with quantizers of at least 1). The index is masked rather than
+/// checked, so even a value outside could not read outside the table.
 @inline(__always)
-func magnitudeCategory(_ v: Int32, _ table: UnsafePointer<UInt32>) -> (nbits: Int, extra: UInt64) {
-    guard UInt32(bitPattern: v &+ 2048) < 4096 else { return magnitudeCategory(v) }
-    let e = table[Int(v)]
+func magnitudeCategory(_ v: Int32, lookup: UnsafePointer<UInt32>) -> (nbits: Int, extra: UInt64) {
+    let e = lookup[Int(truncatingIfNeeded: UInt32(bitPattern: v &+ 2048) & 4095)]
     return (Int(e & 0xFF), UInt64(e &>> 8))
 }
 
@@ -230,8 +256,9 @@ func magnitudeCategory(_ v: Int32, _ table: UnsafePointer<UInt32>) -> (nbits: In
 final class EntropyTables {
     let zigzag: UnsafeMutablePointer<Int>
     /// For v in -2048 ..< 2048 at index v + 2048: `nbits | extra << 8` of
-    /// ``magnitudeCategory(_:)``.
-    let categories: UnsafeMutablePointer<UInt32>
+    /// ``magnitudeCategory(_:)``; then, at 4096 + k, the natural index of zigzag coefficient
+    /// k. One pointer for both keeps the block coder's loop from spilling one of them.
+    let lookup: UnsafeMutablePointer<UInt32>
     /// Code entries (`size << 16 | code`) for table slots 0 and 1, 256 each.
     let dc: UnsafeMutablePointer<UInt32>
     let ac: UnsafeMutablePointer<UInt32>
@@ -239,11 +266,12 @@ final class EntropyTables {
     init(dc specs: [HuffmanSpec], ac acSpecs: [HuffmanSpec]) {
         zigzag = .allocate(capacity: 64)
         for k in 0 ..< 64 { (zigzag + k).initialize(to: EncoderTables.zigzag[k]) }
-        categories = .allocate(capacity: 4096)
+        lookup = .allocate(capacity: 4096 + 64)
         for i in 0 ..< 4096 {
             let (nbits, extra) = magnitudeCategory(Int32(i - 2048))
-            (categories + i).initialize(to: UInt32(nbits) | UInt32(extra) << 8)
+            (lookup + i).initialize(to: UInt32(nbits) | UInt32(extra) << 8)
         }
+        for k in 0 ..< 64 { (lookup + 4096 + k).initialize(to: UInt32(EncoderTables.zigzag[k])) }
         dc = .allocate(capacity: 512)
         ac = .allocate(capacity: 512)
         dc.initialize(repeating: 0, count: 512)
@@ -258,7 +286,7 @@ final class EntropyTables {
 
     deinit {
         zigzag.deallocate()
-        categories.deallocate()
+        lookup.deallocate()
         dc.deallocate()
         ac.deallocate()
     }
@@ -270,17 +298,8 @@ enum BlockCoder {
     /// so runs of zeros cost nothing.
     @inline(__always)
     static func encode(_ block: UnsafePointer<Int16>, mask: UInt64, previousDC: Int32, dc: UnsafePointer<UInt32>,
-                       ac: UnsafePointer<UInt32>, zigzag: UnsafePointer<Int>, categories: UnsafePointer<UInt32>,
-                       _ writer: inout BitWriter) {
-        writer.withSink { w in encode(block, mask: mask, previousDC: previousDC, dc: dc, ac: ac, zigzag: zigzag,
-                                      categories: categories, &w) }
-    }
-
-    @inline(__always)
-    static func encode(_ block: UnsafePointer<Int16>, mask: UInt64, previousDC: Int32, dc: UnsafePointer<UInt32>,
-                       ac: UnsafePointer<UInt32>, zigzag: UnsafePointer<Int>, categories: UnsafePointer<UInt32>,
-                       _ w: inout BitSink) {
-        let (dcBits, dcExtra) = magnitudeCategory(Int32(block[0]) &- previousDC, categories)
+                       ac: UnsafePointer<UInt32>, lookup: UnsafePointer<UInt32>, _ w: inout BitSink) {
+        let (dcBits, dcExtra) = magnitudeCategory(Int32(block[0]) &- previousDC, lookup: lookup)
         let dcEntry = dc[dcBits]
         w.put(UInt64(dcEntry & 0xFFFF) &<< UInt64(dcBits) | dcExtra, Int(dcEntry &>> 16) &+ dcBits)
         var m = mask & ~1
@@ -293,7 +312,7 @@ enum BlockCoder {
                 w.put(UInt64(zrl & 0xFFFF), Int(zrl &>> 16))
                 run &-= 16
             }
-            let (nbits, extra) = magnitudeCategory(Int32(block[zigzag[k]]), categories)
+            let (nbits, extra) = magnitudeCategory(Int32(block[Int(truncatingIfNeeded: lookup[4096 &+ k])]), lookup: lookup)
             let e = ac[(run &<< 4) | nbits]
             w.put(UInt64(e & 0xFFFF) &<< UInt64(nbits) | extra, Int(e &>> 16) &+ nbits)
             last = k
