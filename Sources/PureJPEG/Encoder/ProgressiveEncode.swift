@@ -85,8 +85,9 @@ struct ProgressiveEncoder {
     private let zigzag = EncoderTables.zigzag
     private var lastDC = [Int32](repeating: 0, count: 4)
     private var eobRun = 0
-    /// Correction bits waiting for the end of the current EOB run (libjpeg's BE buffer).
-    private var pendingBits: [UInt8] = []
+    /// How many correction bits wait for the end of the current EOB run (libjpeg's BE
+    /// buffer, ``ProgressiveTables/pendingBits``).
+    private var pendingCount = 0
     private var acSlot = 0
     private var scan = JPEGScan(components: [0], spectralStart: 0, spectralEnd: 0, successiveHigh: 0, successiveLow: 0)
 
@@ -147,7 +148,7 @@ struct ProgressiveEncoder {
     private mutating func run(_ w: inout BitWriter) {
         for i in lastDC.indices { lastDC[i] = 0 }
         eobRun = 0
-        pendingBits.removeAll(keepingCapacity: true)
+        pendingCount = 0
         var mcus = 0
         let comps = scan.components
         if comps.count > 1 {
@@ -192,7 +193,7 @@ struct ProgressiveEncoder {
             for i in lastDC.indices { lastDC[i] = 0 }
         } else {
             eobRun = 0
-            pendingBits.removeAll(keepingCapacity: true)
+            pendingCount = 0
         }
     }
 
@@ -248,11 +249,8 @@ struct ProgressiveEncoder {
     }
 
     private mutating func flushPending(_ w: inout BitWriter) {
-        if !gather {
-            w.reserve(pendingBits.count / 8 + 16)
-            for b in pendingBits { w.put(UInt64(b), 1) }
-        }
-        pendingBits.removeAll(keepingCapacity: true)
+        emitBits(tables.pendingBits, pendingCount, &w)
+        pendingCount = 0
     }
 
     /// G.1.2.2 first AC scan of a block (libjpeg `encode_mcu_AC_first`). Only coefficients in
@@ -287,10 +285,9 @@ struct ProgressiveEncoder {
     /// nonzero send one correction bit each, buffered until the next symbol; newly nonzero ones
     /// (magnitude 1 at this bit) are coded with run, and EOB runs carry pending corrections.
     private mutating func acRefine(_ b: UnsafeMutablePointer<Int16>, _ mask: UInt64, _ w: inout BitWriter) {
-        // Stack scratch for the block's pending correction bits.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { corrections in
-            acRefine(b, mask, corrections.baseAddress!, &w)
-        }
+        // The block's correction bits are gathered right after the bits already pending, so
+        // that a block ending inside an EOB run (the usual case) needs no copy.
+        acRefine(b, mask, tables.pendingBits + pendingCount, &w)
     }
 
     /// Only coefficients in the block's nonzero map are visited; the gaps between them are
@@ -345,15 +342,31 @@ struct ProgressiveEncoder {
         run += se - previous
         if run > 0 || pending > 0 {
             eobRun += 1
-            pendingBits.append(contentsOf: UnsafeBufferPointer(start: corrections, count: pending))
-            if eobRun == 0x7FFF || pendingBits.count > 1000 - 64 + 1 { emitEOBRun(&w) }
+            // If a symbol flushed the pending bits during this block, the remaining
+            // corrections move down to follow the new (shorter) list.
+            let destination = tables.pendingBits + pendingCount
+            if destination != corrections {
+                for j in 0 ..< pending { destination[j] = corrections[j] }
+            }
+            pendingCount += pending
+            if eobRun == 0x7FFF || pendingCount > 1000 - 64 + 1 { emitEOBRun(&w) }
         }
     }
 
+    /// Correction bits (one per byte) out 32 at a time: one `put` per chunk rather than per bit.
     private func emitBits(_ list: UnsafePointer<UInt8>, _ count: Int, _ w: inout BitWriter) {
         guard !gather, count > 0 else { return }
         w.reserve(count / 8 + 16)
-        for i in 0 ..< count { w.put(UInt64(list[i]), 1) }
+        w.withSink { sink in
+            var i = 0
+            while i < count {
+                let n = min(32, count &- i)
+                var value: UInt64 = 0
+                for j in 0 ..< n { value = value &<< 1 | UInt64(list[i &+ j] & 1) }
+                sink.put(value, n)
+                i &+= n
+            }
+        }
     }
 }
 
@@ -363,8 +376,12 @@ final class ProgressiveTables {
     let acCounts = UnsafeMutablePointer<Int>.allocate(capacity: 2 * 257)
     let dcCodes = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * 256)
     let acCodes = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * 256)
+    /// Correction bits (0 or 1, one per byte) waiting for the end of an EOB run: at most
+    /// 1000 (the coder empties it past 937 and a block adds at most 63).
+    let pendingBits = UnsafeMutablePointer<UInt8>.allocate(capacity: 1024)
 
     init() {
+        pendingBits.initialize(repeating: 0, count: 1024)
         dcCounts.initialize(repeating: 0, count: 2 * 257)
         acCounts.initialize(repeating: 0, count: 2 * 257)
         dcCodes.initialize(repeating: 0, count: 2 * 256)
@@ -376,5 +393,6 @@ final class ProgressiveTables {
         acCounts.deallocate()
         dcCodes.deallocate()
         acCodes.deallocate()
+        pendingBits.deallocate()
     }
 }
