@@ -31,7 +31,7 @@ struct BaselineScanState {
         w.reserve(layout.mcusAcross * (comps.count == 1 ? 1 : layout.maxH * layout.maxV + 2) * 448 + 64)
         let parts = comps.enumerated().map { c, comp in
             RowPart(blocks: rows[c], masks: masks[c], h: comp.h, v: comp.v, lineBlocks: comp.blocksPerLine,
-                    dc: UnsafePointer(tables.dc + comp.table * 256), ac: UnsafePointer(tables.ac + comp.table * 256))
+                    dc: UnsafePointer(tables.dcShifted + comp.table * 256), ac: UnsafePointer(tables.acShifted + comp.table * 256))
         }
         var last = lastDC
         var done = mcusDone
@@ -105,7 +105,7 @@ struct RowPart {
     let blocks: UnsafePointer<Int16>
     let masks: UnsafePointer<UInt64>
     let h: Int, v: Int, lineBlocks: Int
-    let dc: UnsafePointer<UInt32>, ac: UnsafePointer<UInt32>
+    let dc: UnsafePointer<UInt64>, ac: UnsafePointer<UInt64>
 }
 
 /// All quantized blocks of an image, per component `[mcusDown * v][blocksPerLine][64]`: the

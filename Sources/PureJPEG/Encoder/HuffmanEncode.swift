@@ -262,6 +262,12 @@ final class EntropyTables {
     /// Code entries (`size << 16 | code`) for table slots 0 and 1, 256 each.
     let dc: UnsafeMutablePointer<UInt32>
     let ac: UnsafeMutablePointer<UInt32>
+    /// The same codes ready for a symbol's extra bits, whose count (the low four bits of an
+    /// AC symbol, the whole DC symbol) the symbol already fixes: `code << nbits` in the low
+    /// 32 bits, `size + nbits` in the high 32. The coder then ORs in the extra bits and puts
+    /// the result, with no shift or add of its own.
+    let dcShifted: UnsafeMutablePointer<UInt64>
+    let acShifted: UnsafeMutablePointer<UInt64>
 
     init(dc specs: [HuffmanSpec], ac acSpecs: [HuffmanSpec]) {
         zigzag = .allocate(capacity: 64)
@@ -282,6 +288,16 @@ final class EntropyTables {
         for (t, spec) in acSpecs.prefix(2).enumerated() {
             for (s, e) in HuffmanCodes(spec).entries.enumerated() { ac[t * 256 + s] = e }
         }
+        dcShifted = .allocate(capacity: 512)
+        acShifted = .allocate(capacity: 512)
+        @inline(__always) func shifted(_ e: UInt32, _ nbits: Int) -> UInt64 {
+            UInt64(e & 0xFFFF) << UInt64(nbits) | UInt64(Int(e >> 16) + nbits) << 32
+        }
+        for i in 0 ..< 512 {
+            // DC symbols are 0...16 (larger ones have no code and never occur).
+            (dcShifted + i).initialize(to: shifted(dc[i], min(i & 255, 16)))
+            (acShifted + i).initialize(to: shifted(ac[i], i & 15))
+        }
     }
 
     deinit {
@@ -289,6 +305,8 @@ final class EntropyTables {
         lookup.deallocate()
         dc.deallocate()
         ac.deallocate()
+        dcShifted.deallocate()
+        acShifted.deallocate()
     }
 }
 
@@ -296,32 +314,30 @@ enum BlockCoder {
     /// Codes one block (natural order, zigzag nonzero map `mask`) as T.81 F.1.2.1-F.1.2.2 (libjpeg
     /// `encode_one_block`): the map's trailing-zero count finds each next nonzero coefficient,
     /// so runs of zeros cost nothing.
+    /// `dc` and `ac` are ``EntropyTables/dcShifted`` and ``EntropyTables/acShifted`` entries.
     @inline(__always)
-    static func encode(_ block: UnsafePointer<Int16>, mask: UInt64, previousDC: Int32, dc: UnsafePointer<UInt32>,
-                       ac: UnsafePointer<UInt32>, lookup: UnsafePointer<UInt32>, _ w: inout BitSink) {
+    static func encode(_ block: UnsafePointer<Int16>, mask: UInt64, previousDC: Int32, dc: UnsafePointer<UInt64>,
+                       ac: UnsafePointer<UInt64>, lookup: UnsafePointer<UInt32>, _ w: inout BitSink) {
+        @inline(__always) func put(_ e: UInt64, _ extra: UInt64) {
+            w.put((e & 0xFFFF_FFFF) | extra, Int(truncatingIfNeeded: e &>> 32))
+        }
         let (dcBits, dcExtra) = magnitudeCategory(Int32(block[0]) &- previousDC, lookup: lookup)
-        let dcEntry = dc[dcBits]
-        w.put(UInt64(dcEntry & 0xFFFF) &<< UInt64(dcBits) | dcExtra, Int(dcEntry &>> 16) &+ dcBits)
+        put(dc[dcBits], dcExtra)
         var m = mask & ~1
         var last = 0
         while m != 0 {
             let k = m.trailingZeroBitCount
             var run = k &- last &- 1
             while run > 15 {
-                let zrl = ac[0xF0]
-                w.put(UInt64(zrl & 0xFFFF), Int(zrl &>> 16))
+                put(ac[0xF0], 0)
                 run &-= 16
             }
             let (nbits, extra) = magnitudeCategory(Int32(block[Int(truncatingIfNeeded: lookup[4096 &+ k])]), lookup: lookup)
-            let e = ac[(run &<< 4) | nbits]
-            w.put(UInt64(e & 0xFFFF) &<< UInt64(nbits) | extra, Int(e &>> 16) &+ nbits)
+            put(ac[(run &<< 4) | nbits], extra)
             last = k
             m &= m &- 1
         }
-        if last != 63 {
-            let eob = ac[0]
-            w.put(UInt64(eob & 0xFFFF), Int(eob &>> 16))
-        }
+        if last != 63 { put(ac[0], 0) }
     }
 
     /// Counts the symbols `encode` would emit (libjpeg `htest_one_block`).
