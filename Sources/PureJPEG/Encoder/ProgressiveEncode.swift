@@ -82,7 +82,6 @@ struct ProgressiveEncoder {
     /// Symbol counts (2 slots x 257) and code entries (2 slots x 256) behind raw pointers:
     /// the per-symbol paths run millions of times and must not pay for array checks.
     private let tables = ProgressiveTables()
-    private let zigzag = EncoderTables.zigzag
     private var lastDC = [Int32](repeating: 0, count: 4)
     private var eobRun = 0
     /// How many correction bits wait for the end of the current EOB run (libjpeg's BE
@@ -249,7 +248,7 @@ struct ProgressiveEncoder {
     }
 
     private mutating func flushPending(_ w: inout BitWriter) {
-        emitBits(tables.pendingBits, pendingCount, &w)
+        Self.emitBits(tables.pendingBits, pendingCount, gather: gather, &w)
         pendingCount = 0
     }
 
@@ -264,8 +263,8 @@ struct ProgressiveEncoder {
         while m != 0 {
             let k = m.trailingZeroBitCount
             m &= m - 1
-            let x = Int32(b[zigzag[k]])
-            let v = x < 0 ? -((-x) >> al) : x >> al
+            let x = Int32(b[tables.zigzag[k]])
+            let v = x < 0 ? 0 &- ((0 &- x) &>> al) : x &>> al
             if v == 0 { continue }
             var run = k - last - 1
             last = k
@@ -297,9 +296,11 @@ struct ProgressiveEncoder {
         let al = Int32(scan.successiveLow)
         let ss = scan.spectralStart, se = scan.spectralEnd
         let band = (se == 63 ? ~UInt64(0) : (UInt64(1) << UInt64(se + 1)) - 1) & ~((UInt64(1) << UInt64(ss)) - 1)
+        let zigzag = UnsafePointer(tables.zigzag)
         @inline(__always) func magnitude(_ k: Int) -> Int32 {
             let x = Int32(b[zigzag[k]])
-            return (x < 0 ? -x : x) >> al
+            let sign = x &>> 31
+            return ((x ^ sign) &- sign) &>> al
         }
         // The last coefficient that becomes nonzero at this bit (libjpeg's EOB).
         var eob = 0
@@ -316,15 +317,15 @@ struct ProgressiveEncoder {
         while m != 0 {
             let k = m.trailingZeroBitCount
             m &= m - 1
-            run += k - previous - 1
+            run &+= k &- previous &- 1
             previous = k
             let a = magnitude(k)
-            if a == 0 { run += 1; continue }
+            if a == 0 { run &+= 1; continue }
             while run > 15 && k <= eob {
                 emitEOBRun(&w)
                 acSymbol(0xF0, &w)
                 run -= 16
-                emitBits(corrections, pending, &w)
+                Self.emitBits(corrections, pending, gather: gather, &w)
                 pending = 0
             }
             if a > 1 {
@@ -335,7 +336,7 @@ struct ProgressiveEncoder {
             emitEOBRun(&w)
             acSymbol(run << 4 | 1, &w)
             bits(b[zigzag[k]] < 0 ? 0 : 1, 1, &w)
-            emitBits(corrections, pending, &w)
+            Self.emitBits(corrections, pending, gather: gather, &w)
             pending = 0
             run = 0
         }
@@ -354,7 +355,9 @@ struct ProgressiveEncoder {
     }
 
     /// Correction bits (one per byte) out 32 at a time: one `put` per chunk rather than per bit.
-    private func emitBits(_ list: UnsafePointer<UInt8>, _ count: Int, _ w: inout BitWriter) {
+    /// Static on purpose: as a method of this (large) struct, called from a mutating one, it
+    /// made Swift copy `self` (168 bytes, a `memcpy`) at every call.
+    private static func emitBits(_ list: UnsafePointer<UInt8>, _ count: Int, gather: Bool, _ w: inout BitWriter) {
         guard !gather, count > 0 else { return }
         w.reserve(count / 8 + 16)
         w.withSink { sink in
@@ -379,8 +382,11 @@ final class ProgressiveTables {
     /// Correction bits (0 or 1, one per byte) waiting for the end of an EOB run: at most
     /// 1000 (the coder empties it past 937 and a block adds at most 63).
     let pendingBits = UnsafeMutablePointer<UInt8>.allocate(capacity: 1024)
+    /// ``EncoderTables/zigzag`` behind a pointer (no array checks in the per-coefficient loops).
+    let zigzag = UnsafeMutablePointer<Int>.allocate(capacity: 64)
 
     init() {
+        for k in 0 ..< 64 { (zigzag + k).initialize(to: EncoderTables.zigzag[k]) }
         pendingBits.initialize(repeating: 0, count: 1024)
         dcCounts.initialize(repeating: 0, count: 2 * 257)
         acCounts.initialize(repeating: 0, count: 2 * 257)
@@ -394,5 +400,6 @@ final class ProgressiveTables {
         dcCodes.deallocate()
         acCodes.deallocate()
         pendingBits.deallocate()
+        zigzag.deallocate()
     }
 }
