@@ -243,7 +243,7 @@ func magnitudeCategory(_ v: Int32) -> (nbits: Int, extra: UInt64) {
 /// ``magnitudeCategory(_:)`` of `v` in -2048 ..< 2048 from ``EntropyTables/lookup``: one
 /// load instead of an absolute value, a leading-zero count (three instructions without LZCNT)
 /// and two masks. Every value the baseline coder sees is in that range (T.81 F.1.2.1: 8-bit
-/// samples give DC differences and AC values of at most 11 bits; here |AC| <= 929 and the DC
+/// samples give DC differences and AC values of at most 11 bits; here |AC| <= 1024 and the DC
 /// difference within +-2040 with quantizers of at least 1). The index is masked rather than
 /// checked, so even a value outside could not read outside the table.
 @inline(__always)
