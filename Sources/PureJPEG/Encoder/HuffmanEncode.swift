@@ -248,6 +248,15 @@ func magnitudeCategory(_ v: Int32) -> (nbits: Int, extra: UInt64) {
 /// checked, so even a value outside could not read outside the table.
 @inline(__always)
 func magnitudeCategory(_ v: Int32, lookup: UnsafePointer<UInt32>) -> (nbits: Int, extra: UInt64) {
+    let (offset, extra) = categoryEntry(v, lookup: lookup)
+    return (offset &>> 3, extra)
+}
+
+/// ``magnitudeCategory(_:lookup:)`` with the bit count times 8: the byte offset of the
+/// symbol's entry in a row of ``EntropyTables/acShifted`` (or in ``EntropyTables/dcShifted``),
+/// which saves the block coder a shift per coefficient.
+@inline(__always)
+func categoryEntry(_ v: Int32, lookup: UnsafePointer<UInt32>) -> (offset: Int, extra: UInt64) {
     let e = lookup[Int(truncatingIfNeeded: UInt32(bitPattern: v &+ 2048) & 4095)]
     return (Int(e & 0xFF), UInt64(e &>> 8))
 }
@@ -255,7 +264,7 @@ func magnitudeCategory(_ v: Int32, lookup: UnsafePointer<UInt32>) -> (nbits: Int
 /// Everything the block coder needs, as raw pointers set up once per image.
 final class EntropyTables {
     let zigzag: UnsafeMutablePointer<Int>
-    /// For v in -2048 ..< 2048 at index v + 2048: `nbits | extra << 8` of
+    /// For v in -2048 ..< 2048 at index v + 2048: `nbits << 3 | extra << 8` of
     /// ``magnitudeCategory(_:)``; then, at 4096 + k, the natural index of zigzag coefficient
     /// k. One pointer for both keeps the block coder's loop from spilling one of them.
     let lookup: UnsafeMutablePointer<UInt32>
@@ -275,7 +284,7 @@ final class EntropyTables {
         lookup = .allocate(capacity: 4096 + 64)
         for i in 0 ..< 4096 {
             let (nbits, extra) = magnitudeCategory(Int32(i - 2048))
-            (lookup + i).initialize(to: UInt32(nbits) | UInt32(extra) << 8)
+            (lookup + i).initialize(to: UInt32(nbits) << 3 | UInt32(extra) << 8)
         }
         for k in 0 ..< 64 { (lookup + 4096 + k).initialize(to: UInt32(EncoderTables.zigzag[k])) }
         dc = .allocate(capacity: 512)
@@ -321,8 +330,10 @@ enum BlockCoder {
         @inline(__always) func put(_ e: UInt64, _ extra: UInt64) {
             w.put((e & 0xFFFF_FFFF) | extra, Int(truncatingIfNeeded: e &>> 32))
         }
-        let (dcBits, dcExtra) = magnitudeCategory(Int32(block[0]) &- previousDC, lookup: lookup)
-        put(dc[dcBits], dcExtra)
+        // Byte offsets into the tables: nbits * 8, and run * 128 + nbits * 8.
+        let dcRaw = UnsafeRawPointer(dc), acRaw = UnsafeRawPointer(ac)
+        let (dcOffset, dcExtra) = categoryEntry(Int32(block[0]) &- previousDC, lookup: lookup)
+        put(dcRaw.load(fromByteOffset: dcOffset, as: UInt64.self), dcExtra)
         var m = mask & ~1
         var last = 0
         while m != 0 {
@@ -332,8 +343,8 @@ enum BlockCoder {
                 put(ac[0xF0], 0)
                 run &-= 16
             }
-            let (nbits, extra) = magnitudeCategory(Int32(block[Int(truncatingIfNeeded: lookup[4096 &+ k])]), lookup: lookup)
-            put(ac[(run &<< 4) | nbits], extra)
+            let (offset, extra) = categoryEntry(Int32(block[Int(truncatingIfNeeded: lookup[4096 &+ k])]), lookup: lookup)
+            put(acRaw.load(fromByteOffset: (run &<< 7) | offset, as: UInt64.self), extra)
             last = k
             m &= m &- 1
         }
