@@ -263,34 +263,26 @@ func categoryEntry(_ v: Int32, lookup: UnsafePointer<UInt32>) -> (offset: Int, e
 
 /// Everything the block coder needs, as raw pointers set up once per image.
 final class EntropyTables {
-    let zigzag: UnsafeMutablePointer<Int>
     /// For v in -2048 ..< 2048 at index v + 2048: `nbits << 3 | extra << 8` of
     /// ``magnitudeCategory(_:)``; then, at 4096 + k, the natural index of zigzag coefficient
     /// k. One pointer for both keeps the block coder's loop from spilling one of them.
     let lookup: UnsafeMutablePointer<UInt32>
-    /// Code entries (`size << 16 | code`) for table slots 0 and 1, 256 each.
-    let dc: UnsafeMutablePointer<UInt32>
-    let ac: UnsafeMutablePointer<UInt32>
-    /// The same codes ready for a symbol's extra bits, whose count (the low four bits of an
-    /// AC symbol, the whole DC symbol) the symbol already fixes: `code << nbits` in the low
-    /// 32 bits, `size + nbits` in the high 32. The coder then ORs in the extra bits and puts
-    /// the result, with no shift or add of its own.
+    /// The codes of table slots 0 and 1 (256 symbols each) ready for a symbol's extra bits,
+    /// whose count (the low four bits of an AC symbol, the whole DC symbol) the symbol
+    /// already fixes: `code << nbits` in the low 32 bits, `size + nbits` in the high 32. The
+    /// coder then ORs in the extra bits and puts the result, with no shift or add of its own.
     let dcShifted: UnsafeMutablePointer<UInt64>
     let acShifted: UnsafeMutablePointer<UInt64>
 
     init(dc specs: [HuffmanSpec], ac acSpecs: [HuffmanSpec]) {
-        zigzag = .allocate(capacity: 64)
-        for k in 0 ..< 64 { (zigzag + k).initialize(to: EncoderTables.zigzag[k]) }
         lookup = .allocate(capacity: 4096 + 64)
         for i in 0 ..< 4096 {
             let (nbits, extra) = magnitudeCategory(Int32(i - 2048))
             (lookup + i).initialize(to: UInt32(nbits) << 3 | UInt32(extra) << 8)
         }
         for k in 0 ..< 64 { (lookup + 4096 + k).initialize(to: UInt32(EncoderTables.zigzag[k])) }
-        dc = .allocate(capacity: 512)
-        ac = .allocate(capacity: 512)
-        dc.initialize(repeating: 0, count: 512)
-        ac.initialize(repeating: 0, count: 512)
+        // `size << 16 | code` per symbol (size 0: no code), then shifted.
+        var dc = [UInt32](repeating: 0, count: 512), ac = [UInt32](repeating: 0, count: 512)
         for (t, spec) in specs.prefix(2).enumerated() {
             for (s, e) in HuffmanCodes(spec).entries.enumerated() { dc[t * 256 + s] = e }
         }
@@ -299,7 +291,7 @@ final class EntropyTables {
         }
         dcShifted = .allocate(capacity: 512)
         acShifted = .allocate(capacity: 512)
-        @inline(__always) func shifted(_ e: UInt32, _ nbits: Int) -> UInt64 {
+        func shifted(_ e: UInt32, _ nbits: Int) -> UInt64 {
             UInt64(e & 0xFFFF) << UInt64(nbits) | UInt64(Int(e >> 16) + nbits) << 32
         }
         for i in 0 ..< 512 {
@@ -310,10 +302,7 @@ final class EntropyTables {
     }
 
     deinit {
-        zigzag.deallocate()
         lookup.deallocate()
-        dc.deallocate()
-        ac.deallocate()
         dcShifted.deallocate()
         acShifted.deallocate()
     }
