@@ -23,8 +23,8 @@
 ///   (T.81 A.3.1) is done on output 0 alone: every other output is a difference of samples.
 /// - Pass 2 reads the row pass's output times 2 (|value| <= 2 * 4096, and every sum feeding a
 ///   product, such as `tmp12` or `tmp4 + tmp6`, within +-32640), so `(2 P + 2^15) >> 16` is
-///   libjpeg's `(P + 2^14) >> 15`; outputs 0 and 4, `(tmp10 +- tmp11 + 2) >> 2`, are products
-///   with 2^13 as well. The largest 32-bit sum is under 2^30.
+///   libjpeg's `(P + 2^14) >> 15`; outputs 0 and 4, `(tmp10 +- tmp11 + 2) >> 2`, are done in
+///   16 bits from the halved sums. The largest 32-bit sum is under 2^30.
 ///
 /// Pass 2's vectors hold their columns in the order 0 2 4 6 1 3 5 7 (the transpose's input
 /// order; the pass is lane-wise, so order is free), which makes the high halves of an
@@ -71,9 +71,13 @@ enum FDCTSIMD {
         let tmp2 = t.2 &+ t.5, tmp5 = t.2 &- t.5, tmp3 = t.3 &+ t.4, tmp4 = t.3 &- t.4
         let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
         let p = products(tmp12, tmp13, tmp4, tmp5, tmp6, tmp7, rounding: 1 &<< 15)
-        let o0 = madd(tmp10, 8192, tmp11, 8192) &+ 32768, o4 = madd(tmp10, 8192, tmp11, -8192) &+ 32768
-        return (naturalRow(o0), naturalRow(p.o1), naturalRow(p.o2), naturalRow(p.o3),
-                naturalRow(o4), naturalRow(p.o5), naturalRow(p.o6), naturalRow(p.o7))
+        // Outputs 0 and 4 in 16 bits: tmp10 and tmp11 are even (pass 1's outputs doubled),
+        // halved they sum to within -32768...32512, and (sum + 2) >> 2 is the descale. Their
+        // lanes are in pass 2's order; one interleave of the two halves makes it natural.
+        let a10 = tmp10 &>> 1, a11 = tmp11 &>> 1
+        let o0 = (a10 &+ a11 &+ 2) &>> 2, o4 = (a10 &- a11 &+ 2) &>> 2
+        return (natural(o0), naturalRow(p.o1), naturalRow(p.o2), naturalRow(p.o3),
+                natural(o4), naturalRow(p.o5), naturalRow(p.o6), naturalRow(p.o7))
     }
 
     /// `Int32(a) * ca + Int32(b) * cb` lane-wise: one `pmaddwd` per four lanes on x86.
@@ -134,6 +138,11 @@ enum FDCTSIMD {
         let even = unsafeBitCast(x.lowHalf, to: SIMD4<UInt32>.self), odd = unsafeBitCast(x.highHalf, to: SIMD4<UInt32>.self)
         return unsafeBitCast((even &>> 16) &+ (odd & 0xFFFF_0000), to: H.self)
     }
+
+    /// A 16-bit row in pass 2's lane order (0 2 4 6 1 3 5 7) put in natural order: its two
+    /// halves interleaved (`punpcklwd` with the high half).
+    @inline(__always)
+    static func natural(_ x: H) -> H { H(x[0], x[4], x[1], x[5], x[2], x[6], x[3], x[7]) }
 
     @inline(__always)
     static func lo32(_ a: W, _ b: W) -> Q { unsafeBitCast(W(a[0], b[0], a[1], b[1]), to: Q.self) }
