@@ -30,14 +30,48 @@ struct EncoderKernelTests {
                 guard let s = src.baseAddress else { return }
                 var reference = [Int16](repeating: 0, count: 64)
                 reference.withUnsafeMutableBufferPointer { FDCT.forwardScalar(s, stride: 8, $0.baseAddress!) }
-                var ws = [Int16](repeating: 0, count: 64), fast = [Int16](repeating: 0, count: 64)
-                ws.withUnsafeMutableBufferPointer { w in
-                    fast.withUnsafeMutableBufferPointer { FDCT.forward(s, stride: 8, into: w.baseAddress!, out: $0.baseAddress!) }
-                }
-                let rows = FDCT.forward(s, stride: 8)
+                let rows = FDCTSIMD.forward(s, stride: 8)
                 let simd = [rows.0, rows.1, rows.2, rows.3, rows.4, rows.5, rows.6, rows.7].flatMap { r in (0 ..< 8).map { r[$0] } }
-                #expect(fast == reference)
                 #expect(simd == reference)
+            }
+        }
+    }
+
+    /// The pipeline's per-block path (``FDCTSIMD`` then ``Quantize/quantizeRows``) against
+    /// ``Quantize/blockScalar``: coefficients and nonzero map, blocks read from inside a wider
+    /// plane, every quality's tables.
+    @Test(arguments: [1, 10, 50, 85, 95, 100])
+    func blockPathsAgree(quality: Int) {
+        var rng = SplitMix64(state: UInt64(quality) &* 77)
+        let stride = 24
+        for table in [EncoderTables.scaled(EncoderTables.luminanceQuantization, quality: quality),
+                      EncoderTables.scaled(EncoderTables.chrominanceQuantization, quality: quality)] {
+            let d = QuantDivisors(table: table)
+            let aligned = UnsafeMutableRawPointer.allocate(byteCount: 384, alignment: 16)
+            defer { aligned.deallocate() }
+            for (i, v) in d.uint16Table.enumerated() { aligned.storeBytes(of: v, toByteOffset: 2 * i, as: UInt16.self) }
+            var blocks = fdctTestBlocks()
+            // Two-level and smooth blocks too: large coefficients and long zero runs.
+            for _ in 0 ..< 100 {
+                blocks.append((0 ..< 64).map { _ in Bool.random(using: &rng) ? 255 : 0 })
+                let base = Int.random(in: 0 ... 200, using: &rng)
+                blocks.append((0 ..< 64).map { UInt8(base + ($0 % 8 + $0 / 8) * Int.random(in: 0 ... 3, using: &rng)) })
+            }
+            ZigzagMaps.columns.withUnsafeBufferPointer { maps in
+                for block in blocks {
+                    var plane = [UInt8](repeating: 0, count: 8 * stride)
+                    for r in 0 ..< 8 { for c in 0 ..< 8 { plane[r * stride + 5 + c] = block[r * 8 + c] } }
+                    plane.withUnsafeBufferPointer { p in
+                        let src = p.baseAddress! + 5
+                        var reference = [Int16](repeating: 0, count: 64), fast = reference
+                        let referenceMask = reference.withUnsafeMutableBufferPointer { Quantize.blockScalar(src, stride: stride, d, $0.baseAddress!) }
+                        let mask = fast.withUnsafeMutableBufferPointer {
+                            Quantize.quantizeRows(FDCTSIMD.forward(src, stride: stride), UnsafeRawPointer(aligned), $0.baseAddress!, maps.baseAddress!)
+                        }
+                        #expect(fast == reference)
+                        #expect(mask == referenceMask)
+                    }
+                }
             }
         }
     }
@@ -57,7 +91,9 @@ struct EncoderKernelTests {
         for table in [EncoderTables.scaled(EncoderTables.luminanceQuantization, quality: quality),
                       EncoderTables.scaled(EncoderTables.chrominanceQuantization, quality: quality)] {
             let d = QuantDivisors(table: table)
-            let packed = d.packed, table16 = d.uint16Table
+            let aligned = UnsafeMutableRawPointer.allocate(byteCount: 384, alignment: 16)
+            defer { aligned.deallocate() }
+            for (i, v) in d.uint16Table.enumerated() { aligned.storeBytes(of: v, toByteOffset: 2 * i, as: UInt16.self) }
             for _ in 0 ..< 200 {
                 let coefficients: [Int16] = (0 ..< 64).map { _ in
                     Int16.random(in: Bool.random(using: &rng) ? -300 ... 300 : -16384 ... 16384, using: &rng)
@@ -66,25 +102,13 @@ struct EncoderKernelTests {
                 coefficients.withUnsafeBufferPointer { c in
                     reference.withUnsafeMutableBufferPointer { Quantize.quantizeScalar(c.baseAddress!, d, $0.baseAddress!) }
                 }
-                // SIMD rows.
-                var simd = [Int16](repeating: 0, count: 64)
+                // The pipeline's quantizer on the same values as rows, and its zigzag nonzero map.
                 let rows: FDCT.Rows = (SIMD8(coefficients[0 ..< 8]), SIMD8(coefficients[8 ..< 16]), SIMD8(coefficients[16 ..< 24]),
                                        SIMD8(coefficients[24 ..< 32]), SIMD8(coefficients[32 ..< 40]), SIMD8(coefficients[40 ..< 48]),
                                        SIMD8(coefficients[48 ..< 56]), SIMD8(coefficients[56 ..< 64]))
-                packed.withUnsafeBufferPointer { v in simd.withUnsafeMutableBufferPointer { Quantize.quantize(rows, v.baseAddress!, $0.baseAddress!) } }
-                #expect(simd == reference)
-                // The pipeline's quantizer and its zigzag nonzero map.
                 var fast = [Int16](repeating: 0, count: 64)
-                let mask = coefficients.withUnsafeBufferPointer { w in
-                    table16.withUnsafeBufferPointer { t in
-                        ZigzagMaps.rows.withUnsafeBufferPointer { maps in
-                            fast.withUnsafeMutableBufferPointer { o in
-                                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { f in
-                                    Quantize.quantize(w.baseAddress!, t.baseAddress!, o.baseAddress!, f.baseAddress!, maps.baseAddress!)
-                                }
-                            }
-                        }
-                    }
+                let mask = ZigzagMaps.columns.withUnsafeBufferPointer { maps in
+                    fast.withUnsafeMutableBufferPointer { Quantize.quantizeRows(rows, UnsafeRawPointer(aligned), $0.baseAddress!, maps.baseAddress!) }
                 }
                 #expect(fast == reference)
                 #expect((0 ..< 64).allSatisfy { (mask >> UInt64($0) & 1 == 1) == (reference[EncoderTables.zigzag[$0]] != 0) })
@@ -266,10 +290,11 @@ struct EncoderHuffmanTests {
 
     @Test func magnitudeTableMatchesComputed() {
         let tables = EntropyTables(dc: [EncoderTables.dcLuminance], ac: [EncoderTables.acLuminance])
-        let table = UnsafePointer(tables.categories + 2048)
+        let table = UnsafePointer(tables.lookup)
         var mismatches = 0
-        for v in Int32(-40000) ... 40000 where magnitudeCategory(v, table) != magnitudeCategory(v) { mismatches += 1 }
+        for v in Int32(-2048) ..< 2048 where magnitudeCategory(v, lookup: table) != magnitudeCategory(v) { mismatches += 1 }
         #expect(mismatches == 0)
-        #expect(magnitudeCategory(-2048, table) == (12, 2047) && magnitudeCategory(2047, table) == (11, 2047))
+        #expect(magnitudeCategory(-2048, lookup: table) == (12, 2047) && magnitudeCategory(2047, lookup: table) == (11, 2047))
+        #expect((0 ..< 64).allSatisfy { Int(table[4096 + $0]) == EncoderTables.zigzag[$0] })
     }
 }

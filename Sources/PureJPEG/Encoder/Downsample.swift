@@ -55,8 +55,27 @@ enum Downsample {
         #endif
     }
 
+    /// Two vectors of values 0...255 as 16 bytes: built lane by lane, one `packuswb` (and the
+    /// masks that make it a truncation).
+    @inline(__always)
+    static func bytes(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> SIMD16<UInt8> {
+        SIMD16<UInt8>(UInt8(truncatingIfNeeded: a[0]), UInt8(truncatingIfNeeded: a[1]), UInt8(truncatingIfNeeded: a[2]),
+                      UInt8(truncatingIfNeeded: a[3]), UInt8(truncatingIfNeeded: a[4]), UInt8(truncatingIfNeeded: a[5]),
+                      UInt8(truncatingIfNeeded: a[6]), UInt8(truncatingIfNeeded: a[7]), UInt8(truncatingIfNeeded: b[0]),
+                      UInt8(truncatingIfNeeded: b[1]), UInt8(truncatingIfNeeded: b[2]), UInt8(truncatingIfNeeded: b[3]),
+                      UInt8(truncatingIfNeeded: b[4]), UInt8(truncatingIfNeeded: b[5]), UInt8(truncatingIfNeeded: b[6]),
+                      UInt8(truncatingIfNeeded: b[7]))
+    }
+
     static func h2v1(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, outputCount: Int) {
         var j = 0
+        // 16 outputs a step (one pack and one store for two vectors), then 8, then the tail.
+        while j &+ 16 <= outputCount {
+            let a = (pairSums(src + 2 &* j) &+ biasH2V1) &>> 1
+            let b = (pairSums(src + (2 &* j &+ 16)) &+ biasH2V1) &>> 1
+            UnsafeMutableRawPointer(dst + j).storeBytes(of: bytes(a, b), as: SIMD16<UInt8>.self)
+            j &+= 16
+        }
         while j &+ 8 <= outputCount {
             let v = (pairSums(src + 2 &* j) &+ biasH2V1) &>> 1
             UnsafeMutableRawPointer(dst + j).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: v), as: SIMD8<UInt8>.self)
@@ -69,6 +88,12 @@ enum Downsample {
     static func h2v2(_ row0: UnsafePointer<UInt8>, _ row1: UnsafePointer<UInt8>,
                      _ dst: UnsafeMutablePointer<UInt8>, outputCount: Int) {
         var j = 0
+        while j &+ 16 <= outputCount {
+            let a = (pairSums(row0 + 2 &* j) &+ pairSums(row1 + 2 &* j) &+ biasH2V2) &>> 2
+            let b = (pairSums(row0 + (2 &* j &+ 16)) &+ pairSums(row1 + (2 &* j &+ 16)) &+ biasH2V2) &>> 2
+            UnsafeMutableRawPointer(dst + j).storeBytes(of: bytes(a, b), as: SIMD16<UInt8>.self)
+            j &+= 16
+        }
         while j &+ 8 <= outputCount {
             let v = (pairSums(row0 + 2 &* j) &+ pairSums(row1 + 2 &* j) &+ biasH2V2) &>> 2
             UnsafeMutableRawPointer(dst + j).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: v), as: SIMD8<UInt8>.self)

@@ -21,36 +21,56 @@ struct BaselineScanState {
     }
 
     /// Codes one MCU row whose blocks for component c start at `rows[c]` (layout
-    /// `[v][blocksPerLine][64]`).
+    /// `[v][blocksPerLine][64]`). One ``BitSink`` serves the whole row (restart markers
+    /// included), and each component's pointers and tables are gathered once per row, so the
+    /// block loop reads no arrays and stores no writer state.
     mutating func encodeRow(_ rows: [UnsafePointer<Int16>], masks: [UnsafePointer<UInt64>], layout: EncoderLayout,
                             tables: EntropyTables, writer w: inout BitWriter) {
         let comps = layout.components
-        let zigzag = UnsafePointer(tables.zigzag), categories = UnsafePointer(tables.categories + 2048)
+        let lookup = UnsafePointer(tables.lookup)
         w.reserve(layout.mcusAcross * (comps.count == 1 ? 1 : layout.maxH * layout.maxV + 2) * 448 + 64)
-        for mx in 0 ..< layout.mcusAcross {
-            if let n = restartDue() {
-                w.flushBits()
-                w.append([0xFF, 0xD0 + UInt8(n)])
-            }
-            for (c, comp) in comps.enumerated() {
-                let dc = UnsafePointer(tables.dc + comp.table * 256), ac = UnsafePointer(tables.ac + comp.table * 256)
-                var previous = lastDC[c]
-                for by in 0 ..< comp.v {
-                    let first = by * comp.blocksPerLine + mx * comp.h
-                    var block = rows[c] + first * 64
-                    var mask = masks[c] + first
-                    for _ in 0 ..< comp.h {
-                        BlockCoder.encode(block, mask: mask.pointee, previousDC: previous, dc: dc, ac: ac, zigzag: zigzag,
-                                          categories: categories, &w)
-                        previous = Int32(block[0])
-                        block += 64
-                        mask += 1
+        let parts = comps.enumerated().map { c, comp in
+            RowPart(blocks: rows[c], masks: masks[c], h: comp.h, v: comp.v, lineBlocks: comp.blocksPerLine,
+                    dc: UnsafePointer(tables.dcShifted + comp.table * 256), ac: UnsafePointer(tables.acShifted + comp.table * 256))
+        }
+        var last = lastDC
+        var done = mcusDone
+        let interval = restartInterval
+        let across = layout.mcusAcross
+        parts.withUnsafeBufferPointer { pp in
+            last.withUnsafeMutableBufferPointer { lp in
+                guard let p = pp.baseAddress, let previousDC = lp.baseAddress, pp.count <= lp.count else { return }
+                let n = pp.count
+                w.withSink { sink in
+                    for mx in 0 ..< across {
+                        if interval > 0, done > 0, done % interval == 0 {
+                            for i in 0 ..< n { previousDC[i] = 0 }
+                            sink.flushAndMark(0xD0 &+ UInt8(truncatingIfNeeded: (done / interval &- 1) & 7))
+                        }
+                        for c in 0 ..< n {
+                            let part = p[c]
+                            var previous = previousDC[c]
+                            for by in 0 ..< part.v {
+                                let first = by &* part.lineBlocks &+ mx &* part.h
+                                var block = part.blocks + first &* 64
+                                var mask = part.masks + first
+                                for _ in 0 ..< part.h {
+                                    BlockCoder.encode(block, mask: mask.pointee, previousDC: previous, dc: part.dc, ac: part.ac,
+                                                      lookup: lookup, &sink)
+                                    previous = Int32(block[0])
+                                    block += 64
+                                    mask += 1
+                                }
+                            }
+                            previousDC[c] = previous
+                        }
+                        done &+= 1
                     }
                 }
-                lastDC[c] = previous
             }
-            mcusDone += 1
         }
+        lastDC = last
+        mcusDone = done
     }
 
     /// The counting twin of ``encodeRow(_:layout:tables:writer:)``: symbol frequencies per
@@ -78,6 +98,14 @@ struct BaselineScanState {
             mcusDone += 1
         }
     }
+}
+
+/// One component's share of an MCU row for ``BaselineScanState/encodeRow(_:masks:layout:tables:writer:)``.
+struct RowPart {
+    let blocks: UnsafePointer<Int16>
+    let masks: UnsafePointer<UInt64>
+    let h: Int, v: Int, lineBlocks: Int
+    let dc: UnsafePointer<UInt64>, ac: UnsafePointer<UInt64>
 }
 
 /// All quantized blocks of an image, per component `[mcusDown * v][blocksPerLine][64]`: the

@@ -162,36 +162,26 @@ enum EncoderColorConvert {
     }
 
     /// Packed RGB, 16 pixels a step; returns how many pixels it converted (a multiple of 16).
-    /// Pixel pair k (pixels 2k, 2k+1, bytes 6k ..< 6k+6) is three 16-bit words RG | BR | GB.
-    /// One 8-byte load per pair puts its words in a 64-bit lane (pairs k and k+4 in one
-    /// vector), and masks and shifts on 32- and 64-bit views gather word j of pairs 0...7 into
-    /// vector j (the reverse of the decoder's `ColorConvert.yccToRGBSIMD`): no generic
-    /// shuffles, which this module does not inline. Each word's low and high bytes are then an
-    /// even and an odd pixel's samples, and the results go back as `even | odd << 8`. The load
-    /// of pair 7 reads 2 bytes of pixel 16, so a step runs only while one more pixel follows.
+    /// Pixel pair k (pixels 2k, 2k+1, bytes 6k ..< 6k+6) is three 16-bit words RG | BR | GB:
+    /// the 48 bytes are read as three vectors of words and gathered into word j of pairs
+    /// 0...7 (vector j) by one shuffle each, written lane by lane from constant lanes of the
+    /// three vectors; LLVM lowers the three to about 50 instructions of 16-bit shuffles and
+    /// masks (the earlier masks and shifts on 32- and 64-bit views over overlapping 8-byte
+    /// loads took about 65). Each word's low and high bytes are then an even and an odd
+    /// pixel's samples, and the results go back as `even | odd << 8`.
     static func rgbToYCbCrRGB16(_ src: UnsafePointer<UInt8>, count: Int, y: UnsafeMutablePointer<UInt8>,
                                 cb: UnsafeMutablePointer<UInt8>, cr: UnsafeMutablePointer<UInt8>) -> Int {
         #if _endian(little)
         typealias U = SIMD8<UInt16>
-        let mask16 = SIMD4<UInt32>(repeating: 0xFFFF), mask32 = SIMD2<UInt64>(repeating: 0xFFFF_FFFF)
         let low = U(repeating: 255)
         var i = 0
-        while i &+ 17 <= count {
+        while i &+ 16 <= count {
             let p = UnsafeRawPointer(src + i &* 3)
-            @inline(__always) func pairs(_ k: Int) -> SIMD4<UInt32> {
-                let a = p.loadUnaligned(fromByteOffset: 6 &* k, as: UInt64.self)
-                let b = p.loadUnaligned(fromByteOffset: 6 &* k &+ 24, as: UInt64.self)
-                return unsafeBitCast(SIMD2<UInt64>(a, b), to: SIMD4<UInt32>.self)
-            }
-            let v0 = pairs(0), v1 = pairs(1), v2 = pairs(2), v3 = pairs(3)
-            // 32-bit lane m: word 0 (e) or 1 (o) of pairs k, k+1; word 2 (e, upper lane).
-            let e01 = unsafeBitCast((v0 & mask16) | (v1 &<< 16), to: SIMD2<UInt64>.self)
-            let o01 = unsafeBitCast((v0 &>> 16) | (v1 & ~mask16), to: SIMD2<UInt64>.self)
-            let e23 = unsafeBitCast((v2 & mask16) | (v3 &<< 16), to: SIMD2<UInt64>.self)
-            let o23 = unsafeBitCast((v2 &>> 16) | (v3 & ~mask16), to: SIMD2<UInt64>.self)
-            let w0 = unsafeBitCast((e01 & mask32) | (e23 &<< 32), to: U.self)
-            let w1 = unsafeBitCast((o01 & mask32) | (o23 &<< 32), to: U.self)
-            let w2 = unsafeBitCast((e01 &>> 32) | (e23 & ~mask32), to: U.self)
+            let v0 = p.loadUnaligned(as: U.self), v1 = p.loadUnaligned(fromByteOffset: 16, as: U.self)
+            let v2 = p.loadUnaligned(fromByteOffset: 32, as: U.self)
+            let w0 = U(v0[0], v0[3], v0[6], v1[1], v1[4], v1[7], v2[2], v2[5])
+            let w1 = U(v0[1], v0[4], v0[7], v1[2], v1[5], v2[0], v2[3], v2[6])
+            let w2 = U(v0[2], v0[5], v1[0], v1[3], v1[6], v2[1], v2[4], v2[7])
             let even = ycc8(w0 & low, w0 &>> 8, w1 & low)
             let odd = ycc8(w1 &>> 8, w2 & low, w2 &>> 8)
             UnsafeMutableRawPointer(y + i).storeBytes(of: even.0 | (odd.0 &<< 8), as: U.self)

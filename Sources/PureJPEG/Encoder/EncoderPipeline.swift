@@ -18,11 +18,10 @@ final class MCURowProcessor {
     private let full: UnsafeMutablePointer<UInt8>
     private let subStride: Int
     private let sub: UnsafeMutablePointer<UInt8>
-    private let divisors: UnsafeMutablePointer<UInt16>
-    private let rowMaps: UnsafeMutablePointer<UInt64>
-    private let flags: UnsafeMutablePointer<UInt8>
-    private let workspace: UnsafeMutablePointer<Int16>
-    private let coefficients: UnsafeMutablePointer<Int16>
+    /// Two tables of ``QuantDivisors/uint16Table`` (192 `UInt16`s each), 16-byte aligned.
+    private let divisors: UnsafeMutableRawPointer
+    private let columnMaps: UnsafeMutablePointer<UInt64>
+    private let divisorTables: [QuantDivisors]
 
     init(layout: EncoderLayout, inputStride: Int, inputIsColor: Bool, quantTables: [[UInt16]]) {
         self.layout = layout
@@ -34,30 +33,22 @@ final class MCURowProcessor {
         subStride = layout.mcusAcross * 8
         sub = .allocate(capacity: 2 * 8 * subStride + 16)
         sub.initialize(repeating: 0, count: 2 * 8 * subStride + 16)
-        divisors = .allocate(capacity: 384)
+        divisorTables = (0 ..< 2).map { QuantDivisors(table: quantTables[min($0, quantTables.count - 1)]) }
+        divisors = .allocate(byteCount: 2 * 192 * 2, alignment: 16)
+        let d = divisors.bindMemory(to: UInt16.self, capacity: 384)
         for t in 0 ..< 2 {
-            let table = QuantDivisors(table: quantTables[min(t, quantTables.count - 1)]).uint16Table
-            for i in 0 ..< 192 { (divisors + t * 192 + i).initialize(to: table[i]) }
+            for (i, v) in divisorTables[t].uint16Table.enumerated() { (d + t * 192 + i).initialize(to: v) }
         }
-        flags = .allocate(capacity: 64)
-        flags.initialize(repeating: 0, count: 64)
         let maps = UnsafeMutablePointer<UInt64>.allocate(capacity: 8 * 256)
-        for (i, bits) in ZigzagMaps.rows.enumerated() { (maps + i).initialize(to: bits) }
-        rowMaps = maps
-        workspace = .allocate(capacity: 64)
-        workspace.initialize(repeating: 0, count: 64)
-        coefficients = .allocate(capacity: 64)
-        coefficients.initialize(repeating: 0, count: 64)
+        for (i, bits) in ZigzagMaps.columns.enumerated() { (maps + i).initialize(to: bits) }
+        columnMaps = maps
     }
 
     deinit {
         full.deallocate()
         sub.deallocate()
         divisors.deallocate()
-        workspace.deallocate()
-        coefficients.deallocate()
-        rowMaps.deallocate()
-        flags.deallocate()
+        columnMaps.deallocate()
     }
 
     /// Processes `count` (1 ... mcuHeight) input rows, `rowBytes` apart, as MCU row `mcuRow`;
@@ -107,13 +98,13 @@ final class MCURowProcessor {
                 (plane + r * stride).update(from: plane + (validRows - 1) * stride, count: stride)
             }
             transform(comp, plane: plane, stride: stride, mcuRow: mcuRow, out: out[c], masks: masks[c],
-                      divisors: divisors + comp.table * 192)
+                      divisors: UnsafeRawPointer(divisors + comp.table * 384), reference: divisorTables[comp.table])
         }
     }
 
     private func transform(_ comp: EncoderComponent, plane: UnsafeMutablePointer<UInt8>, stride: Int,
                            mcuRow: Int, out: UnsafeMutablePointer<Int16>, masks: UnsafeMutablePointer<UInt64>,
-                           divisors d: UnsafePointer<UInt16>) {
+                           divisors d: UnsafeRawPointer, reference: QuantDivisors) {
         let bpl = comp.blocksPerLine
         for by in 0 ..< comp.v {
             let blockRow = mcuRow * comp.v + by
@@ -122,9 +113,13 @@ final class MCURowProcessor {
             for bx in 0 ..< bpl { rowMasks[bx] = 0 }
             if blockRow < comp.heightInBlocks {
                 let top = UnsafePointer(plane + by * 8 * stride)
+                let maps = UnsafePointer(columnMaps)
                 for bx in 0 ..< comp.widthInBlocks {
-                    FDCT.forward(top + bx * 8, stride: stride, into: workspace, out: coefficients)
-                    rowMasks[bx] = Quantize.quantize(coefficients, d, rowOut + bx * 64, flags, rowMaps)
+                    #if _endian(little)
+                    rowMasks[bx] = Quantize.block(top + bx &* 8, stride: stride, d, rowOut + bx &* 64, maps)
+                    #else
+                    rowMasks[bx] = Quantize.blockScalar(top + bx * 8, stride: stride, reference, rowOut + bx * 64)
+                    #endif
                 }
                 for bx in comp.widthInBlocks ..< bpl {
                     let block = rowOut + bx * 64

@@ -127,11 +127,11 @@ struct BitWriter: ~Copyable {
     /// must have reserved the room `body` needs.
     @inline(__always)
     mutating func withSink<R>(_ body: (inout BitSink) -> R) -> R {
-        var sink = BitSink(base: base, count: count, acc: acc, bits: bits)
+        var sink = BitSink(base: base, count: count, acc: acc, free: 64 &- bits)
         let result = body(&sink)
         count = sink.count
         acc = sink.acc
-        bits = sink.bits
+        bits = 64 &- sink.free
         return result
     }
 
@@ -163,26 +163,31 @@ struct BitWriter: ~Copyable {
 }
 
 /// A ``BitWriter``'s state as a copyable value for hot loops (``BitWriter/withSink(_:)``).
+/// It counts the free bits of the accumulator rather than the pending ones (libjpeg-turbo's
+/// jchuff.c does the same): a symbol that fits is then one compare, one shift, one OR and one
+/// subtract. Bits above the pending ones may hold garbage: every shift pushes them out, and
+/// nothing reads them (the full-word path shifts them out, ``BitWriter/flushBits()``
+/// truncates to bytes), so no mask is needed after a spill.
 struct BitSink {
     let base: UnsafeMutablePointer<UInt8>
     var count: Int
     var acc: UInt64
-    var bits: Int
+    /// 64 minus the pending bits: 1...64 between calls.
+    var free: Int
 
     /// Appends the low `n` bits of `value` (n <= 32, higher bits zero).
     @inline(__always)
     mutating func put(_ value: UInt64, _ n: Int) {
-        let free = 64 &- bits
         if n < free {
             acc = (acc &<< UInt64(n)) | value
-            bits &+= n
+            free &-= n
             return
         }
+        // Here free <= n <= 32, so neither shift below reaches 64.
         let spill = n &- free
-        let full = free == 0 ? acc : (acc &<< UInt64(free)) | (value &>> UInt64(spill))
-        emit8(full)
-        acc = value & ((1 &<< UInt64(spill)) &- 1)
-        bits = spill
+        emit8((acc &<< UInt64(free)) | (value &>> UInt64(spill)))
+        acc = value
+        free = 64 &- spill
     }
 
     @inline(__always)
@@ -203,6 +208,26 @@ struct BitSink {
             }
         }
     }
+
+    /// ``BitWriter/flushBits()`` inside a sink (before a restart marker), then the two
+    /// bytes of `marker`. The caller has reserved room for them.
+    @inline(__always)
+    mutating func flushAndMark(_ marker: UInt8) {
+        put(0x7F, 7)
+        var bits = 64 &- free
+        while bits >= 8 {
+            let byte = UInt8(truncatingIfNeeded: acc &>> UInt64(bits &- 8))
+            base[count] = byte
+            count &+= 1
+            if byte == 0xFF { base[count] = 0; count &+= 1 }
+            bits &-= 8
+        }
+        acc = 0
+        free = 64
+        base[count] = 0xFF
+        base[count &+ 1] = marker
+        count &+= 2
+    }
 }
 
 /// The number of bits in a coefficient's magnitude category (T.81 F.1.2.1, Table F.1) and the
@@ -215,52 +240,71 @@ func magnitudeCategory(_ v: Int32) -> (nbits: Int, extra: UInt64) {
     return (nbits, pattern & ((1 &<< UInt64(nbits)) &- 1))
 }
 
-/// ``magnitudeCategory(_:)`` from a table when `v` is in -2048 ..< 2048 (every AC value and
-/// DC difference of 8-bit baseline data; anything else is computed): `table` points at the
-/// entry for 0 of ``EntropyTables/categories``. One load instead of an absolute value, a
-/// leading-zero count (three instructions without LZCNT) and two masks per coefficient.
+/// ``magnitudeCategory(_:)`` of `v` in -2048 ..< 2048 from ``EntropyTables/lookup``: one
+/// load instead of an absolute value, a leading-zero count (three instructions without LZCNT)
+/// and two masks. Every value the baseline coder sees is in that range (T.81 F.1.2.1: 8-bit
+/// samples give DC differences and AC values of at most 11 bits; here |AC| <= 1024 and the DC
+/// difference within +-2040 with quantizers of at least 1). The index is masked rather than
+/// checked, so even a value outside could not read outside the table.
 @inline(__always)
-func magnitudeCategory(_ v: Int32, _ table: UnsafePointer<UInt32>) -> (nbits: Int, extra: UInt64) {
-    guard UInt32(bitPattern: v &+ 2048) < 4096 else { return magnitudeCategory(v) }
-    let e = table[Int(v)]
+func magnitudeCategory(_ v: Int32, lookup: UnsafePointer<UInt32>) -> (nbits: Int, extra: UInt64) {
+    let (offset, extra) = categoryEntry(v, lookup: lookup)
+    return (offset &>> 3, extra)
+}
+
+/// ``magnitudeCategory(_:lookup:)`` with the bit count times 8: the byte offset of the
+/// symbol's entry in a row of ``EntropyTables/acShifted`` (or in ``EntropyTables/dcShifted``),
+/// which saves the block coder a shift per coefficient.
+@inline(__always)
+func categoryEntry(_ v: Int32, lookup: UnsafePointer<UInt32>) -> (offset: Int, extra: UInt64) {
+    let e = lookup[Int(truncatingIfNeeded: UInt32(bitPattern: v &+ 2048) & 4095)]
     return (Int(e & 0xFF), UInt64(e &>> 8))
 }
 
 /// Everything the block coder needs, as raw pointers set up once per image.
 final class EntropyTables {
-    let zigzag: UnsafeMutablePointer<Int>
-    /// For v in -2048 ..< 2048 at index v + 2048: `nbits | extra << 8` of
-    /// ``magnitudeCategory(_:)``.
-    let categories: UnsafeMutablePointer<UInt32>
-    /// Code entries (`size << 16 | code`) for table slots 0 and 1, 256 each.
-    let dc: UnsafeMutablePointer<UInt32>
-    let ac: UnsafeMutablePointer<UInt32>
+    /// For v in -2048 ..< 2048 at index v + 2048: `nbits << 3 | extra << 8` of
+    /// ``magnitudeCategory(_:)``; then, at 4096 + k, the natural index of zigzag coefficient
+    /// k. One pointer for both keeps the block coder's loop from spilling one of them.
+    let lookup: UnsafeMutablePointer<UInt32>
+    /// The codes of table slots 0 and 1 (256 symbols each) ready for a symbol's extra bits,
+    /// whose count (the low four bits of an AC symbol, the whole DC symbol) the symbol
+    /// already fixes: `code << nbits` in the low 32 bits, `size + nbits` in the high 32. The
+    /// coder then ORs in the extra bits and puts the result, with no shift or add of its own.
+    let dcShifted: UnsafeMutablePointer<UInt64>
+    let acShifted: UnsafeMutablePointer<UInt64>
 
     init(dc specs: [HuffmanSpec], ac acSpecs: [HuffmanSpec]) {
-        zigzag = .allocate(capacity: 64)
-        for k in 0 ..< 64 { (zigzag + k).initialize(to: EncoderTables.zigzag[k]) }
-        categories = .allocate(capacity: 4096)
+        lookup = .allocate(capacity: 4096 + 64)
         for i in 0 ..< 4096 {
             let (nbits, extra) = magnitudeCategory(Int32(i - 2048))
-            (categories + i).initialize(to: UInt32(nbits) | UInt32(extra) << 8)
+            (lookup + i).initialize(to: UInt32(nbits) << 3 | UInt32(extra) << 8)
         }
-        dc = .allocate(capacity: 512)
-        ac = .allocate(capacity: 512)
-        dc.initialize(repeating: 0, count: 512)
-        ac.initialize(repeating: 0, count: 512)
+        for k in 0 ..< 64 { (lookup + 4096 + k).initialize(to: UInt32(EncoderTables.zigzag[k])) }
+        // `size << 16 | code` per symbol (size 0: no code), then shifted.
+        var dc = [UInt32](repeating: 0, count: 512), ac = [UInt32](repeating: 0, count: 512)
         for (t, spec) in specs.prefix(2).enumerated() {
             for (s, e) in HuffmanCodes(spec).entries.enumerated() { dc[t * 256 + s] = e }
         }
         for (t, spec) in acSpecs.prefix(2).enumerated() {
             for (s, e) in HuffmanCodes(spec).entries.enumerated() { ac[t * 256 + s] = e }
         }
+        dcShifted = .allocate(capacity: 512)
+        acShifted = .allocate(capacity: 512)
+        func shifted(_ e: UInt32, _ nbits: Int) -> UInt64 {
+            UInt64(e & 0xFFFF) << UInt64(nbits) | UInt64(Int(e >> 16) + nbits) << 32
+        }
+        for i in 0 ..< 512 {
+            // DC symbols are 0...16 (larger ones have no code and never occur).
+            (dcShifted + i).initialize(to: shifted(dc[i], min(i & 255, 16)))
+            (acShifted + i).initialize(to: shifted(ac[i], i & 15))
+        }
     }
 
     deinit {
-        zigzag.deallocate()
-        categories.deallocate()
-        dc.deallocate()
-        ac.deallocate()
+        lookup.deallocate()
+        dcShifted.deallocate()
+        acShifted.deallocate()
     }
 }
 
@@ -268,41 +312,32 @@ enum BlockCoder {
     /// Codes one block (natural order, zigzag nonzero map `mask`) as T.81 F.1.2.1-F.1.2.2 (libjpeg
     /// `encode_one_block`): the map's trailing-zero count finds each next nonzero coefficient,
     /// so runs of zeros cost nothing.
+    /// `dc` and `ac` are ``EntropyTables/dcShifted`` and ``EntropyTables/acShifted`` entries.
     @inline(__always)
-    static func encode(_ block: UnsafePointer<Int16>, mask: UInt64, previousDC: Int32, dc: UnsafePointer<UInt32>,
-                       ac: UnsafePointer<UInt32>, zigzag: UnsafePointer<Int>, categories: UnsafePointer<UInt32>,
-                       _ writer: inout BitWriter) {
-        writer.withSink { w in encode(block, mask: mask, previousDC: previousDC, dc: dc, ac: ac, zigzag: zigzag,
-                                      categories: categories, &w) }
-    }
-
-    @inline(__always)
-    static func encode(_ block: UnsafePointer<Int16>, mask: UInt64, previousDC: Int32, dc: UnsafePointer<UInt32>,
-                       ac: UnsafePointer<UInt32>, zigzag: UnsafePointer<Int>, categories: UnsafePointer<UInt32>,
-                       _ w: inout BitSink) {
-        let (dcBits, dcExtra) = magnitudeCategory(Int32(block[0]) &- previousDC, categories)
-        let dcEntry = dc[dcBits]
-        w.put(UInt64(dcEntry & 0xFFFF) &<< UInt64(dcBits) | dcExtra, Int(dcEntry &>> 16) &+ dcBits)
+    static func encode(_ block: UnsafePointer<Int16>, mask: UInt64, previousDC: Int32, dc: UnsafePointer<UInt64>,
+                       ac: UnsafePointer<UInt64>, lookup: UnsafePointer<UInt32>, _ w: inout BitSink) {
+        @inline(__always) func put(_ e: UInt64, _ extra: UInt64) {
+            w.put((e & 0xFFFF_FFFF) | extra, Int(truncatingIfNeeded: e &>> 32))
+        }
+        // Byte offsets into the tables: nbits * 8, and run * 128 + nbits * 8.
+        let dcRaw = UnsafeRawPointer(dc), acRaw = UnsafeRawPointer(ac)
+        let (dcOffset, dcExtra) = categoryEntry(Int32(block[0]) &- previousDC, lookup: lookup)
+        put(dcRaw.load(fromByteOffset: dcOffset, as: UInt64.self), dcExtra)
         var m = mask & ~1
         var last = 0
         while m != 0 {
             let k = m.trailingZeroBitCount
             var run = k &- last &- 1
             while run > 15 {
-                let zrl = ac[0xF0]
-                w.put(UInt64(zrl & 0xFFFF), Int(zrl &>> 16))
+                put(ac[0xF0], 0)
                 run &-= 16
             }
-            let (nbits, extra) = magnitudeCategory(Int32(block[zigzag[k]]), categories)
-            let e = ac[(run &<< 4) | nbits]
-            w.put(UInt64(e & 0xFFFF) &<< UInt64(nbits) | extra, Int(e &>> 16) &+ nbits)
+            let (offset, extra) = categoryEntry(Int32(block[Int(truncatingIfNeeded: lookup[4096 &+ k])]), lookup: lookup)
+            put(acRaw.load(fromByteOffset: (run &<< 7) | offset, as: UInt64.self), extra)
             last = k
             m &= m &- 1
         }
-        if last != 63 {
-            let eob = ac[0]
-            w.put(UInt64(eob & 0xFFFF), Int(eob &>> 16))
-        }
+        if last != 63 { put(ac[0], 0) }
     }
 
     /// Counts the symbols `encode` would emit (libjpeg `htest_one_block`).

@@ -82,11 +82,11 @@ struct ProgressiveEncoder {
     /// Symbol counts (2 slots x 257) and code entries (2 slots x 256) behind raw pointers:
     /// the per-symbol paths run millions of times and must not pay for array checks.
     private let tables = ProgressiveTables()
-    private let zigzag = EncoderTables.zigzag
     private var lastDC = [Int32](repeating: 0, count: 4)
     private var eobRun = 0
-    /// Correction bits waiting for the end of the current EOB run (libjpeg's BE buffer).
-    private var pendingBits: [UInt8] = []
+    /// How many correction bits wait for the end of the current EOB run (libjpeg's BE
+    /// buffer, ``ProgressiveTables/pendingBits``).
+    private var pendingCount = 0
     private var acSlot = 0
     private var scan = JPEGScan(components: [0], spectralStart: 0, spectralEnd: 0, successiveHigh: 0, successiveLow: 0)
 
@@ -147,7 +147,7 @@ struct ProgressiveEncoder {
     private mutating func run(_ w: inout BitWriter) {
         for i in lastDC.indices { lastDC[i] = 0 }
         eobRun = 0
-        pendingBits.removeAll(keepingCapacity: true)
+        pendingCount = 0
         var mcus = 0
         let comps = scan.components
         if comps.count > 1 {
@@ -192,7 +192,7 @@ struct ProgressiveEncoder {
             for i in lastDC.indices { lastDC[i] = 0 }
         } else {
             eobRun = 0
-            pendingBits.removeAll(keepingCapacity: true)
+            pendingCount = 0
         }
     }
 
@@ -248,11 +248,8 @@ struct ProgressiveEncoder {
     }
 
     private mutating func flushPending(_ w: inout BitWriter) {
-        if !gather {
-            w.reserve(pendingBits.count / 8 + 16)
-            for b in pendingBits { w.put(UInt64(b), 1) }
-        }
-        pendingBits.removeAll(keepingCapacity: true)
+        Self.emitBits(tables.pendingBits, pendingCount, gather: gather, &w)
+        pendingCount = 0
     }
 
     /// G.1.2.2 first AC scan of a block (libjpeg `encode_mcu_AC_first`). Only coefficients in
@@ -266,8 +263,8 @@ struct ProgressiveEncoder {
         while m != 0 {
             let k = m.trailingZeroBitCount
             m &= m - 1
-            let x = Int32(b[zigzag[k]])
-            let v = x < 0 ? -((-x) >> al) : x >> al
+            let x = Int32(b[tables.zigzag[k]])
+            let v = x < 0 ? 0 &- ((0 &- x) &>> al) : x &>> al
             if v == 0 { continue }
             var run = k - last - 1
             last = k
@@ -287,10 +284,9 @@ struct ProgressiveEncoder {
     /// nonzero send one correction bit each, buffered until the next symbol; newly nonzero ones
     /// (magnitude 1 at this bit) are coded with run, and EOB runs carry pending corrections.
     private mutating func acRefine(_ b: UnsafeMutablePointer<Int16>, _ mask: UInt64, _ w: inout BitWriter) {
-        // Stack scratch for the block's pending correction bits.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { corrections in
-            acRefine(b, mask, corrections.baseAddress!, &w)
-        }
+        // The block's correction bits are gathered right after the bits already pending, so
+        // that a block ending inside an EOB run (the usual case) needs no copy.
+        acRefine(b, mask, tables.pendingBits + pendingCount, &w)
     }
 
     /// Only coefficients in the block's nonzero map are visited; the gaps between them are
@@ -300,9 +296,11 @@ struct ProgressiveEncoder {
         let al = Int32(scan.successiveLow)
         let ss = scan.spectralStart, se = scan.spectralEnd
         let band = (se == 63 ? ~UInt64(0) : (UInt64(1) << UInt64(se + 1)) - 1) & ~((UInt64(1) << UInt64(ss)) - 1)
+        let zigzag = UnsafePointer(tables.zigzag)
         @inline(__always) func magnitude(_ k: Int) -> Int32 {
             let x = Int32(b[zigzag[k]])
-            return (x < 0 ? -x : x) >> al
+            let sign = x &>> 31
+            return ((x ^ sign) &- sign) &>> al
         }
         // The last coefficient that becomes nonzero at this bit (libjpeg's EOB).
         var eob = 0
@@ -319,15 +317,15 @@ struct ProgressiveEncoder {
         while m != 0 {
             let k = m.trailingZeroBitCount
             m &= m - 1
-            run += k - previous - 1
+            run &+= k &- previous &- 1
             previous = k
             let a = magnitude(k)
-            if a == 0 { run += 1; continue }
+            if a == 0 { run &+= 1; continue }
             while run > 15 && k <= eob {
                 emitEOBRun(&w)
                 acSymbol(0xF0, &w)
                 run -= 16
-                emitBits(corrections, pending, &w)
+                Self.emitBits(corrections, pending, gather: gather, &w)
                 pending = 0
             }
             if a > 1 {
@@ -338,22 +336,40 @@ struct ProgressiveEncoder {
             emitEOBRun(&w)
             acSymbol(run << 4 | 1, &w)
             bits(b[zigzag[k]] < 0 ? 0 : 1, 1, &w)
-            emitBits(corrections, pending, &w)
+            Self.emitBits(corrections, pending, gather: gather, &w)
             pending = 0
             run = 0
         }
         run += se - previous
         if run > 0 || pending > 0 {
             eobRun += 1
-            pendingBits.append(contentsOf: UnsafeBufferPointer(start: corrections, count: pending))
-            if eobRun == 0x7FFF || pendingBits.count > 1000 - 64 + 1 { emitEOBRun(&w) }
+            // If a symbol flushed the pending bits during this block, the remaining
+            // corrections move down to follow the new (shorter) list.
+            let destination = tables.pendingBits + pendingCount
+            if destination != corrections {
+                for j in 0 ..< pending { destination[j] = corrections[j] }
+            }
+            pendingCount += pending
+            if eobRun == 0x7FFF || pendingCount > 1000 - 64 + 1 { emitEOBRun(&w) }
         }
     }
 
-    private func emitBits(_ list: UnsafePointer<UInt8>, _ count: Int, _ w: inout BitWriter) {
+    /// Correction bits (one per byte) out 32 at a time: one `put` per chunk rather than per bit.
+    /// Static on purpose: as a method of this (large) struct, called from a mutating one, it
+    /// made Swift copy `self` (168 bytes, a `memcpy`) at every call.
+    private static func emitBits(_ list: UnsafePointer<UInt8>, _ count: Int, gather: Bool, _ w: inout BitWriter) {
         guard !gather, count > 0 else { return }
         w.reserve(count / 8 + 16)
-        for i in 0 ..< count { w.put(UInt64(list[i]), 1) }
+        w.withSink { sink in
+            var i = 0
+            while i < count {
+                let n = min(32, count &- i)
+                var value: UInt64 = 0
+                for j in 0 ..< n { value = value &<< 1 | UInt64(list[i &+ j] & 1) }
+                sink.put(value, n)
+                i &+= n
+            }
+        }
     }
 }
 
@@ -363,8 +379,15 @@ final class ProgressiveTables {
     let acCounts = UnsafeMutablePointer<Int>.allocate(capacity: 2 * 257)
     let dcCodes = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * 256)
     let acCodes = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * 256)
+    /// Correction bits (0 or 1, one per byte) waiting for the end of an EOB run: at most
+    /// 1000 (the coder empties it past 937 and a block adds at most 63).
+    let pendingBits = UnsafeMutablePointer<UInt8>.allocate(capacity: 1024)
+    /// ``EncoderTables/zigzag`` behind a pointer (no array checks in the per-coefficient loops).
+    let zigzag = UnsafeMutablePointer<Int>.allocate(capacity: 64)
 
     init() {
+        for k in 0 ..< 64 { (zigzag + k).initialize(to: EncoderTables.zigzag[k]) }
+        pendingBits.initialize(repeating: 0, count: 1024)
         dcCounts.initialize(repeating: 0, count: 2 * 257)
         acCounts.initialize(repeating: 0, count: 2 * 257)
         dcCodes.initialize(repeating: 0, count: 2 * 256)
@@ -376,5 +399,7 @@ final class ProgressiveTables {
         acCounts.deallocate()
         dcCodes.deallocate()
         acCodes.deallocate()
+        pendingBits.deallocate()
+        zigzag.deallocate()
     }
 }
