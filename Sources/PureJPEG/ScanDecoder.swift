@@ -147,10 +147,11 @@ enum MCULoop {
                 advance()
                 continue
             }
-            // Only an MCU that may reach the end of the bytes can be rolled back: the others need
-            // no copy of the state, nor of their coefficient blocks.
-            let saved: EntropyState? = !st.skipping && rollbackGuard.isClear(from: st.reader.position, data: data, end: end)
-                ? nil : st
+            // Only an MCU that may reach the end of the bytes can be rolled back: in coefficient
+            // mode the others need no copy of their blocks (nor of the state). Streaming MCUs copy
+            // only the state, which costs less than looking ahead for the guard.
+            let saved: EntropyState? = isCoefficientSink && !st.skipping
+                && rollbackGuard.isClear(from: st.reader.position, data: data, end: end) ? nil : st
             st.reader.starved = false
             var fault: EntropyFault?
             if !st.skipping {
