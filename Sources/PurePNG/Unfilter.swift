@@ -124,7 +124,6 @@ enum Unfilter {
     static func pixelwise(_ type: UInt8, row: UnsafeMutablePointer<UInt8>, prev: UnsafePointer<UInt8>, count n: Int, bpp: Int) {
         let r = UnsafeMutableRawPointer(row), p = UnsafeRawPointer(prev)
         var left = SIMD8<UInt8>()
-        var upLeft = SIMD8<UInt8>()
         var i = 0
         // Lane k is byte k in memory whatever the host's byte order, so halves of the vector
         // store the pixel's first bytes.
@@ -161,23 +160,34 @@ enum Unfilter {
                 i &+= bpp
             }
         case 4:
+            // Widening, narrowing, absolute values and selects written with lane-by-lane
+            // constructors and bit operations: the generic conversions, `pointwiseMax` and
+            // `replacing(with:where:)` were seven calls per pixel here.
+            typealias H = SIMD8<Int16>
+            @inline(__always) func widen(_ v: SIMD8<UInt8>) -> H {
+                H(Int16(v[0]), Int16(v[1]), Int16(v[2]), Int16(v[3]), Int16(v[4]), Int16(v[5]), Int16(v[6]), Int16(v[7]))
+            }
+            @inline(__always) func narrow(_ v: H) -> SIMD8<UInt8> {
+                SIMD8<UInt8>(UInt8(truncatingIfNeeded: v[0]), UInt8(truncatingIfNeeded: v[1]),
+                             UInt8(truncatingIfNeeded: v[2]), UInt8(truncatingIfNeeded: v[3]),
+                             UInt8(truncatingIfNeeded: v[4]), UInt8(truncatingIfNeeded: v[5]),
+                             UInt8(truncatingIfNeeded: v[6]), UInt8(truncatingIfNeeded: v[7]))
+            }
+            @inline(__always) func magnitude(_ x: H) -> H { let m = x &>> 15; return (x ^ m) &- m }
+            // All ones where x <= y (the values are within -1020...1020, so y - x cannot wrap).
+            @inline(__always) func atMost(_ x: H, _ y: H) -> H { ~((y &- x) &>> 15) }
+            var a = H(), c = H()   // left of the row: zero (PNG 9.2)
             while i < n {
-                let up = p.loadUnaligned(fromByteOffset: i, as: SIMD8<UInt8>.self)
-                let a = SIMD8<Int16>(truncatingIfNeeded: left)
-                let b = SIMD8<Int16>(truncatingIfNeeded: up)
-                let c = SIMD8<Int16>(truncatingIfNeeded: upLeft)
+                let b = widen(p.loadUnaligned(fromByteOffset: i, as: SIMD8<UInt8>.self))
                 let bc = b &- c, ac = a &- c
-                let pa = pointwiseMax(bc, 0 &- bc)
-                let pb = pointwiseMax(ac, 0 &- ac)
-                let abc = ac &+ bc
-                let pc = pointwiseMax(abc, 0 &- abc)
-                var predictor = c.replacing(with: b, where: pb .<= pc)
-                predictor.replace(with: a, where: (pa .<= pb) .& (pa .<= pc))
-                let v = r.loadUnaligned(fromByteOffset: i, as: SIMD8<UInt8>.self)
-                    &+ SIMD8<UInt8>(truncatingIfNeeded: predictor)
+                let pa = magnitude(bc), pb = magnitude(ac), pc = magnitude(ac &+ bc)
+                let useB = atMost(pb, pc), useA = atMost(pa, pb) & atMost(pa, pc)
+                let bOrC = (b & useB) | (c & ~useB)
+                let predictor = (a & useA) | (bOrC & ~useA)
+                let v = r.loadUnaligned(fromByteOffset: i, as: SIMD8<UInt8>.self) &+ narrow(predictor)
                 store(v, i)
-                left = v
-                upLeft = up
+                a = widen(v)
+                c = b
                 i &+= bpp
             }
         default:
