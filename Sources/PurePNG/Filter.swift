@@ -78,31 +78,42 @@ enum ForwardFilter {
         (a & b) &+ ((a ^ b) &>> 1)
     }
 
-    /// PNG 9.4 on 16 lanes: widened to 16 bits, where `a + b - 2c` cannot overflow.
+    /// PNG 9.4 on 16 lanes, each half in 16-bit lanes (``PaethLanes``).
     @inline(__always) private static func paethPredictor(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>,
                                                          _ c: SIMD16<UInt8>) -> SIMD16<UInt8> {
-        let a16 = SIMD16<Int16>(truncatingIfNeeded: a)
-        let b16 = SIMD16<Int16>(truncatingIfNeeded: b)
-        let c16 = SIMD16<Int16>(truncatingIfNeeded: c)
-        let zero = SIMD16<Int16>()
-        let dbc = b16 &- c16, dac = a16 &- c16
-        let pa = pointwiseMax(dbc, zero &- dbc)
-        let pb = pointwiseMax(dac, zero &- dac)
-        let sum = dbc &+ dac
-        let pc = pointwiseMax(sum, zero &- sum)
-        var pred = c16
-        pred.replace(with: b16, where: pb .<= pc)
-        pred.replace(with: a16, where: (pa .<= pb) .& (pa .<= pc))
-        return SIMD16<UInt8>(truncatingIfNeeded: pred)
+        @inline(__always) func half(_ high: Bool) -> PaethLanes.H {
+            PaethLanes.predictor(PaethLanes.widen(a, high: high), PaethLanes.widen(b, high: high),
+                                 PaethLanes.widen(c, high: high))
+        }
+        return PaethLanes.narrow(half(false), half(true))
     }
 
-    /// Per-lane cost (signed magnitude) widened for accumulation.
-    @inline(__always) private static func magnitude(_ v: SIMD16<UInt8>) -> SIMD16<UInt16> {
-        SIMD16<UInt16>(truncatingIfNeeded: pointwiseMin(v, SIMD16<UInt8>() &- v))
+    /// Per-lane cost (the magnitude of the byte read as signed), bytes 0...7 and 8...15 in
+    /// 16-bit lanes for accumulation.
+    @inline(__always) private static func magnitude(_ v: SIMD16<UInt8>) -> (SIMD8<UInt16>, SIMD8<UInt16>) {
+        @inline(__always) func signed(_ k: Int) -> Int16 { Int16(Int8(bitPattern: v[k])) }
+        let low = PaethLanes.H(signed(0), signed(1), signed(2), signed(3), signed(4), signed(5), signed(6), signed(7))
+        let high = PaethLanes.H(signed(8), signed(9), signed(10), signed(11), signed(12), signed(13), signed(14), signed(15))
+        return (unsafeBitCast(PaethLanes.magnitude(low), to: SIMD8<UInt16>.self),
+                unsafeBitCast(PaethLanes.magnitude(high), to: SIMD8<UInt16>.self))
     }
 
-    @inline(__always) private static func total(_ v: SIMD16<UInt16>) -> Int {
-        Int(SIMD16<UInt32>(truncatingIfNeeded: v).wrappedSum())
+    /// A cost accumulator: 16 lanes as two halves.
+    private struct Costs {
+        var low = SIMD8<UInt16>(), high = SIMD8<UInt16>()
+
+        @inline(__always) mutating func add(_ v: SIMD16<UInt8>) {
+            let (l, h) = magnitude(v)
+            low &+= l
+            high &+= h
+        }
+
+        /// The sum of every lane (once per 256 steps, so plain scalar code).
+        var total: Int {
+            var t = 0
+            for k in 0 ..< 8 { t &+= Int(low[k]) &+ Int(high[k]) }
+            return t
+        }
     }
 
     /// Filters `count` bytes with one filter type. `cur` and `prev` must each be preceded by
@@ -156,17 +167,16 @@ enum ForwardFilter {
         while i < vectorEnd {
             // A lane gains at most 128 per step: 256 steps fit in 16 bits (256 * 128 = 32768).
             let blockEnd = min(vectorEnd, i &+ 256 &* 16)
-            var m0 = SIMD16<UInt16>(), m1 = m0, m2 = m0, m3 = m0, m4 = m0
+            var m0 = Costs(), m1 = m0, m2 = m0, m3 = m0, m4 = m0
             while i < blockEnd {
                 let x = load(cur, i), a = load(cur, i &- bpp), b = load(prev, i), c = load(prev, i &- bpp)
                 let fs = x &- a, fu = x &- b
                 let fa = x &- average(a, b), fp = x &- paethPredictor(a, b, c)
                 store(fs, subOut, i); store(fu, upOut, i); store(fa, avgOut, i); store(fp, paethOut, i)
-                m0 &+= magnitude(x); m1 &+= magnitude(fs); m2 &+= magnitude(fu)
-                m3 &+= magnitude(fa); m4 &+= magnitude(fp)
+                m0.add(x); m1.add(fs); m2.add(fu); m3.add(fa); m4.add(fp)
                 i &+= 16
             }
-            s0 &+= total(m0); s1 &+= total(m1); s2 &+= total(m2); s3 &+= total(m3); s4 &+= total(m4)
+            s0 &+= m0.total; s1 &+= m1.total; s2 &+= m2.total; s3 &+= m3.total; s4 &+= m4.total
         }
         while i < count {
             let x = cur[i], a = cur[i - bpp], b = prev[i], c = prev[i - bpp]

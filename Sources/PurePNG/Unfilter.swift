@@ -160,33 +160,14 @@ enum Unfilter {
                 i &+= bpp
             }
         case 4:
-            // Widening, narrowing, absolute values and selects written with lane-by-lane
-            // constructors and bit operations: the generic conversions, `pointwiseMax` and
-            // `replacing(with:where:)` were seven calls per pixel here.
-            typealias H = SIMD8<Int16>
-            @inline(__always) func widen(_ v: SIMD8<UInt8>) -> H {
-                H(Int16(v[0]), Int16(v[1]), Int16(v[2]), Int16(v[3]), Int16(v[4]), Int16(v[5]), Int16(v[6]), Int16(v[7]))
-            }
-            @inline(__always) func narrow(_ v: H) -> SIMD8<UInt8> {
-                SIMD8<UInt8>(UInt8(truncatingIfNeeded: v[0]), UInt8(truncatingIfNeeded: v[1]),
-                             UInt8(truncatingIfNeeded: v[2]), UInt8(truncatingIfNeeded: v[3]),
-                             UInt8(truncatingIfNeeded: v[4]), UInt8(truncatingIfNeeded: v[5]),
-                             UInt8(truncatingIfNeeded: v[6]), UInt8(truncatingIfNeeded: v[7]))
-            }
-            @inline(__always) func magnitude(_ x: H) -> H { let m = x &>> 15; return (x ^ m) &- m }
-            // All ones where x <= y (the values are within -1020...1020, so y - x cannot wrap).
-            @inline(__always) func atMost(_ x: H, _ y: H) -> H { ~((y &- x) &>> 15) }
+            typealias H = PaethLanes.H
             var a = H(), c = H()   // left of the row: zero (PNG 9.2)
             while i < n {
-                let b = widen(p.loadUnaligned(fromByteOffset: i, as: SIMD8<UInt8>.self))
-                let bc = b &- c, ac = a &- c
-                let pa = magnitude(bc), pb = magnitude(ac), pc = magnitude(ac &+ bc)
-                let useB = atMost(pb, pc), useA = atMost(pa, pb) & atMost(pa, pc)
-                let bOrC = (b & useB) | (c & ~useB)
-                let predictor = (a & useA) | (bOrC & ~useA)
-                let v = r.loadUnaligned(fromByteOffset: i, as: SIMD8<UInt8>.self) &+ narrow(predictor)
+                let b = PaethLanes.widen(p.loadUnaligned(fromByteOffset: i, as: SIMD8<UInt8>.self))
+                let v = r.loadUnaligned(fromByteOffset: i, as: SIMD8<UInt8>.self)
+                    &+ PaethLanes.narrow(PaethLanes.predictor(a, b, c))
                 store(v, i)
-                a = widen(v)
+                a = PaethLanes.widen(v)
                 c = b
                 i &+= bpp
             }
