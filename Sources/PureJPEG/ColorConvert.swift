@@ -1,3 +1,5 @@
+import ImageCore
+
 /// Colour conversion of decoded planes to interleaved pixels.
 ///
 /// YCbCr -> RGB is libjpeg's jdcolor.c `ycc_rgb_convert`, bit-exact: JFIF's equations
@@ -123,15 +125,7 @@ enum ColorConvert {
             let u = v & ~(v &>> 15)
             return (u | ((255 &- u) &>> 15)) & 255
         }
-        let x = clamp(a), y = clamp(b)
-        return SIMD16<UInt8>(UInt8(truncatingIfNeeded: x[0]), UInt8(truncatingIfNeeded: x[1]),
-                             UInt8(truncatingIfNeeded: x[2]), UInt8(truncatingIfNeeded: x[3]),
-                             UInt8(truncatingIfNeeded: x[4]), UInt8(truncatingIfNeeded: x[5]),
-                             UInt8(truncatingIfNeeded: x[6]), UInt8(truncatingIfNeeded: x[7]),
-                             UInt8(truncatingIfNeeded: y[0]), UInt8(truncatingIfNeeded: y[1]),
-                             UInt8(truncatingIfNeeded: y[2]), UInt8(truncatingIfNeeded: y[3]),
-                             UInt8(truncatingIfNeeded: y[4]), UInt8(truncatingIfNeeded: y[5]),
-                             UInt8(truncatingIfNeeded: y[6]), UInt8(truncatingIfNeeded: y[7]))
+        return SIMD16<UInt8>(truncatingLanesOf: clamp(a), clamp(b))
     }
 
     /// Byte k of the low half and byte k of the high half as word k (`punpcklbw` of the vector

@@ -1,3 +1,5 @@
+import ImageCore
+
 /// Progressive Huffman decoding of one block per call (T.81 G.1.2), after libjpeg's jdphuff:
 /// DC first and refinement scans, AC spectral-selection first scans with end-of-band runs,
 /// and AC successive-approximation refinement.
@@ -162,14 +164,7 @@ extension BitReader {
             let a = raw.loadUnaligned(fromByteOffset: 32 &* pair, as: H.self)
             let b = raw.loadUnaligned(fromByteOffset: 32 &* pair &+ 16, as: H.self)
             let x = (a | (0 &- a)) &>> 15, y = (b | (0 &- b)) &>> 15
-            let bytes = SIMD16<UInt8>(UInt8(truncatingIfNeeded: x[0]), UInt8(truncatingIfNeeded: x[1]),
-                                      UInt8(truncatingIfNeeded: x[2]), UInt8(truncatingIfNeeded: x[3]),
-                                      UInt8(truncatingIfNeeded: x[4]), UInt8(truncatingIfNeeded: x[5]),
-                                      UInt8(truncatingIfNeeded: x[6]), UInt8(truncatingIfNeeded: x[7]),
-                                      UInt8(truncatingIfNeeded: y[0]), UInt8(truncatingIfNeeded: y[1]),
-                                      UInt8(truncatingIfNeeded: y[2]), UInt8(truncatingIfNeeded: y[3]),
-                                      UInt8(truncatingIfNeeded: y[4]), UInt8(truncatingIfNeeded: y[5]),
-                                      UInt8(truncatingIfNeeded: y[6]), UInt8(truncatingIfNeeded: y[7]))
+            let bytes = SIMD16<UInt8>(truncatingLanesOf: x, y)
             let words = unsafeBitCast(bytes, to: SIMD2<UInt64>.self)
             return (rowBits(words[0]) | (rowBits(words[1]) &<< 8)) &<< UInt64(16 &* pair)
         }

@@ -1,3 +1,5 @@
+import ImageCore
+
 /// The Paeth predictor (PNG 9.4) and the lane conversions around it in 16-bit SIMD lanes, shared
 /// by the unfilter (one pixel per step) and the adaptive filter (16 bytes per step).
 ///
@@ -33,14 +35,7 @@ enum PaethLanes {
     /// The low bytes of `low`'s lanes, then of `high`'s.
     @inline(__always)
     static func narrow(_ low: H, _ high: H) -> SIMD16<UInt8> {
-        SIMD16<UInt8>(UInt8(truncatingIfNeeded: low[0]), UInt8(truncatingIfNeeded: low[1]),
-                      UInt8(truncatingIfNeeded: low[2]), UInt8(truncatingIfNeeded: low[3]),
-                      UInt8(truncatingIfNeeded: low[4]), UInt8(truncatingIfNeeded: low[5]),
-                      UInt8(truncatingIfNeeded: low[6]), UInt8(truncatingIfNeeded: low[7]),
-                      UInt8(truncatingIfNeeded: high[0]), UInt8(truncatingIfNeeded: high[1]),
-                      UInt8(truncatingIfNeeded: high[2]), UInt8(truncatingIfNeeded: high[3]),
-                      UInt8(truncatingIfNeeded: high[4]), UInt8(truncatingIfNeeded: high[5]),
-                      UInt8(truncatingIfNeeded: high[6]), UInt8(truncatingIfNeeded: high[7]))
+        SIMD16<UInt8>(truncatingLanesOf: low, high)
     }
 
     @inline(__always)
