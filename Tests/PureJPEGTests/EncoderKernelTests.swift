@@ -47,9 +47,8 @@ struct EncoderKernelTests {
         for table in [EncoderTables.scaled(EncoderTables.luminanceQuantization, quality: quality),
                       EncoderTables.scaled(EncoderTables.chrominanceQuantization, quality: quality)] {
             let d = QuantDivisors(table: table)
-            let aligned = UnsafeMutableRawPointer.allocate(byteCount: 384, alignment: 16)
+            let aligned = alignedDivisors(d)
             defer { aligned.deallocate() }
-            for (i, v) in d.uint16Table.enumerated() { aligned.storeBytes(of: v, toByteOffset: 2 * i, as: UInt16.self) }
             var blocks = fdctTestBlocks()
             // Two-level and smooth blocks too: large coefficients and long zero runs.
             for _ in 0 ..< 100 {
@@ -91,9 +90,8 @@ struct EncoderKernelTests {
         for table in [EncoderTables.scaled(EncoderTables.luminanceQuantization, quality: quality),
                       EncoderTables.scaled(EncoderTables.chrominanceQuantization, quality: quality)] {
             let d = QuantDivisors(table: table)
-            let aligned = UnsafeMutableRawPointer.allocate(byteCount: 384, alignment: 16)
+            let aligned = alignedDivisors(d)
             defer { aligned.deallocate() }
-            for (i, v) in d.uint16Table.enumerated() { aligned.storeBytes(of: v, toByteOffset: 2 * i, as: UInt16.self) }
             for _ in 0 ..< 200 {
                 let coefficients: [Int16] = (0 ..< 64).map { _ in
                     Int16.random(in: Bool.random(using: &rng) ? -300 ... 300 : -16384 ... 16384, using: &rng)
@@ -297,4 +295,12 @@ struct EncoderHuffmanTests {
         #expect(magnitudeCategory(-2048, lookup: table) == (12, 2047) && magnitudeCategory(2047, lookup: table) == (11, 2047))
         #expect((0 ..< 64).allSatisfy { Int(table[4096 + $0]) == EncoderTables.zigzag[$0] })
     }
+}
+
+/// `d`'s 16-bit divisor table copied into 16-byte-aligned memory, as the pipeline keeps it
+/// (the caller deallocates).
+func alignedDivisors(_ d: QuantDivisors) -> UnsafeMutableRawPointer {
+    let aligned = UnsafeMutableRawPointer.allocate(byteCount: 384, alignment: 16)
+    for (i, v) in d.uint16Table.enumerated() { aligned.storeBytes(of: v, toByteOffset: 2 * i, as: UInt16.self) }
+    return aligned
 }

@@ -140,13 +140,7 @@ struct BitWriter: ~Copyable {
     mutating func flushBits() {
         reserve(32)
         put(0x7F, 7)
-        while bits >= 8 {
-            let byte = UInt8(truncatingIfNeeded: acc &>> UInt64(bits &- 8))
-            base[count] = byte
-            count &+= 1
-            if byte == 0xFF { base[count] = 0; count &+= 1 }
-            bits &-= 8
-        }
+        count = writeWholeBytes(acc, pending: bits, to: base, at: count)
         acc = 0
         bits = 0
     }
@@ -160,6 +154,23 @@ struct BitWriter: ~Copyable {
         count = 0
         return out
     }
+}
+
+/// Writes the whole bytes among the `pending` low bits of `acc` (most significant first) at
+/// `base + count`, each 0xFF followed by a stuffed zero (T.81 B.1.1.5), and returns the new
+/// count; fewer than 8 leftover bits are dropped (the caller has just padded with ones). Shared
+/// by the end-of-scan and before-RSTn flushes of both writers; the caller has reserved room.
+@inline(__always)
+func writeWholeBytes(_ acc: UInt64, pending: Int, to base: UnsafeMutablePointer<UInt8>, at count: Int) -> Int {
+    var bits = pending, count = count
+    while bits >= 8 {
+        let byte = UInt8(truncatingIfNeeded: acc &>> UInt64(bits &- 8))
+        base[count] = byte
+        count &+= 1
+        if byte == 0xFF { base[count] = 0; count &+= 1 }
+        bits &-= 8
+    }
+    return count
 }
 
 /// A ``BitWriter``'s state as a copyable value for hot loops (``BitWriter/withSink(_:)``).
@@ -214,14 +225,7 @@ struct BitSink {
     @inline(__always)
     mutating func flushAndMark(_ marker: UInt8) {
         put(0x7F, 7)
-        var bits = 64 &- free
-        while bits >= 8 {
-            let byte = UInt8(truncatingIfNeeded: acc &>> UInt64(bits &- 8))
-            base[count] = byte
-            count &+= 1
-            if byte == 0xFF { base[count] = 0; count &+= 1 }
-            bits &-= 8
-        }
+        count = writeWholeBytes(acc, pending: 64 &- free, to: base, at: count)
         acc = 0
         free = 64
         base[count] = 0xFF
