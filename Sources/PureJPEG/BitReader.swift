@@ -116,14 +116,6 @@ struct BitReader: Sendable {
         return window.bits(n)
     }
 
-    /// RECEIVE then EXTEND (T.81 F.2.2.1): an `n`-bit magnitude category as a signed value.
-    @inline(__always)
-    mutating func receiveExtend(_ n: Int) -> Int {
-        var window = BitWindow(self)
-        defer { window.store(into: &self) }
-        return window.receiveExtend(n)
-    }
-
     /// One bit (successive approximation refinement, T.81 G.1.2.1).
     @inline(__always)
     mutating func bit() -> Int {
@@ -206,7 +198,7 @@ struct BitWindow {
         return v
     }
 
-    /// ``BitReader/receiveExtend(_:)``.
+    /// RECEIVE then EXTEND (T.81 F.2.2.1): an `n`-bit magnitude category as a signed value.
     @inline(__always)
     mutating func receiveExtend(_ n: Int) -> Int {
         if n == 0 { return 0 }
