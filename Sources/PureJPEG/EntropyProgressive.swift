@@ -16,24 +16,27 @@ extension BitReader {
         block[0] = Int16(truncatingIfNeeded: predictor &<< al)
     }
 
-    /// DC refinement (T.81 G.1.2.1): one more bit of the DC value.
-    @inline(__always)
+    /// DC refinement (T.81 G.1.2.1): one more bit of the DC value. True when the bit changed it.
+    @inline(__always) @discardableResult
     mutating func decodeDCRefine(_ block: UnsafeMutablePointer<Int16>, al: Int,
-                                 data: UnsafePointer<UInt8>, end: Int, isFinal: Bool) {
+                                 data: UnsafePointer<UInt8>, end: Int, isFinal: Bool) -> Bool {
         if count < 1 { refill(data, end, isFinal) }
-        if bit() != 0 { block[0] |= Int16(truncatingIfNeeded: 1 &<< al) }
+        guard bit() != 0 else { return false }
+        block[0] |= Int16(truncatingIfNeeded: 1 &<< al)
+        return true
     }
 
     /// AC first scan over Ss...Se (T.81 G.1.2.2) with end-of-band runs (EOBRUN, figure G.4).
     /// A rolled-back attempt is undone by the caller, which restores a copy of the MCU's blocks.
-    @inline(__always)
+    /// True when a coefficient was set (false for a block that is all end of band).
+    @inline(__always) @discardableResult
     mutating func decodeACFirst(
         _ block: UnsafeMutablePointer<Int16>, ac: HuffmanLookup, ss: Int, se: Int, al: Int, eobrun: inout Int,
         zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
-    ) throws(EntropyFault) {
+    ) throws(EntropyFault) -> Bool {
         if eobrun > 0 {
             eobrun &-= 1
-            return
+            return false
         }
         var w = BitWindow(self)
         defer { w.store(into: &self) }
@@ -69,27 +72,30 @@ extension BitReader {
                 eobrun = 1 &<< r
                 if r > 0 { eobrun &+= w.bits(r) }
                 eobrun &-= 1
-                return
+                return k != ss
             }
         }
+        return k != ss
     }
 
     /// AC refinement (T.81 G.1.2.3): correction bits for coefficients already non-zero, and new
     /// coefficients of magnitude 1 << Al. A rolled-back attempt is undone by the caller, which
-    /// restores a copy of the MCU's blocks.
-    @inline(__always)
+    /// restores a copy of the MCU's blocks. True when a coefficient changed.
+    @inline(__always) @discardableResult
     mutating func decodeACRefine(
         _ block: UnsafeMutablePointer<Int16>, ac: HuffmanLookup, ss: Int, se: Int, al: Int, eobrun: inout Int,
         zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
-    ) throws(EntropyFault) {
+    ) throws(EntropyFault) -> Bool {
         let p1 = Int16(truncatingIfNeeded: 1 &<< al), m1 = Int16(truncatingIfNeeded: -1 &<< al)
         var w = BitWindow(self)
         defer { w.store(into: &self) }
         var k = ss
+        var changed = false
         @inline(__always) func correct(_ reader: inout BitReader, _ coef: UnsafeMutablePointer<Int16>) {
             if w.count < 1 { w.refill(&reader, data, end, isFinal) }
             if w.bit() != 0, coef.pointee & p1 == 0 {
                 coef.pointee &+= coef.pointee >= 0 ? p1 : m1
+                changed = true
             }
         }
         if eobrun == 0 {
@@ -126,6 +132,7 @@ extension BitReader {
                     if k > se { throw .runPastBlock }
                     let position = zigzag[k]
                     block[Int(position)] = value
+                    changed = true
                 }
                 k &+= 1
             }
@@ -145,6 +152,7 @@ extension BitReader {
             }
             eobrun &-= 1
         }
+        return changed
     }
 
     /// Bit k set when the coefficient at zig-zag position k of `block` (natural order) is

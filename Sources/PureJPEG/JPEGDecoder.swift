@@ -93,9 +93,8 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     var useSIMD = true
     /// Row mode (``JPEGRowDecoder``): streamable frames go to a band buffer, not an image.
     var rowOutput: RowOutput?
-    /// Coefficient mode: each component's coefficient state, and the renders kept for reuse.
-    var coefficientStamps: [CoefficientStamp] = []
-    let previewCache = PreviewCache()
+    /// Coefficient mode: the renders kept for reuse, and what changed since (see ``PreviewCache``).
+    var previewCache = PreviewCache()
 
     public init(limits: DecodingLimits = .default, options: JPEGDecodingOptions = .init()) {
         self.limits = limits
@@ -398,7 +397,6 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                 }
                 coefficientOffsets = offsets
                 coefficients = [Int16](repeating: 0, count: total)
-                coefficientStamps = frame.components.map { _ in CoefficientStamp() }
             }
         }
         for c in scan.components {

@@ -7,38 +7,49 @@ import Glibc
 import Musl
 #endif
 
-/// The identity of one state of a component's coefficients. A decoder replaces a component's
-/// stamp whenever a scan may change its coefficients, so two decoder values holding the same
-/// stamp (copies that have not diverged since) hold the same coefficients for that component.
-final class CoefficientStamp: Sendable {}
-
-/// What the last coefficient render left behind, for the next one: each component's samples
-/// (the whole plane, IDCT output) and the finished image, each with the stamps it was made
-/// from. A progressive scan changes one component (DC scans: all), so a preview after it
-/// re-runs the IDCT of that component only, and the render at EOI returns the preview made
-/// after the last scan as it is.
+/// What the last coefficient render left behind, for the next one, so that a preview after
+/// each progressive scan costs what the scan changed rather than a whole render:
 ///
-/// The box is shared by copies of a ``JPEGDecoder`` (it is a class so that the non-mutating
-/// `preview()` can fill it). That is safe because every use compares stamps by identity
-/// before reusing anything, and the state sits behind a mutex: copies that diverge only
-/// overwrite each other's cache. (A pthread mutex: `Synchronization.Mutex` needs macOS 15.)
+/// - every component's samples (the whole plane, IDCT output) and, for components that need
+///   it, the plane upsampled to output size;
+/// - the finished image, updated in place when nobody else holds its pixels (a caller that
+///   keeps the last preview gets it unchanged: the update then starts from a copy);
+/// - a change map: one byte per coefficient block of every component, in coefficient order,
+///   set by the entropy decoder when a scan changes the block (``BlockSink/coefficients(_:_:)``).
+///
+/// A render re-runs the IDCT of the marked blocks only, upsamples the output rows and columns
+/// whose input samples (or their neighbours, for the triangle filter) are in a marked block,
+/// colour-converts the output spans any component changed, then clears the map. The first
+/// render marks everything; before it there is no map (a decode that never asks for a preview
+/// does no marking and keeps its old memory footprint).
+///
+/// The box belongs to one decoder value at a time as far as changes go: copies of a
+/// ``JPEGDecoder`` share it (it is a class so that the non-mutating `preview()` can fill it),
+/// and a decoder about to change coefficients takes a fresh cache if the box is shared
+/// (``JPEGDecoder/prepareCoefficientChange()``). So whoever renders from a shared box holds
+/// exactly the coefficients the box was made from. The state sits behind a mutex because
+/// copies may render from different threads. (A pthread mutex: `Synchronization.Mutex` needs
+/// macOS 15.)
 final class PreviewCache: @unchecked Sendable {
     struct State {
         /// Per component: IDCT output for the whole plane, and (components that need it) the
         /// upsampled plane at output size; owned here, freed in `deinit`.
         var planes: [UnsafeMutableBufferPointer<UInt8>] = []
-        var planeStamps: [CoefficientStamp?] = []
         var upsampled: [UnsafeMutableBufferPointer<UInt8>] = []
-        var upsampledStamps: [CoefficientStamp?] = []
+        /// The change map (empty until the first render).
+        var changes = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
         var image: Image?
-        var imageStamps: [CoefficientStamp] = []
 
-        /// `buffer` with exactly `count` bytes (contents undefined when reallocated).
-        static func resize(_ buffer: inout UnsafeMutableBufferPointer<UInt8>, _ count: Int) {
-            guard buffer.count != count else { return }
-            buffer.deallocate()
-            buffer = .allocate(capacity: count)
+        /// `count` zeroed bytes.
+        static func allocate(_ count: Int) -> UnsafeMutableBufferPointer<UInt8> {
+            let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(count, 1))
             buffer.initialize(repeating: 0)
+            return UnsafeMutableBufferPointer(rebasing: buffer[0 ..< count])
+        }
+
+        mutating func release() {
+            for buffer in planes + upsampled + [changes] { buffer.baseAddress?.deallocate() }
+            self = State()
         }
     }
 
@@ -53,13 +64,17 @@ final class PreviewCache: @unchecked Sendable {
     }
 
     deinit {
-        for buffer in state.planes + state.upsampled { buffer.deallocate() }
+        state.release()
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
     }
 
-    /// Whether a preview has stored planes (the render at EOI then reuses them).
-    var isFilled: Bool { withLock { !$0.planes.isEmpty } }
+    /// Whether a render has filled the cache (from then on changes are tracked).
+    var isTracking: Bool { withLock { $0.image != nil } }
+
+    /// The change map for the entropy decoder to mark, nil before the first render. Only the
+    /// decoder holding the box alone may write through it (see the type's notes).
+    var changeMap: UnsafeMutablePointer<UInt8>? { withLock { $0.changes.baseAddress } }
 
     func withLock<R>(_ body: (inout State) -> R) -> R {
         pthread_mutex_lock(mutex)
@@ -69,16 +84,23 @@ final class PreviewCache: @unchecked Sendable {
 }
 
 extension JPEGDecoder {
-    /// New stamps for the components a scan is about to change (coefficient mode).
-    mutating func stampComponents(_ components: [ScanComponent]) {
-        for c in components where c.index < coefficientStamps.count {
-            coefficientStamps[c.index] = CoefficientStamp()
-        }
+    /// Called before a scan may change coefficients: a cache shared with a copy of this decoder
+    /// stays with the copy (it matches the copy's coefficients, which this scan does not
+    /// change), and this decoder starts a new one. Returns the change map to mark, if any.
+    mutating func prepareCoefficientChange() -> UnsafeMutablePointer<UInt8>? {
+        if !isKnownUniquelyReferenced(&previewCache) { previewCache = PreviewCache() }
+        return previewCache.changeMap
     }
 
-    /// Bytes of the whole-plane sample buffers a cached render keeps.
+    /// After the render at EOI no coefficient changes any more: a cache this decoder holds
+    /// alone has nothing left to do (the final image is kept by the decoder).
+    mutating func releasePreviewCache() {
+        if isKnownUniquelyReferenced(&previewCache), previewCache.isTracking { previewCache = PreviewCache() }
+    }
+
+    /// Bytes of the buffers a cached render keeps besides the image.
     func cachedPlaneBytes(frame: Frame, geometry: OutputGeometry) -> Int {
-        var total = 0
+        var total = coefficients.count / 64
         for (c, fc) in frame.components.enumerated() {
             let gc = geometry.components[c]
             total += gc.stride * fc.paddedBlocksHigh * gc.blockSize
@@ -87,52 +109,37 @@ extension JPEGDecoder {
         return total
     }
 
-    /// ``render(frame:geometry:)`` through the cache: unchanged components keep their samples,
-    /// an unchanged image is returned as it is. `fill` false only reads the cache (the render
-    /// at EOI of a decode that never asked for a preview keeps its old memory footprint and
-    /// path).
-    /// Falls back to the plain render when the planes would break ``DecodingLimits``.
+    /// ``render(frame:geometry:)`` through the cache: only what changed since the last render
+    /// is redone. `fill` false only reads the cache (the render at EOI of a decode that never
+    /// asked for a preview keeps its old memory footprint and path).
+    /// Falls back to the plain render when the cached buffers would break ``DecodingLimits``.
     func cachedRender(frame: Frame, geometry: OutputGeometry, fill: Bool) -> Image {
-        let stamps = coefficientStamps
         let planeBytes = cachedPlaneBytes(frame: frame, geometry: geometry)
         let extra = geometry.workingBytes + frame.coefficientBytes + planeBytes
         let fits = limits.check(width: geometry.width, height: geometry.height,
                                 bytesPerPixel: geometry.format.bytesPerPixel, extraBytes: extra) == nil
         let n = frame.components.count
         let cached: Image? = previewCache.withLock { state -> Image? in
-            if let image = state.image, state.imageStamps.count == n, stamps.count == n,
-               zip(state.imageStamps, stamps).allSatisfy({ $0 === $1 }) {
+            if state.image == nil {
+                guard fill && fits, n == geometry.components.count, coefficientOffsets.count == n else { return nil }
+                state.release()
+                for (c, fc) in frame.components.enumerated() {
+                    let gc = geometry.components[c]
+                    state.planes.append(PreviewCache.State.allocate(gc.stride * fc.paddedBlocksHigh * gc.blockSize))
+                    let upsample = gc.hUp != 1 || gc.vUp != 1
+                    state.upsampled.append(PreviewCache.State.allocate(upsample ? geometry.width * geometry.height : 0))
+                }
+                state.changes = PreviewCache.State.allocate(coefficients.count / 64)
+                state.changes.update(repeating: 1)
+            } else if !Self.anyMarked(state.changes), let image = state.image {
                 return image
             }
-            guard fill && fits && stamps.count == n else { return nil }
-            if state.planes.count != n {
-                for buffer in state.planes + state.upsampled { buffer.deallocate() }
-                state.planes = (0 ..< n).map { _ in UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 0) }
-                state.upsampled = (0 ..< n).map { _ in UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 0) }
-                state.planeStamps = [CoefficientStamp?](repeating: nil, count: n)
-                state.upsampledStamps = [CoefficientStamp?](repeating: nil, count: n)
-            }
-            for (c, fc) in frame.components.enumerated() {
-                let gc = geometry.components[c]
-                if state.planeStamps[c] !== stamps[c] {
-                    PreviewCache.State.resize(&state.planes[c], gc.stride * fc.paddedBlocksHigh * gc.blockSize)
-                    renderPlane(c, frame: frame, geometry: geometry, into: state.planes[c])
-                    state.planeStamps[c] = stamps[c]
-                }
-                if (gc.hUp != 1 || gc.vUp != 1) && state.upsampledStamps[c] !== stamps[c] {
-                    PreviewCache.State.resize(&state.upsampled[c], geometry.width * geometry.height)
-                    guard let plane = state.planes[c].baseAddress, let up = state.upsampled[c].baseAddress else { continue }
-                    let stride = gc.stride
-                    Upsample.upsample(h: gc.hUp, v: gc.vUp, fancy: geometry.fancy, inputWidth: gc.width,
-                                      inputHeight: gc.height, outputWidth: geometry.width,
-                                      outputRows: 0 ..< geometry.height, row: { UnsafePointer(plane + $0 * stride) },
-                                      output: up, outputStride: geometry.width)
-                    state.upsampledStamps[c] = stamps[c]
-                }
-            }
-            let image = assemble(geometry: geometry, planes: state.planes, upsampled: state.upsampled)
+            // Moved out of the cache, so that pixels nobody else holds are updated in place.
+            var image = state.image ?? Image.unfilled(width: geometry.width, height: geometry.height, format: geometry.format)
+            state.image = nil
+            renderChanges(frame: frame, geometry: geometry, state: state, into: &image)
+            state.changes.update(repeating: 0)
             state.image = image
-            state.imageStamps = stamps
             return image
         }
         guard var image = cached else { return render(frame: frame, geometry: geometry) }
@@ -140,59 +147,140 @@ extension JPEGDecoder {
         return image
     }
 
-    /// Every block of component `c` through its IDCT into one whole plane.
-    private func renderPlane(_ c: Int, frame: Frame, geometry: OutputGeometry, into plane: UnsafeMutableBufferPointer<UInt8>) {
-        let fc = frame.components[c], gc = geometry.components[c]
-        let idct = JPEGKernels.select(scale: gc.blockSize, useSIMD: useSIMD).idct
-        let offset = coefficientOffsets[c]
+    /// Whether any byte of the change map is set.
+    private static func anyMarked(_ changes: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+        guard let base = changes.baseAddress else { return false }
+        let words = changes.count / 8
+        let raw = UnsafeRawPointer(base)
+        var any: UInt64 = 0
+        for i in 0 ..< words { any |= raw.loadUnaligned(fromByteOffset: i &* 8, as: UInt64.self) }
+        for i in words &* 8 ..< changes.count { any |= UInt64(base[i]) }
+        return any != 0
+    }
+
+    /// The IDCT of every marked block into the cached planes, then, row by row, upsampling of
+    /// the spans whose inputs changed and colour conversion of every span any component changed.
+    private func renderChanges(frame: Frame, geometry g: OutputGeometry, state: PreviewCache.State, into image: inout Image) {
+        guard let changes = state.changes.baseAddress else { return }
+        let blockRows = frame.components.enumerated().map { c, fc in
+            (marks: changes + coefficientOffsets[c] / 64, wide: fc.paddedBlocksWide)
+        }
         coefficients.withUnsafeBufferPointer { coefficientBuffer in
             componentQuant.withUnsafeBufferPointer { quant in
-                guard let planeBase = plane.baseAddress, let coef = coefficientBuffer.baseAddress,
-                      let q = quant.baseAddress else { return }
-                for by in 0 ..< fc.paddedBlocksHigh {
-                    var block = coef + offset + by * fc.paddedBlocksWide * 64
-                    var target = planeBase + by * gc.blockSize * gc.stride
-                    for _ in 0 ..< fc.paddedBlocksWide {
-                        idct(block, q + c * JPEGKernels.quantStride, target, gc.stride)
-                        block += 64
-                        target += gc.blockSize
+                guard let coef = coefficientBuffer.baseAddress, let q = quant.baseAddress else { return }
+                for (c, fc) in frame.components.enumerated() {
+                    guard let plane = state.planes[c].baseAddress else { continue }
+                    let gc = g.components[c]
+                    let idct = JPEGKernels.select(scale: gc.blockSize, useSIMD: useSIMD).idct
+                    let marks = blockRows[c].marks
+                    var index = 0
+                    for by in 0 ..< fc.paddedBlocksHigh {
+                        var block = coef + coefficientOffsets[c] + by * fc.paddedBlocksWide * 64
+                        var target = plane + by * gc.blockSize * gc.stride
+                        for _ in 0 ..< fc.paddedBlocksWide {
+                            if marks[index] != 0 { idct(block, q + c * JPEGKernels.quantStride, target, gc.stride) }
+                            index &+= 1
+                            block += 64
+                            target += gc.blockSize
+                        }
+                    }
+                }
+            }
+        }
+
+        // Per component, the spans of the current output row: input samples to upsample, and
+        // output pixels to convert. They depend only on the block rows the output row reads,
+        // so they are worked out again only when those change.
+        struct Spans {
+            var rows = (-1, -1)
+            var samples: [Range<Int>] = []
+            var pixels: [Range<Int>] = []
+        }
+        var spans = [Spans](repeating: Spans(), count: frame.components.count)
+        var union: [Range<Int>] = []
+        let bpp = g.format.bytesPerPixel
+        let inverted = collector.adobeTransform != nil
+        var scratch = [UInt8](repeating: 0, count: max(g.width * 4, 1))
+        var rows = [UnsafePointer<UInt8>](repeating: UnsafePointer(changes), count: 4)
+        var spanRows = rows
+        image.pixels.withUnsafeMutableBufferPointer { pixels in
+            scratch.withUnsafeMutableBufferPointer { scratchBuffer in
+                guard let out = pixels.baseAddress, let scratchBase = scratchBuffer.baseAddress else { return }
+                for y in 0 ..< g.height {
+                    var changed = false
+                    for (c, gc) in g.components.enumerated() {
+                        let upsample = gc.hUp != 1 || gc.vUp != 1
+                        let source = upsample
+                            ? Upsample.sourceRows(of: y, h: gc.hUp, v: gc.vUp, fancy: g.fancy, inputWidth: gc.width,
+                                                  inputHeight: gc.height)
+                            : (near: y, far: y)
+                        let key = (source.near / gc.blockSize, source.far / gc.blockSize)
+                        guard key != spans[c].rows else { continue }
+                        changed = true
+                        spans[c].rows = key
+                        let marks = blockRows[c].marks, wide = blockRows[c].wide
+                        let a = marks + key.0 * wide, b = marks + key.1 * wide
+                        // The triangle filter reads one sample either side.
+                        let margin = upsample ? 1 : 0
+                        spans[c].samples.removeAll(keepingCapacity: true)
+                        spans[c].pixels.removeAll(keepingCapacity: true)
+                        var bx = 0
+                        while bx < wide {
+                            guard a[bx] | b[bx] != 0 else { bx &+= 1; continue }
+                            let start = bx
+                            while bx < wide && a[bx] | b[bx] != 0 { bx &+= 1 }
+                            let lower = max(start * gc.blockSize - margin, 0)
+                            let upper = min(bx * gc.blockSize + margin, gc.width)
+                            guard lower < upper else { continue }
+                            spans[c].samples.append(lower ..< upper)
+                            let right = upper == gc.width ? g.width : min(upper * gc.hUp, g.width)
+                            spans[c].pixels.append(min(lower * gc.hUp, g.width) ..< right)
+                        }
+                    }
+                    for (c, gc) in g.components.enumerated() where gc.hUp != 1 || gc.vUp != 1 {
+                        guard let plane = state.planes[c].baseAddress, let up = state.upsampled[c].baseAddress else { continue }
+                        let stride = gc.stride
+                        for span in spans[c].samples {
+                            Upsample.upsampleRow(y, h: gc.hUp, v: gc.vUp, fancy: g.fancy, inputWidth: gc.width,
+                                                 inputHeight: gc.height, outputWidth: g.width, samples: span,
+                                                 row: { UnsafePointer(plane + $0 * stride) }, output: up + y * g.width,
+                                                 useSIMD: useSIMD)
+                        }
+                    }
+                    if changed { Self.merge(spans.map(\.pixels), into: &union) }
+                    guard !union.isEmpty else { continue }
+                    for (c, gc) in g.components.enumerated() where c < 4 {
+                        let upsample = gc.hUp != 1 || gc.vUp != 1
+                        guard let base = upsample ? state.upsampled[c].baseAddress : state.planes[c].baseAddress else { return }
+                        rows[c] = UnsafePointer(base + y * (upsample ? g.width : gc.stride))
+                    }
+                    for span in union {
+                        for c in 0 ..< min(g.components.count, 4) { spanRows[c] = rows[c] + span.lowerBound }
+                        BandPipeline.convert(spanRows, transform: g.transform, format: g.format, width: span.count,
+                                             inverted: inverted, out: out + (y * g.width + span.lowerBound) * bpp,
+                                             scratch: scratchBase)
                     }
                 }
             }
         }
     }
 
-    /// Colour conversion of whole planes (upsampled where the component needs it) into a new
-    /// image. Every byte is written, so the pixel buffer starts uninitialised.
-    private func assemble(geometry g: OutputGeometry, planes: [UnsafeMutableBufferPointer<UInt8>],
-                          upsampled: [UnsafeMutableBufferPointer<UInt8>]) -> Image {
-        let bpp = g.format.bytesPerPixel
-        let count = g.width * g.height * bpp
-        let inverted = collector.adobeTransform != nil
-        var scratch = [UInt8](repeating: 0, count: max(g.width * 4, 1))
-        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            initialized = count
-            guard let out = buffer.baseAddress else { return }
-            var bases: [(UnsafePointer<UInt8>, Int)] = []
-            for (c, gc) in g.components.enumerated() where c < 4 {
-                let upsample = gc.hUp != 1 || gc.vUp != 1
-                guard let base = upsample ? upsampled[c].baseAddress : planes[c].baseAddress else {
-                    buffer.initialize(repeating: 128)
-                    return
-                }
-                bases.append((UnsafePointer(base), upsample ? g.width : gc.stride))
-            }
-            scratch.withUnsafeMutableBufferPointer { scratchBuffer in
-                guard let scratchBase = scratchBuffer.baseAddress else { return }
-                var rows = [UnsafePointer<UInt8>](repeating: UnsafePointer(out), count: 4)
-                for y in 0 ..< g.height {
-                    for (c, (base, stride)) in bases.enumerated() { rows[c] = base + y * stride }
-                    BandPipeline.convert(rows, transform: g.transform, format: g.format, width: g.width,
-                                         inverted: inverted, out: out + y * g.width * bpp, scratch: scratchBase)
-                }
+    /// The union of sorted span lists, as sorted disjoint spans (touching ones joined).
+    static func merge(_ lists: [[Range<Int>]], into union: inout [Range<Int>]) {
+        union.removeAll(keepingCapacity: true)
+        for list in lists { union.append(contentsOf: list) }
+        guard union.count > 1 else { return }
+        union.sort { $0.lowerBound < $1.lowerBound }
+        var kept = 0
+        for span in union.dropFirst() {
+            if span.lowerBound <= union[kept].upperBound {
+                union[kept] = union[kept].lowerBound ..< max(union[kept].upperBound, span.upperBound)
+            } else {
+                kept += 1
+                union[kept] = span
             }
         }
-        return Image(width: g.width, height: g.height, format: g.format, pixels: pixels, metadata: metadata)
+        union.removeSubrange((kept + 1)...)
     }
 }
 

@@ -88,8 +88,10 @@ struct ScanPlan: Sendable {
 enum BlockSink {
     /// Streaming: IDCT straight into the band rings of the pipeline.
     case planes(UnsafeMutablePointer<UInt8>, UnsafePointer<UInt16>)
-    /// Coefficient mode: whole-image coefficient storage (progressive or multi-scan sequential).
-    case coefficients(UnsafeMutablePointer<Int16>)
+    /// Coefficient mode: whole-image coefficient storage (progressive or multi-scan sequential),
+    /// and the preview cache's change map when it keeps one (one byte per block, in coefficient
+    /// order: set to 1 when a scan changes the block; see ``PreviewCache``).
+    case coefficients(UnsafeMutablePointer<Int16>, UnsafeMutablePointer<UInt8>?)
 }
 
 enum ScanStep: Sendable, Equatable {
@@ -171,6 +173,8 @@ enum MCULoop {
                 } catch {
                     fault = error
                     block.update(repeating: 0, count: 64)
+                    // A block decoder may have changed coefficients before it failed.
+                    markChanged(st.mcu, plan: plan, sink: sink)
                 }
             }
             let starved = st.reader.starved && (st.reader.overran || fault != nil)
@@ -222,7 +226,7 @@ enum MCULoop {
     /// data, or leave positions an earlier scan filled): restoring the blocks makes the result
     /// the same whatever the chunking (FUZZING.md JPEG-1). Streaming blocks are rewritten on replay.
     private static func copyBlocks(_ mcu: Int, plan: ScanPlan, sink: BlockSink, saved: UnsafeMutablePointer<Int16>, restore: Bool) {
-        guard case let .coefficients(base) = sink else { return }
+        guard case let .coefficients(base, _) = sink else { return }
         var slot = saved
         for c in plan.components {
             let hBlocks = plan.interleaved ? c.h : 1, vBlocks = plan.interleaved ? c.v : 1
@@ -231,6 +235,19 @@ enum MCULoop {
                     let target = coefficientBlock(mcu, blockH: bh, blockV: bv, component: c, plan: plan, base: base)
                     if restore { target.update(from: slot, count: 64) } else { slot.update(from: target, count: 64) }
                     slot += 64
+                }
+            }
+        }
+    }
+
+    /// Marks every block of MCU `mcu` in the preview cache's change map (when there is one).
+    private static func markChanged(_ mcu: Int, plan: ScanPlan, sink: BlockSink) {
+        guard case let .coefficients(base, changes?) = sink else { return }
+        for c in plan.components {
+            let hBlocks = plan.interleaved ? c.h : 1, vBlocks = plan.interleaved ? c.v : 1
+            for bv in 0 ..< vBlocks {
+                for bh in 0 ..< hBlocks {
+                    changes[(coefficientBlock(mcu, blockH: bh, blockV: bv, component: c, plan: plan, base: base) - base) >> 6] = 1
                 }
             }
         }
@@ -269,9 +286,10 @@ enum MCULoop {
                         let offset = c.planeOffset &+ ((my % 3) &* c.bandRows &+ bv &* c.blockSize) &* c.stride &+ bx &* c.blockSize
                         idct(block, quant + c.quantOffset, base + offset, c.stride)
                         block.update(repeating: 0, count: 64)
-                    case let .coefficients(base):
+                    case let .coefficients(base, changes):
                         let target = coefficientBlock(mx: mx, my: my, blockH: bh, blockV: bv, component: c, plan: plan,
                                                       base: base)
+                        var changed = true
                         switch plan.kind {
                         case .sequential:
                             guard let dc = c.dc, let ac = c.ac else { return }
@@ -283,16 +301,20 @@ enum MCULoop {
                             try st.reader.decodeDCFirst(target, dc: dc, predictor: &st.predictors[i], al: plan.al,
                                                         data: data, end: end, isFinal: isFinal)
                         case .dcRefine:
-                            st.reader.decodeDCRefine(target, al: plan.al, data: data, end: end, isFinal: isFinal)
+                            changed = st.reader.decodeDCRefine(target, al: plan.al, data: data, end: end, isFinal: isFinal)
                         case .acFirst:
                             guard let ac = c.ac else { return }
-                            try st.reader.decodeACFirst(target, ac: ac, ss: plan.ss, se: plan.se, al: plan.al, eobrun: &st.eobrun,
-                                                        zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                            changed = try st.reader.decodeACFirst(target, ac: ac, ss: plan.ss, se: plan.se, al: plan.al,
+                                                                  eobrun: &st.eobrun, zigzag: zigzag, data: data, end: end,
+                                                                  isFinal: isFinal)
                         case .acRefine:
                             guard let ac = c.ac else { return }
-                            try st.reader.decodeACRefine(target, ac: ac, ss: plan.ss, se: plan.se, al: plan.al, eobrun: &st.eobrun,
-                                                         zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                            changed = try st.reader.decodeACRefine(target, ac: ac, ss: plan.ss, se: plan.se, al: plan.al,
+                                                                   eobrun: &st.eobrun, zigzag: zigzag, data: data, end: end,
+                                                                   isFinal: isFinal)
                         }
+                        // A rolled-back attempt may leave a mark on a block it restores: a spare re-render, never a missed one.
+                        if changed, let changes { changes[(target - base) &>> 6] = 1 }
                     }
                 }
             }

@@ -10,7 +10,7 @@ extension JPEGDecoder {
         if rowOutput?.pending.isEmpty == false { return false }
         let isFinal = input.isFinished
         if !isFinal && input.count < retryAt && !markerArrived() { return false }
-        if mode == .coefficients { stampComponents(plan.components) }
+        let changes = mode == .coefficients ? prepareCoefficientChange() : nil
         while true {
             let stop = mode == .streaming
                 ? min(plan.mcuCount, (entropy.mcu / plan.mcusWide + 1) * plan.mcusWide)
@@ -39,7 +39,7 @@ extension JPEGDecoder {
                                 if sinkPipeline != nil, let base = planeBuffer.baseAddress {
                                     sink = .planes(base, quantBase)
                                 } else if let base = coefficientBuffer.baseAddress {
-                                    sink = .coefficients(base)
+                                    sink = .coefficients(base, changes)
                                 } else {
                                     return
                                 }
@@ -148,7 +148,8 @@ extension JPEGDecoder {
             throw .truncated(offset: offset, partial: rowOutput == nil ? preview() : nil)
         }
         if mode == .coefficients {
-            image = cachedRender(frame: frame, geometry: geometry, fill: previewCache.isFilled)
+            image = cachedRender(frame: frame, geometry: geometry, fill: previewCache.isTracking)
+            releasePreviewCache()
             events.append(.rows(0 ..< geometry.height))
         } else if rowsDone < geometry.height, rowOutput != nil {
             rowOutput?.gray = rowsDone ..< geometry.height

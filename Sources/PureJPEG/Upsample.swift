@@ -35,37 +35,63 @@ enum Upsample {
                          outputRows: Range<Int>, row: (Int) -> UnsafePointer<UInt8>,
                          output: UnsafeMutablePointer<UInt8>, outputStride: Int, useSIMD: Bool) {
         guard inputWidth > 0, inputHeight > 0, outputWidth > 0 else { return }
+        for (k, r) in outputRows.enumerated() {
+            upsampleRow(r, h: h, v: v, fancy: fancy, inputWidth: inputWidth, inputHeight: inputHeight,
+                        outputWidth: outputWidth, samples: 0 ..< inputWidth, row: row, output: output + k * outputStride,
+                        useSIMD: useSIMD)
+        }
+    }
+
+    /// The input rows output row `r` is made from: `near` always, `far` too when the vertical
+    /// triangle filter is in use (else `far == near`).
+    @inline(__always)
+    static func sourceRows(of r: Int, h: Int, v: Int, fancy: Bool, inputWidth: Int, inputHeight: Int) -> (near: Int, far: Int) {
+        let h = min(max(h, 1), 4), v = min(max(v, 1), 4)
+        let near = min(max(r / v, 0), inputHeight - 1)
+        let fancyV2 = fancy && v == 2 && (h == 1 || (h == 2 && inputWidth > 2))
+        guard fancyV2 else { return (near, near) }
+        return (near, r & 1 == 0 ? max(near - 1, 0) : min(near + 1, inputHeight - 1))
+    }
+
+    /// Writes the outputs of input samples `samples` (outputs `h * lower ..< h * upper`, clipped
+    /// to `outputWidth`, plus the edge repeat past the component's width when `samples` reaches
+    /// its end) of output row `r` to `output` (the start of the output row). Only those bytes
+    /// are written, so a cached upsampled plane can be brought up to date piece by piece.
+    @usableFromInline
+    static func upsampleRow(_ r: Int, h: Int, v: Int, fancy: Bool, inputWidth: Int, inputHeight: Int, outputWidth: Int,
+                            samples: Range<Int>, row: (Int) -> UnsafePointer<UInt8>,
+                            output out: UnsafeMutablePointer<UInt8>, useSIMD: Bool = true) {
+        guard inputWidth > 0, inputHeight > 0, outputWidth > 0 else { return }
         let h = min(max(h, 1), 4), v = min(max(v, 1), 4)
         let width = min(outputWidth, inputWidth * h)
+        let start = max(samples.lowerBound, 0), end = min(samples.upperBound, inputWidth, (width + h - 1) / h)
+        guard start < end else { return }
         let fancyH2 = fancy && h == 2 && inputWidth > 2
         let fancyV2 = fancy && v == 2 && (h == 1 || fancyH2)
-        for (k, r) in outputRows.enumerated() {
-            let out = output + k * outputStride
-            let near = min(max(r / v, 0), inputHeight - 1)
-            if fancyV2 {
-                let far = r & 1 == 0 ? max(near - 1, 0) : min(near + 1, inputHeight - 1)
-                if h == 1 {
-                    fancyH1V2Row(near: row(near), far: row(far), lower: r & 1 == 1, width: width, output: out)
-                } else if useSIMD {
-                    fancyH2V2RowSIMD(near: row(near), far: row(far), inputWidth: inputWidth,
-                                     outputWidth: width, output: out)
-                } else {
-                    fancyH2V2Row(near: row(near), far: row(far), inputWidth: inputWidth,
-                                 outputWidth: width, output: out)
-                }
-            } else if fancyH2 && v == 1 {
-                if useSIMD {
-                    fancyH2V1RowSIMD(row(near), inputWidth: inputWidth, outputWidth: width, output: out)
-                } else {
-                    fancyH2V1Row(row(near), inputWidth: inputWidth, outputWidth: width, output: out)
-                }
+        let (near, far) = sourceRows(of: r, h: h, v: v, fancy: fancy, inputWidth: inputWidth, inputHeight: inputHeight)
+        if fancyV2 {
+            if h == 1 {
+                fancyH1V2Row(near: row(near) + start, far: row(far) + start, lower: r & 1 == 1, width: end - start,
+                             output: out + start)
+            } else if useSIMD {
+                fancyH2V2SpanSIMD(near: row(near), far: row(far), inputWidth: inputWidth, outputWidth: width,
+                                  from: start, to: end, output: out)
             } else {
-                boxRow(row(near), h: h, outputWidth: width, output: out)
+                fancyH2V2Span(near: row(near), far: row(far), inputWidth: inputWidth, outputWidth: width,
+                              from: start, to: end, output: out)
             }
-            if width < outputWidth {
-                // Wider than the component covers (never for libjpeg's rounded-up widths): repeat the edge.
-                (out + width).update(repeating: out[width - 1], count: outputWidth - width)
+        } else if fancyH2 && v == 1 {
+            if useSIMD {
+                fancyH2V1SpanSIMD(row(near), inputWidth: inputWidth, outputWidth: width, from: start, to: end, output: out)
+            } else {
+                fancyH2V1Span(row(near), inputWidth: inputWidth, outputWidth: width, from: start, to: end, output: out)
             }
+        } else {
+            boxRow(row(near) + start, h: h, outputWidth: min(width, end * h) - start * h, output: out + start * h)
+        }
+        if width < outputWidth && end == min(inputWidth, (width + h - 1) / h) {
+            // Wider than the component covers (never for libjpeg's rounded-up widths): repeat the edge.
+            (out + width).update(repeating: out[width - 1], count: outputWidth - width)
         }
     }
 
@@ -91,8 +117,16 @@ enum Upsample {
     @inlinable
     static func fancyH2V1Row(_ input: UnsafePointer<UInt8>, inputWidth: Int, outputWidth: Int,
                              output: UnsafeMutablePointer<UInt8>) {
+        fancyH2V1Span(input, inputWidth: inputWidth, outputWidth: outputWidth, from: 0, to: inputWidth, output: output)
+    }
+
+    /// ``fancyH2V1Row(_:inputWidth:outputWidth:output:)`` for input samples `start ..< end`
+    /// only (their outputs `2 * start ..< 2 * end`, clipped to `outputWidth`).
+    @inlinable
+    static func fancyH2V1Span(_ input: UnsafePointer<UInt8>, inputWidth: Int, outputWidth: Int, from start: Int, to end: Int,
+                              output: UnsafeMutablePointer<UInt8>) {
         let last = inputWidth - 1
-        for i in 0..<min(inputWidth, (outputWidth + 1) / 2) {
+        for i in max(start, 0) ..< max(start, min(end, inputWidth, (outputWidth + 1) / 2)) {
             let c = 3 &* Int(input[i])
             let l = Int(input[max(i - 1, 0)]), r = Int(input[min(i + 1, last)])
             output[2 * i] = UInt8(truncatingIfNeeded: (c &+ l &+ 1) >> 2)
@@ -116,26 +150,43 @@ enum Upsample {
     @inlinable
     static func fancyH2V2Row(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, inputWidth: Int,
                              outputWidth: Int, output: UnsafeMutablePointer<UInt8>) {
+        fancyH2V2Span(near: near, far: far, inputWidth: inputWidth, outputWidth: outputWidth, from: 0, to: inputWidth,
+                      output: output)
+    }
+
+    /// ``fancyH2V2Row(near:far:inputWidth:outputWidth:output:)`` for input samples
+    /// `start ..< end` only (their outputs `2 * start ..< 2 * end`, clipped to `outputWidth`).
+    @inlinable
+    static func fancyH2V2Span(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, inputWidth: Int,
+                              outputWidth: Int, from start: Int, to end: Int, output: UnsafeMutablePointer<UInt8>) {
         @inline(__always) func sum(_ i: Int) -> Int {
             let j = min(max(i, 0), inputWidth - 1)
             return 3 &* Int(near[j]) &+ Int(far[j])
         }
-        for i in 0..<min(inputWidth, (outputWidth + 1) / 2) {
+        for i in max(start, 0) ..< max(start, min(end, inputWidth, (outputWidth + 1) / 2)) {
             let c = 3 &* sum(i)
             output[2 * i] = UInt8(truncatingIfNeeded: (c &+ sum(i - 1) &+ 8) >> 4)
             if 2 * i + 1 < outputWidth { output[2 * i + 1] = UInt8(truncatingIfNeeded: (c &+ sum(i + 1) &+ 7) >> 4) }
         }
     }
 
-    /// After the 16-sample steps of a row: one more step ending at the second-to-last sample,
-    /// overlapping the previous one (it rewrites the same values), so the scalar code is left
-    /// only the last sample (and the first). Returns the first sample the scalar code must do.
+    /// Runs `step` (input samples i ..< i+16: it reads samples i-1 ... i+16 and writes outputs
+    /// 2i ..< 2i+32) over as much of samples `start ..< end` as it may cover, the last step
+    /// overlapping the one before (it rewrites the same values). Scalar code is left samples
+    /// `start ..< max(start, 1)` (sample 0: its left neighbour is itself) and `returned ..< end`.
     @inline(__always)
-    static func overlappingLastStep(from i: Int, inputWidth: Int, outputWidth: Int, _ step: (Int) -> Void) -> Int {
-        let last = inputWidth &- 17
-        guard i < inputWidth &- 1, last >= 1, 2 &* last &+ 32 <= outputWidth else { return i }
-        step(last)
-        return last &+ 16
+    static func vectorSteps(from start: Int, to end: Int, inputWidth: Int, outputWidth: Int, _ step: (Int) -> Void) -> Int {
+        let first = max(start, 1)
+        // A step at i needs i + 17 <= inputWidth (its right neighbours) and 2i + 32 <= outputWidth.
+        let limit = min(end, inputWidth &- 1, outputWidth / 2)
+        guard limit &- first >= 16 else { return first }
+        var i = first
+        while i &+ 16 <= limit {
+            step(i)
+            i &+= 16
+        }
+        if i < limit { step(limit &- 16) }
+        return limit
     }
 
     /// Writes 32 output bytes for 16 input samples: `even` lane k is the output pair of sample
@@ -151,16 +202,15 @@ enum Upsample {
         out.storeBytes(of: high, toByteOffset: 16, as: SIMD8<UInt16>.self)
     }
 
-    /// h2v1 fancy, 16 input samples (32 outputs) per step in 16-bit lanes, with the even/odd
-    /// split of ``fancyH2V2RowSIMD(near:far:inputWidth:outputWidth:output:)``; the first input
-    /// sample and the tail go through the scalar reference.
-    static func fancyH2V1RowSIMD(_ input: UnsafePointer<UInt8>, inputWidth: Int, outputWidth: Int,
-                                 output: UnsafeMutablePointer<UInt8>) {
+    /// h2v1 fancy for input samples `start ..< end`, 16 samples (32 outputs) per step in
+    /// 16-bit lanes, with the even/odd split of ``fancyH2V2SpanSIMD``; sample 0 and the tail go
+    /// through the scalar reference. Writes exactly what ``fancyH2V1Span`` writes.
+    static func fancyH2V1SpanSIMD(_ input: UnsafePointer<UInt8>, inputWidth: Int, outputWidth: Int,
+                                  from start: Int, to end: Int, output: UnsafeMutablePointer<UInt8>) {
         #if _endian(little)
         typealias U = SIMD8<UInt16>
         @inline(__always) func load(_ at: Int) -> U { UnsafeRawPointer(input + at).loadUnaligned(as: U.self) }
         let low = U(repeating: 255)
-        // A step reads samples i-1 ... i+16 and writes out[2i ..< 2i+32].
         @inline(__always) func step(_ i: Int) {
             let a = load(i &- 1), b = load(i), c = load(i &+ 1)
             let before = a & low, even = b & low, odd = b &>> 8, after = c &>> 8
@@ -169,52 +219,32 @@ enum Upsample {
             let wo = ((co &+ even &+ 1) &>> 2) | (((co &+ after &+ 2) &>> 2) &<< 8)
             storeWords(even: we, odd: wo, output + 2 &* i)
         }
-        var i = 1
-        while i &+ 17 <= inputWidth && 2 &* i &+ 32 <= outputWidth {
-            step(i)
-            i &+= 16
-        }
-        i = overlappingLastStep(from: i, inputWidth: inputWidth, outputWidth: outputWidth, step)
-        fancyH2V1Tail(input, from: i, inputWidth: inputWidth, outputWidth: outputWidth, output: output)
+        let rest = vectorSteps(from: start, to: end, inputWidth: inputWidth, outputWidth: outputWidth, step)
+        fancyH2V1Span(input, inputWidth: inputWidth, outputWidth: outputWidth, from: start, to: min(max(start, 1), end),
+                      output: output)
+        fancyH2V1Span(input, inputWidth: inputWidth, outputWidth: outputWidth, from: rest, to: end, output: output)
         #else
-        fancyH2V1Row(input, inputWidth: inputWidth, outputWidth: outputWidth, output: output)
+        fancyH2V1Span(input, inputWidth: inputWidth, outputWidth: outputWidth, from: start, to: end, output: output)
         #endif
     }
 
-    /// Scalar h2v1 for sample 0 and samples `start...` (the ones the vector loop left).
-    @inline(__always)
-    static func fancyH2V1Tail(_ input: UnsafePointer<UInt8>, from start: Int, inputWidth: Int, outputWidth: Int,
-                              output: UnsafeMutablePointer<UInt8>) {
-        let last = inputWidth - 1
-        let end = min(inputWidth, (outputWidth + 1) / 2)
-        var i = 0
-        while i < end {
-            let c = 3 &* Int(input[i])
-            let l = Int(input[max(i - 1, 0)]), r = Int(input[min(i + 1, last)])
-            output[2 * i] = UInt8(truncatingIfNeeded: (c &+ l &+ 1) >> 2)
-            if 2 * i + 1 < outputWidth { output[2 * i + 1] = UInt8(truncatingIfNeeded: (c &+ r &+ 2) >> 2) }
-            i = i == 0 ? max(start, 1) : i + 1
-        }
-    }
-
-    /// h2v2 fancy, 16 column sums (32 outputs) per step in 16-bit lanes (sums reach
-    /// 4*4*255 + 8, well inside 16 bits); edges and the tail go through scalar code with the
-    /// same formula.
+    /// h2v2 fancy for input samples `start ..< end`, 16 column sums (32 outputs) per step in
+    /// 16-bit lanes (sums reach 4*4*255 + 8, well inside 16 bits); sample 0 and the tail go
+    /// through the scalar reference. Writes exactly what ``fancyH2V2Span`` writes.
     ///
     /// Only concrete SIMD operators are used: the generic `SIMD8<UInt16>(truncatingIfNeeded:)`
     /// widening is not inlined here and cost a call per vector. Sixteen bytes loaded as eight
     /// 16-bit lanes give the even samples (`& 255`) and the odd ones (`>> 8`) already widened;
     /// loads at i-1, i and i+1 supply every neighbour in the right lane, and the even- and
     /// odd-sample output words are interleaved back by ``storeWords(even:odd:_:)``.
-    static func fancyH2V2RowSIMD(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, inputWidth: Int,
-                                 outputWidth: Int, output: UnsafeMutablePointer<UInt8>) {
+    static func fancyH2V2SpanSIMD(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, inputWidth: Int,
+                                  outputWidth: Int, from start: Int, to end: Int, output: UnsafeMutablePointer<UInt8>) {
         #if _endian(little)
         typealias U = SIMD8<UInt16>
         @inline(__always) func load(_ p: UnsafePointer<UInt8>, _ at: Int) -> U {
             UnsafeRawPointer(p + at).loadUnaligned(as: U.self)
         }
         let low = U(repeating: 255)
-        // A step reads samples i-1 ... i+16 and writes out[2i ..< 2i+32].
         @inline(__always) func step(_ i: Int) {
             let nearA = load(near, i &- 1), nearB = load(near, i), nearC = load(near, i &+ 1)
             let farA = load(far, i &- 1), farB = load(far, i), farC = load(far, i &+ 1)
@@ -228,25 +258,14 @@ enum Upsample {
             let wo = ((co &+ even &+ 8) &>> 4) | (((co &+ after &+ 7) &>> 4) &<< 8)
             storeWords(even: we, odd: wo, output + 2 &* i)
         }
-        var i = 1
-        while i &+ 17 <= inputWidth && 2 &* i &+ 32 <= outputWidth {
-            step(i)
-            i &+= 16
-        }
-        i = overlappingLastStep(from: i, inputWidth: inputWidth, outputWidth: outputWidth, step)
-        @inline(__always) func sum(_ i: Int) -> Int {
-            let j = min(max(i, 0), inputWidth - 1)
-            return 3 &* Int(near[j]) &+ Int(far[j])
-        }
-        var j = 0
-        while j < min(inputWidth, (outputWidth + 1) / 2) {
-            let c = 3 &* sum(j)
-            output[2 * j] = UInt8(truncatingIfNeeded: (c &+ sum(j - 1) &+ 8) >> 4)
-            if 2 * j + 1 < outputWidth { output[2 * j + 1] = UInt8(truncatingIfNeeded: (c &+ sum(j + 1) &+ 7) >> 4) }
-            j = j == 0 ? max(i, 1) : j + 1
-        }
+        let rest = vectorSteps(from: start, to: end, inputWidth: inputWidth, outputWidth: outputWidth, step)
+        fancyH2V2Span(near: near, far: far, inputWidth: inputWidth, outputWidth: outputWidth, from: start,
+                      to: min(max(start, 1), end), output: output)
+        fancyH2V2Span(near: near, far: far, inputWidth: inputWidth, outputWidth: outputWidth, from: rest, to: end,
+                      output: output)
         #else
-        fancyH2V2Row(near: near, far: far, inputWidth: inputWidth, outputWidth: outputWidth, output: output)
+        fancyH2V2Span(near: near, far: far, inputWidth: inputWidth, outputWidth: outputWidth, from: start, to: end,
+                      output: output)
         #endif
     }
 }

@@ -1,0 +1,110 @@
+import Foundation
+import ImageCore
+import Testing
+@testable import PureJPEG
+
+/// The preview cache redoes only what the scans since the last render changed; these tests hold
+/// every such render to a full render of the same coefficients.
+@Suite("JPEG preview cache")
+struct PreviewCacheTests {
+    /// Every valid vector the decoder keeps as coefficients (progressive and multi-scan).
+    static let files: [String] = {
+        let dir = TestVectors.url("jpeg/valid")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+        return names.filter { $0.hasSuffix(".jpg") }.sorted()
+    }()
+
+    /// Feeds `bytes` in `chunk`-byte pieces and checks the preview against the plain render
+    /// after each completed scan and after every `every`-th piece (mid-scan states too).
+    /// Returns how many previews were checked.
+    static func check(_ bytes: [UInt8], chunk: Int, every: Int, options: JPEGDecodingOptions = .init()) throws -> Int {
+        var d = JPEGDecoder(options: options)
+        var checked = 0
+        var piece = 0
+        for start in stride(from: 0, to: bytes.count, by: chunk) {
+            let events = try d.append(bytes[start ..< min(bytes.count, start + chunk)])
+            piece += 1
+            let scanDone = events.contains { if case .scanComplete = $0 { true } else { false } }
+            guard scanDone || piece % every == 0, d.mode == .coefficients, d.phase != .done,
+                  let frame = d.frame, let geometry = d.geometry else { continue }
+            let preview = try #require(d.preview())
+            let full = d.render(frame: frame, geometry: geometry)
+            let difference = zip(preview.pixels, full.pixels).firstIndex { $0 != $1 }
+            #expect(preview.pixels.count == full.pixels.count && difference == nil,
+                    "preview at byte \(start + chunk): first difference at pixel byte \(difference ?? -1)")
+            if difference != nil { return checked }
+            checked += 1
+        }
+        let final = try d.finish()
+        #expect(final == (try JPEGDecoder.decode(bytes, options: options)))
+        return checked
+    }
+
+    @Test("every preview equals a full render of the same coefficients", arguments: files)
+    func matchesFullRender(_ name: String) throws {
+        let bytes = try TestVectors.bytes("jpeg/valid/" + name)
+        _ = try Self.check(bytes, chunk: max(bytes.count / 23, 16), every: 3)
+    }
+
+    @Test("scaled decodes keep their previews exact too", arguments: [2, 4, 1])
+    func scaled(_ scale: Int) throws {
+        for name in ["progressive_420.jpg", "progressive_411.jpg", "progressive_odd.jpg", "photo256_progressive.jpg"] {
+            let bytes = try TestVectors.bytes("jpeg/valid/" + name)
+            let checked = try Self.check(bytes, chunk: max(bytes.count / 40, 8), every: 2,
+                                         options: JPEGDecodingOptions(scale: scale))
+            #expect(checked > 5, "\(name)")
+        }
+    }
+
+    @Test("a preview kept by the caller is not changed by later previews")
+    func keptPreviewUnchanged() throws {
+        let bytes = try TestVectors.bytes("jpeg/valid/photo256_progressive.jpg")
+        var d = JPEGDecoder()
+        var kept: [(Image, [UInt8])] = []
+        for start in stride(from: 0, to: bytes.count, by: 1024) {
+            for event in try d.append(bytes[start ..< min(bytes.count, start + 1024)]) {
+                if case .scanComplete = event, let p = d.preview() { kept.append((p, p.pixels)) }
+            }
+        }
+        _ = try d.finish()
+        #expect(kept.count > 5)
+        for (image, pixels) in kept { #expect(image.pixels == pixels) }
+        #expect(Set(kept.map(\.1)).count > 5)
+    }
+
+    @Test("the change map marks only blocks a scan changed")
+    func changeMapIsSparse() throws {
+        // Successive approximation: refinement scans change some blocks, not all.
+        let bytes = try TestVectors.bytes("jpeg/valid/photo256_progressive.jpg")
+        var d = JPEGDecoder()
+        var fractions: [Double] = []
+        var cuts = (0 ..< bytes.count - 1).filter { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA }.map { $0 + 2 }
+        cuts.append(bytes.count)
+        var start = 0
+        for cut in cuts {
+            _ = try d.append(bytes[start ..< cut])
+            start = cut
+            guard d.mode == .coefficients, d.phase != .done else { continue }
+            let marked = d.previewCache.withLock { state -> Int? in
+                guard let base = state.changes.baseAddress else { return nil }
+                return (0 ..< state.changes.count).reduce(0) { $0 + Int(base[$1]) }
+            }
+            if let marked { fractions.append(Double(marked) / Double(d.coefficients.count / 64)) }
+            _ = d.preview()
+        }
+        #expect(fractions.count > 5)
+        #expect(fractions.contains { $0 < 0.9 })
+        #expect(fractions.allSatisfy { $0 <= 1 })
+    }
+
+    @Test("span merging joins overlapping and touching spans")
+    func merge() {
+        var union: [Range<Int>] = []
+        JPEGDecoder.merge([[0 ..< 4, 10 ..< 12], [3 ..< 6, 12 ..< 15, 20 ..< 21], []], into: &union)
+        #expect(union == [0 ..< 6, 10 ..< 15, 20 ..< 21])
+        JPEGDecoder.merge([[], []], into: &union)
+        #expect(union.isEmpty)
+        JPEGDecoder.merge([[5 ..< 9]], into: &union)
+        #expect(union == [5 ..< 9])
+    }
+}
