@@ -228,7 +228,14 @@ extension JPEGDecoder {
                         while bx < wide {
                             guard a[bx] | b[bx] != 0 else { bx &+= 1; continue }
                             let start = bx
-                            while bx < wide && a[bx] | b[bx] != 0 { bx &+= 1 }
+                            // Runs a clean block or two apart are one span: the kernels work 16 or
+                            // more samples a step, so short spans would mostly run their scalar tails.
+                            var clean = 0
+                            while bx < wide && clean <= Self.joinedBlocks {
+                                clean = a[bx] | b[bx] != 0 ? 0 : clean &+ 1
+                                bx &+= 1
+                            }
+                            bx &-= clean
                             let lower = max(start * gc.blockSize - margin, 0)
                             let upper = min(bx * gc.blockSize + margin, gc.width)
                             guard lower < upper else { continue }
@@ -247,7 +254,7 @@ extension JPEGDecoder {
                                                  useSIMD: useSIMD)
                         }
                     }
-                    if changed { Self.merge(spans.map(\.pixels), into: &union) }
+                    if changed { Self.merge(spans.map(\.pixels), into: &union, width: g.width) }
                     guard !union.isEmpty else { continue }
                     for (c, gc) in g.components.enumerated() where c < 4 {
                         let upsample = gc.hUp != 1 || gc.vUp != 1
@@ -265,15 +272,25 @@ extension JPEGDecoder {
         }
     }
 
-    /// The union of sorted span lists, as sorted disjoint spans (touching ones joined).
-    static func merge(_ lists: [[Range<Int>]], into union: inout [Range<Int>]) {
+    /// Clean blocks between two changed ones that are redone anyway, to keep spans long.
+    static let joinedBlocks = 2
+
+    /// The union of sorted span lists as sorted disjoint spans within `0 ..< width`, each at
+    /// least 32 pixels long where the row allows (colour conversion works 16 pixels a step; a
+    /// shorter span would run its scalar tail), spans less than 32 pixels apart joined.
+    static func merge(_ lists: [[Range<Int>]], into union: inout [Range<Int>], width: Int) {
         union.removeAll(keepingCapacity: true)
-        for list in lists { union.append(contentsOf: list) }
+        for list in lists {
+            for span in list {
+                let lower = min(span.lowerBound, max(width - 32, 0))
+                union.append(lower ..< min(max(span.upperBound, lower + 32), width))
+            }
+        }
         guard union.count > 1 else { return }
         union.sort { $0.lowerBound < $1.lowerBound }
         var kept = 0
         for span in union.dropFirst() {
-            if span.lowerBound <= union[kept].upperBound {
+            if span.lowerBound <= union[kept].upperBound + 32 {
                 union[kept] = union[kept].lowerBound ..< max(union[kept].upperBound, span.upperBound)
             } else {
                 kept += 1

@@ -97,14 +97,16 @@ struct PreviewCacheTests {
         #expect(fractions.allSatisfy { $0 <= 1 })
     }
 
-    @Test("span merging joins overlapping and touching spans")
+    @Test("span merging joins overlapping and nearby spans and widens short ones")
     func merge() {
         var union: [Range<Int>] = []
-        JPEGDecoder.merge([[0 ..< 4, 10 ..< 12], [3 ..< 6, 12 ..< 15, 20 ..< 21], []], into: &union)
-        #expect(union == [0 ..< 6, 10 ..< 15, 20 ..< 21])
-        JPEGDecoder.merge([[], []], into: &union)
+        JPEGDecoder.merge([[0 ..< 40, 100 ..< 140], [30 ..< 60, 150 ..< 190, 300 ..< 301], []], into: &union, width: 1000)
+        #expect(union == [0 ..< 60, 100 ..< 190, 300 ..< 332])
+        JPEGDecoder.merge([[], []], into: &union, width: 1000)
         #expect(union.isEmpty)
-        JPEGDecoder.merge([[5 ..< 9]], into: &union)
-        #expect(union == [5 ..< 9])
+        JPEGDecoder.merge([[990 ..< 995]], into: &union, width: 1000)
+        #expect(union == [968 ..< 1000])
+        JPEGDecoder.merge([[3 ..< 5]], into: &union, width: 20)
+        #expect(union == [0 ..< 20])
     }
 }
