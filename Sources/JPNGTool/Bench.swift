@@ -38,7 +38,7 @@ struct Bench: ParsableCommand {
     @Flag(help: """
         Also time an incremental decode (ImageSource fed --chunk bytes at a time) that renders \
         preview() after every completed scan, interlace pass or frame, and print its time over \
-        the one-shot decode's.
+        the one-shot decode's (the two alternate, n times each; medians).
         """)
     var previews = false
 
@@ -79,14 +79,23 @@ struct Bench: ParsableCommand {
                 print(line("decode", "GIF", "\(size.0)x\(size.1)x\(frames)", pixels, seconds))
             } else {
                 var image = try decodeImage(bytes, name: input)
-                let seconds = try medianSeconds(n) { image = try decodeImage(bytes, name: input) }
-                print(line("decode", format.rawValue, "\(image.width)x\(image.height)", image.width * image.height, seconds))
-                if previews {
-                    var shown = 0
-                    let withPreviews = try medianSeconds(n) { shown = try decodeWithPreviews(bytes) }
-                    print("previews \(format.rawValue) \(shown) previews, \(chunk)-byte chunks: "
-                          + String(format: "%.2f", withPreviews / seconds) + "x the one-shot decode")
+                guard previews else {
+                    let seconds = try medianSeconds(n) { image = try decodeImage(bytes, name: input) }
+                    print(line("decode", format.rawValue, "\(image.width)x\(image.height)", image.width * image.height, seconds))
+                    return
                 }
+                // One-shot and preview decodes alternate, so that drift in the machine's speed
+                // touches both medians alike.
+                var shown = 0
+                var oneShot: [Double] = [], withPreviews: [Double] = []
+                for _ in 0 ..< n {
+                    oneShot.append(try medianSeconds(1) { image = try decodeImage(bytes, name: input) })
+                    withPreviews.append(try medianSeconds(1) { shown = try decodeWithPreviews(bytes) })
+                }
+                let seconds = median(oneShot)
+                print(line("decode", format.rawValue, "\(image.width)x\(image.height)", image.width * image.height, seconds))
+                print("previews \(format.rawValue) \(shown) previews, \(chunk)-byte chunks: "
+                      + String(format: "%.2f", median(withPreviews) / seconds) + "x the one-shot decode")
             }
         }
     }
@@ -127,6 +136,12 @@ func medianSeconds(_ count: Int, _ body: () throws -> Void) throws -> Double {
         let elapsed = clock.now - start
         times.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
-    times.sort()
-    return times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+    return median(times)
+}
+
+/// The median of `values` (0 for none).
+func median(_ values: [Double]) -> Double {
+    guard !values.isEmpty else { return 0 }
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }

@@ -38,6 +38,9 @@ final class PreviewCache: @unchecked Sendable {
         var upsampled: [UnsafeMutableBufferPointer<UInt8>] = []
         /// The change map (empty until the first render).
         var changes = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
+        /// Per component and output row: the block rows of the input rows it is made from
+        /// (near and far, the same row unless the vertical triangle filter is in use).
+        var sourceBlockRows: [[(Int, Int)]] = []
         var image: Image?
 
         /// `count` zeroed bytes.
@@ -100,7 +103,7 @@ extension JPEGDecoder {
 
     /// Bytes of the buffers a cached render keeps besides the image.
     func cachedPlaneBytes(frame: Frame, geometry: OutputGeometry) -> Int {
-        var total = coefficients.count / 64
+        var total = coefficients.count / 64 + geometry.height * frame.components.count * 16
         for (c, fc) in frame.components.enumerated() {
             let gc = geometry.components[c]
             total += gc.stride * fc.paddedBlocksHigh * gc.blockSize
@@ -131,6 +134,16 @@ extension JPEGDecoder {
                 }
                 state.changes = PreviewCache.State.allocate(coefficients.count / 64)
                 state.changes.update(repeating: 1)
+                state.sourceBlockRows = geometry.components.map { gc in
+                    let upsample = gc.hUp != 1 || gc.vUp != 1
+                    return (0 ..< geometry.height).map { y in
+                        let source = upsample
+                            ? Upsample.sourceRows(of: y, h: gc.hUp, v: gc.vUp, fancy: geometry.fancy, inputWidth: gc.width,
+                                                  inputHeight: gc.height)
+                            : (near: y, far: y)
+                        return (source.near / gc.blockSize, source.far / gc.blockSize)
+                    }
+                }
             } else if !Self.anyMarked(state.changes), let image = state.image {
                 return image
             }
@@ -188,6 +201,39 @@ extension JPEGDecoder {
             }
         }
 
+        // Per component and block row, the runs of marked blocks (runs a clean block or two
+        // apart joined: the kernels work 16 or more samples a step, so short spans would mostly
+        // run their scalar tails), found once per render.
+        var runs: [Range<Int>] = []
+        var runStart: [[Int]] = []
+        for (c, fc) in frame.components.enumerated() {
+            var starts: [Int] = []
+            starts.reserveCapacity(fc.paddedBlocksHigh + 1)
+            let wide = fc.paddedBlocksWide
+            for by in 0 ..< fc.paddedBlocksHigh {
+                starts.append(runs.count)
+                let row = blockRows[c].marks + by * wide
+                var bx = 0
+                while bx < wide {
+                    // Eight clean blocks at a time.
+                    if bx &+ 8 <= wide && UnsafeRawPointer(row + bx).loadUnaligned(as: UInt64.self) == 0 {
+                        bx &+= 8
+                        continue
+                    }
+                    guard row[bx] != 0 else { bx &+= 1; continue }
+                    let start = bx
+                    var clean = 0
+                    while bx < wide && clean <= Self.joinedBlocks {
+                        clean = row[bx] != 0 ? 0 : clean &+ 1
+                        bx &+= 1
+                    }
+                    runs.append(start ..< bx &- clean)
+                }
+            }
+            starts.append(runs.count)
+            runStart.append(starts)
+        }
+
         // Per component, the spans of the current output row: input samples to upsample, and
         // output pixels to convert. They depend only on the block rows the output row reads,
         // so they are worked out again only when those change.
@@ -197,6 +243,7 @@ extension JPEGDecoder {
             var pixels: [Range<Int>] = []
         }
         var spans = [Spans](repeating: Spans(), count: frame.components.count)
+        var blockRuns: [Range<Int>] = []
         var union: [Range<Int>] = []
         let bpp = g.format.bytesPerPixel
         let inverted = collector.adobeTransform != nil
@@ -209,35 +256,25 @@ extension JPEGDecoder {
                 for y in 0 ..< g.height {
                     var changed = false
                     for (c, gc) in g.components.enumerated() {
-                        let upsample = gc.hUp != 1 || gc.vUp != 1
-                        let source = upsample
-                            ? Upsample.sourceRows(of: y, h: gc.hUp, v: gc.vUp, fancy: g.fancy, inputWidth: gc.width,
-                                                  inputHeight: gc.height)
-                            : (near: y, far: y)
-                        let key = (source.near / gc.blockSize, source.far / gc.blockSize)
+                        let key = state.sourceBlockRows[c][y]
                         guard key != spans[c].rows else { continue }
                         changed = true
                         spans[c].rows = key
-                        let marks = blockRows[c].marks, wide = blockRows[c].wide
-                        let a = marks + key.0 * wide, b = marks + key.1 * wide
                         // The triangle filter reads one sample either side.
+                        let upsample = gc.hUp != 1 || gc.vUp != 1
                         let margin = upsample ? 1 : 0
                         spans[c].samples.removeAll(keepingCapacity: true)
                         spans[c].pixels.removeAll(keepingCapacity: true)
-                        var bx = 0
-                        while bx < wide {
-                            guard a[bx] | b[bx] != 0 else { bx &+= 1; continue }
-                            let start = bx
-                            // Runs a clean block or two apart are one span: the kernels work 16 or
-                            // more samples a step, so short spans would mostly run their scalar tails.
-                            var clean = 0
-                            while bx < wide && clean <= Self.joinedBlocks {
-                                clean = a[bx] | b[bx] != 0 ? 0 : clean &+ 1
-                                bx &+= 1
-                            }
-                            bx &-= clean
-                            let lower = max(start * gc.blockSize - margin, 0)
-                            let upper = min(bx * gc.blockSize + margin, gc.width)
+                        let first = runs[runStart[c][key.0] ..< runStart[c][key.0 + 1]]
+                        if key.0 == key.1 {
+                            blockRuns.removeAll(keepingCapacity: true)
+                            blockRuns.append(contentsOf: first)
+                        } else {
+                            Self.merge(first, runs[runStart[c][key.1] ..< runStart[c][key.1 + 1]], into: &blockRuns)
+                        }
+                        for run in blockRuns {
+                            let lower = max(run.lowerBound * gc.blockSize - margin, 0)
+                            let upper = min(run.upperBound * gc.blockSize + margin, gc.width)
                             guard lower < upper else { continue }
                             spans[c].samples.append(lower ..< upper)
                             let right = upper == gc.width ? g.width : min(upper * gc.hUp, g.width)
@@ -268,6 +305,27 @@ extension JPEGDecoder {
                                              scratch: scratchBase)
                     }
                 }
+            }
+        }
+    }
+
+    /// The union of two sorted lists of disjoint block runs, touching runs joined.
+    static func merge(_ a: ArraySlice<Range<Int>>, _ b: ArraySlice<Range<Int>>, into union: inout [Range<Int>]) {
+        union.removeAll(keepingCapacity: true)
+        var i = a.startIndex, j = b.startIndex
+        while i < a.endIndex || j < b.endIndex {
+            let next: Range<Int>
+            if j == b.endIndex || (i < a.endIndex && a[i].lowerBound <= b[j].lowerBound) {
+                next = a[i]
+                i += 1
+            } else {
+                next = b[j]
+                j += 1
+            }
+            if let last = union.last, next.lowerBound <= last.upperBound {
+                union[union.count - 1] = last.lowerBound ..< max(last.upperBound, next.upperBound)
+            } else {
+                union.append(next)
             }
         }
     }

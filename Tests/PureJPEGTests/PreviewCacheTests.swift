@@ -29,7 +29,7 @@ struct PreviewCacheTests {
                   let frame = d.frame, let geometry = d.geometry else { continue }
             let preview = try #require(d.preview())
             let full = d.render(frame: frame, geometry: geometry)
-            let difference = zip(preview.pixels, full.pixels).firstIndex { $0 != $1 }
+            let difference = preview.pixels.indices.first { preview.pixels[$0] != full.pixels[$0] }
             #expect(preview.pixels.count == full.pixels.count && difference == nil,
                     "preview at byte \(start + chunk): first difference at pixel byte \(difference ?? -1)")
             if difference != nil { return checked }
@@ -101,12 +101,18 @@ struct PreviewCacheTests {
     func merge() {
         var union: [Range<Int>] = []
         JPEGDecoder.merge([[0 ..< 40, 100 ..< 140], [30 ..< 60, 150 ..< 190, 300 ..< 301], []], into: &union, width: 1000)
-        #expect(union == [0 ..< 60, 100 ..< 190, 300 ..< 332])
+        #expect(union == [0 ..< 62, 100 ..< 190, 300 ..< 332])
         JPEGDecoder.merge([[], []], into: &union, width: 1000)
         #expect(union.isEmpty)
         JPEGDecoder.merge([[990 ..< 995]], into: &union, width: 1000)
         #expect(union == [968 ..< 1000])
         JPEGDecoder.merge([[3 ..< 5]], into: &union, width: 20)
         #expect(union == [0 ..< 20])
+        // Block runs of two rows: joined where they overlap or touch, nothing widened.
+        var runs: [Range<Int>] = []
+        JPEGDecoder.merge([0 ..< 2, 5 ..< 9, 20 ..< 21][...], [2 ..< 3, 7 ..< 12, 30 ..< 31][...], into: &runs)
+        #expect(runs == [0 ..< 3, 5 ..< 12, 20 ..< 21, 30 ..< 31])
+        JPEGDecoder.merge([][...], [4 ..< 6][...], into: &runs)
+        #expect(runs == [4 ..< 6])
     }
 }
