@@ -330,25 +330,33 @@ extension JPEGDecoder {
         }
     }
 
-    /// Clean blocks between two changed ones that are redone anyway, to keep spans long.
-    static let joinedBlocks = 2
+    // How far spans are joined and widened. Each span costs a call or two, a scalar tail and
+    // edge work; redoing a few unchanged samples costs less. Instruction counts of the 1 MP
+    // 10-scan preview run (`Benchmarks/README.md`): 1 block / 16 px joins 202 M, 2 / 32 196 M,
+    // 4 / 64 193 M, 8 / 128 192 M.
+    /// Clean blocks between two changed ones that are redone anyway.
+    static let joinedBlocks = 4
+    /// Shortest span converted (a vector step is 16 pixels and leaves the last one to scalar code).
+    static let minimumSpan = 32
+    /// Spans closer than this are converted as one.
+    static let joinedPixels = 64
 
     /// The union of sorted span lists as sorted disjoint spans within `0 ..< width`, each at
-    /// least 32 pixels long where the row allows (colour conversion works 16 pixels a step; a
-    /// shorter span would run its scalar tail), spans less than 32 pixels apart joined.
+    /// least ``minimumSpan`` pixels long where the row allows, spans less than
+    /// ``joinedPixels`` apart joined.
     static func merge(_ lists: [[Range<Int>]], into union: inout [Range<Int>], width: Int) {
         union.removeAll(keepingCapacity: true)
         for list in lists {
             for span in list {
-                let lower = min(span.lowerBound, max(width - 32, 0))
-                union.append(lower ..< min(max(span.upperBound, lower + 32), width))
+                let lower = min(span.lowerBound, max(width - Self.minimumSpan, 0))
+                union.append(lower ..< min(max(span.upperBound, lower + Self.minimumSpan), width))
             }
         }
         guard union.count > 1 else { return }
         union.sort { $0.lowerBound < $1.lowerBound }
         var kept = 0
         for span in union.dropFirst() {
-            if span.lowerBound <= union[kept].upperBound + 32 {
+            if span.lowerBound <= union[kept].upperBound + Self.joinedPixels {
                 union[kept] = union[kept].lowerBound ..< max(union[kept].upperBound, span.upperBound)
             } else {
                 kept += 1

@@ -100,12 +100,19 @@ struct PreviewCacheTests {
     @Test("span merging joins overlapping and nearby spans and widens short ones")
     func merge() {
         var union: [Range<Int>] = []
-        JPEGDecoder.merge([[0 ..< 40, 100 ..< 140], [30 ..< 60, 150 ..< 190, 300 ..< 301], []], into: &union, width: 1000)
-        #expect(union == [0 ..< 62, 100 ..< 190, 300 ..< 332])
+        let gap = JPEGDecoder.joinedPixels, least = JPEGDecoder.minimumSpan
+        JPEGDecoder.merge([[0 ..< 40], [40 + gap + 1 ..< 300]], into: &union, width: 1000)
+        #expect(union == [0 ..< 40, 40 + gap + 1 ..< 300])
+        JPEGDecoder.merge([[40 + gap ..< 300], [0 ..< 40]], into: &union, width: 1000)
+        #expect(union == [0 ..< 300])
+        JPEGDecoder.merge([[0 ..< 40, 500 ..< 600], [30 ..< 80]], into: &union, width: 1000)
+        #expect(union == [0 ..< 80, 500 ..< 600])
+        JPEGDecoder.merge([[300 ..< 301]], into: &union, width: 1000)
+        #expect(union == [300 ..< 300 + least])
         JPEGDecoder.merge([[], []], into: &union, width: 1000)
         #expect(union.isEmpty)
         JPEGDecoder.merge([[990 ..< 995]], into: &union, width: 1000)
-        #expect(union == [968 ..< 1000])
+        #expect(union == [1000 - least ..< 1000])
         JPEGDecoder.merge([[3 ..< 5]], into: &union, width: 20)
         #expect(union == [0 ..< 20])
         // Block runs of two rows: joined where they overlap or touch, nothing widened.
