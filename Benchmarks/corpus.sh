@@ -10,7 +10,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="$here/corpus"
 want=(photo12.png alpha4.png photo12_420.jpg photo12_prog.jpg photo12_444.jpg
-      photo12_gray.jpg photo1.jpg anim100.gif alpha_1.png alpha_2.png alpha_3.png
+      photo12_gray.jpg photo1.jpg photo1_prog.jpg anim100.gif alpha_1.png alpha_2.png alpha_3.png
       alpha_4.png alpha_5.png)
 
 missing=0

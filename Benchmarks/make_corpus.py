@@ -213,6 +213,9 @@ def main():
         # 1152 x 864 = 1.0 MP
         # The mosaic scaled down: as detailed as the 12 MP files, unlike a mostly-sky photograph.
         cjpeg(photo12().resize((1152, 864), Image.LANCZOS), path("photo1.jpg"), ["-quality", "85"])
+    if need("photo1_prog.jpg"):
+        # The same 1 MP picture progressive (10 scans), for `jpng bench --previews`.
+        cjpeg(photo12().resize((1152, 864), Image.LANCZOS), path("photo1_prog.jpg"), ["-quality", "85", "-progressive"])
 
     if need("alpha4.png"):
         # 2304 x 1728 = 4.0 MP
