@@ -145,7 +145,15 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             if options.applyOrientation { result = result.oriented(metadata.orientation) }
             return result
         }
-        var partial = preview()
+        // The partial image: a decode that never asked for a preview renders it plainly (the
+        // preview cache would allocate its planes for one render); one that did brings its
+        // last preview up to date.
+        var partial: Image?
+        if mode == .coefficients, let geometry, let frame {
+            partial = cachedRender(frame: frame, geometry: geometry, fill: previewCache.isTracking)
+        } else {
+            partial = preview()
+        }
         partial?.metadata = metadata
         let error = JPEGError.truncated(offset: input.offset(input.count), partial: partial)
         failure = error

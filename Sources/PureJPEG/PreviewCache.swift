@@ -41,6 +41,22 @@ final class PreviewCache: @unchecked Sendable {
         /// Per component and output row: the block rows of the input rows it is made from
         /// (near and far, the same row unless the vertical triangle filter is in use).
         var sourceBlockRows: [[(Int, Int)]] = []
+        /// Per component and block row: the output rows made from it (empty for padding rows).
+        var outputRows: [[Range<Int>]] = []
+        /// Output rows the last render visited (for tests).
+        var rowsVisited = 0
+        /// Per component: the block rows that may hold marks (the hull of the MCU rows decoded
+        /// since the last render), so that a render after a few MCUs costs those rows only.
+        var markedRows: [Range<Int>] = []
+
+        /// Widens component `c`'s marked rows to cover `rows`.
+        mutating func noteMarked(_ c: Int, rows: Range<Int>) {
+            guard c < markedRows.count, c < outputRows.count else { return }
+            let rows = rows.clamped(to: 0 ..< outputRows[c].count)
+            guard !rows.isEmpty else { return }
+            let old = markedRows[c]
+            markedRows[c] = old.isEmpty ? rows : min(old.lowerBound, rows.lowerBound) ..< max(old.upperBound, rows.upperBound)
+        }
         var image: Image?
 
         /// `count` zeroed bytes.
@@ -134,6 +150,7 @@ extension JPEGDecoder {
                 }
                 state.changes = PreviewCache.State.allocate(coefficients.count / 64)
                 state.changes.update(repeating: 1)
+                state.markedRows = frame.components.map { 0 ..< $0.paddedBlocksHigh }
                 state.sourceBlockRows = geometry.components.map { gc in
                     let upsample = gc.hUp != 1 || gc.vUp != 1
                     return (0 ..< geometry.height).map { y in
@@ -144,14 +161,31 @@ extension JPEGDecoder {
                         return (source.near / gc.blockSize, source.far / gc.blockSize)
                     }
                 }
-            } else if !Self.anyMarked(state.changes), let image = state.image {
+                state.outputRows = frame.components.enumerated().map { c, fc in
+                    var rows = [Range<Int>](repeating: 0 ..< 0, count: fc.paddedBlocksHigh)
+                    for (y, key) in state.sourceBlockRows[c].enumerated() {
+                        for by in [key.0, key.1] where by < rows.count {
+                            rows[by] = rows[by].isEmpty ? y ..< y + 1 : min(rows[by].lowerBound, y) ..< max(rows[by].upperBound, y + 1)
+                        }
+                    }
+                    return rows
+                }
+            } else if state.markedRows.allSatisfy(\.isEmpty), let image = state.image {
                 return image
             }
             // Moved out of the cache, so that pixels nobody else holds are updated in place.
             var image = state.image ?? Image.unfilled(width: geometry.width, height: geometry.height, format: geometry.format)
             state.image = nil
-            renderChanges(frame: frame, geometry: geometry, state: state, into: &image)
-            state.changes.update(repeating: 0)
+            state.rowsVisited = renderChanges(frame: frame, geometry: geometry, state: state, into: &image)
+            // Clear the rows that may hold marks.
+            if let changes = state.changes.baseAddress {
+                for (c, fc) in frame.components.enumerated() where c < state.markedRows.count {
+                    let rows = state.markedRows[c]
+                    (changes + coefficientOffsets[c] / 64 + rows.lowerBound * fc.paddedBlocksWide)
+                        .update(repeating: 0, count: rows.count * fc.paddedBlocksWide)
+                    state.markedRows[c] = 0 ..< 0
+                }
+            }
             state.image = image
             return image
         }
@@ -160,21 +194,12 @@ extension JPEGDecoder {
         return image
     }
 
-    /// Whether any byte of the change map is set.
-    private static func anyMarked(_ changes: UnsafeMutableBufferPointer<UInt8>) -> Bool {
-        guard let base = changes.baseAddress else { return false }
-        let words = changes.count / 8
-        let raw = UnsafeRawPointer(base)
-        var any: UInt64 = 0
-        for i in 0 ..< words { any |= raw.loadUnaligned(fromByteOffset: i &* 8, as: UInt64.self) }
-        for i in words &* 8 ..< changes.count { any |= UInt64(base[i]) }
-        return any != 0
-    }
-
     /// The IDCT of every marked block into the cached planes, then, row by row, upsampling of
     /// the spans whose inputs changed and colour conversion of every span any component changed.
-    private func renderChanges(frame: Frame, geometry g: OutputGeometry, state: PreviewCache.State, into image: inout Image) {
-        guard let changes = state.changes.baseAddress else { return }
+    /// Returns how many output rows it visited.
+    private func renderChanges(frame: Frame, geometry g: OutputGeometry, state: PreviewCache.State,
+                               into image: inout Image) -> Int {
+        guard let changes = state.changes.baseAddress else { return 0 }
         let blockRows = frame.components.enumerated().map { c, fc in
             (marks: changes + coefficientOffsets[c] / 64, wide: fc.paddedBlocksWide)
         }
@@ -186,8 +211,8 @@ extension JPEGDecoder {
                     let gc = g.components[c]
                     let idct = JPEGKernels.select(scale: gc.blockSize, useSIMD: useSIMD).idct
                     let marks = blockRows[c].marks
-                    var index = 0
-                    for by in 0 ..< fc.paddedBlocksHigh {
+                    for by in state.markedRows[c] {
+                        var index = by * fc.paddedBlocksWide
                         var block = coef + coefficientOffsets[c] + by * fc.paddedBlocksWide * 64
                         var target = plane + by * gc.blockSize * gc.stride
                         for _ in 0 ..< fc.paddedBlocksWide {
@@ -204,13 +229,14 @@ extension JPEGDecoder {
         // Per component and block row, the runs of marked blocks (runs a clean block or two
         // apart joined: the kernels work 16 or more samples a step, so short spans would mostly
         // run their scalar tails), found once per render.
+        // runStart[c][k] is where the runs of block row markedRows[c].lowerBound + k begin.
         var runs: [Range<Int>] = []
         var runStart: [[Int]] = []
         for (c, fc) in frame.components.enumerated() {
             var starts: [Int] = []
-            starts.reserveCapacity(fc.paddedBlocksHigh + 1)
+            starts.reserveCapacity(state.markedRows[c].count + 1)
             let wide = fc.paddedBlocksWide
-            for by in 0 ..< fc.paddedBlocksHigh {
+            for by in state.markedRows[c] {
                 starts.append(runs.count)
                 let row = blockRows[c].marks + by * wide
                 var bx = 0
@@ -244,6 +270,29 @@ extension JPEGDecoder {
         }
         var spans = [Spans](repeating: Spans(), count: frame.components.count)
         var blockRuns: [Range<Int>] = []
+        // Only output rows made from a block row with a run are visited (a preview after a
+        // few changed blocks costs those, not a pass over every row of a tall image).
+        var rowRanges: [Range<Int>] = []
+        for c in 0 ..< frame.components.count {
+            for k in 0 ..< runStart[c].count - 1 where runStart[c][k] < runStart[c][k + 1] {
+                rowRanges.append(state.outputRows[c][state.markedRows[c].lowerBound + k])
+            }
+        }
+        /// The runs of block row `by` of component `c` (none outside its marked rows).
+        func rowRuns(_ c: Int, _ by: Int) -> ArraySlice<Range<Int>> {
+            let k = by - state.markedRows[c].lowerBound
+            guard k >= 0, k < runStart[c].count - 1 else { return [] }
+            return runs[runStart[c][k] ..< runStart[c][k + 1]]
+        }
+        rowRanges.sort { $0.lowerBound < $1.lowerBound }
+        var visited: [Range<Int>] = []
+        for range in rowRanges where !range.isEmpty {
+            if let last = visited.last, range.lowerBound <= last.upperBound {
+                visited[visited.count - 1] = last.lowerBound ..< max(last.upperBound, range.upperBound)
+            } else {
+                visited.append(range)
+            }
+        }
         var union: [Range<Int>] = []
         let bpp = g.format.bytesPerPixel
         let inverted = collector.adobeTransform != nil
@@ -253,7 +302,7 @@ extension JPEGDecoder {
         image.pixels.withUnsafeMutableBufferPointer { pixels in
             scratch.withUnsafeMutableBufferPointer { scratchBuffer in
                 guard let out = pixels.baseAddress, let scratchBase = scratchBuffer.baseAddress else { return }
-                for y in 0 ..< g.height {
+                for y in visited.joined() {
                     var changed = false
                     for (c, gc) in g.components.enumerated() {
                         let key = state.sourceBlockRows[c][y]
@@ -265,12 +314,12 @@ extension JPEGDecoder {
                         let margin = upsample ? 1 : 0
                         spans[c].samples.removeAll(keepingCapacity: true)
                         spans[c].pixels.removeAll(keepingCapacity: true)
-                        let first = runs[runStart[c][key.0] ..< runStart[c][key.0 + 1]]
+                        let first = rowRuns(c, key.0)
                         if key.0 == key.1 {
                             blockRuns.removeAll(keepingCapacity: true)
                             blockRuns.append(contentsOf: first)
                         } else {
-                            Self.merge(first, runs[runStart[c][key.1] ..< runStart[c][key.1 + 1]], into: &blockRuns)
+                            Self.merge(first, rowRuns(c, key.1), into: &blockRuns)
                         }
                         for run in blockRuns {
                             let lower = max(run.lowerBound * gc.blockSize - margin, 0)
@@ -291,7 +340,11 @@ extension JPEGDecoder {
                                                  useSIMD: useSIMD)
                         }
                     }
-                    if changed { Self.merge(spans.map(\.pixels), into: &union, width: g.width) }
+                    if changed {
+                        union.removeAll(keepingCapacity: true)
+                        for c in spans.indices { union.append(contentsOf: spans[c].pixels) }
+                        Self.merge(&union, width: g.width)
+                    }
                     guard !union.isEmpty else { continue }
                     for (c, gc) in g.components.enumerated() where c < 4 {
                         let upsample = gc.hUp != 1 || gc.vUp != 1
@@ -307,6 +360,7 @@ extension JPEGDecoder {
                 }
             }
         }
+        return visited.reduce(0) { $0 + $1.count }
     }
 
     /// The union of two sorted lists of disjoint block runs, touching runs joined.
@@ -344,13 +398,10 @@ extension JPEGDecoder {
     /// The union of sorted span lists as sorted disjoint spans within `0 ..< width`, each at
     /// least ``minimumSpan`` pixels long where the row allows, spans less than
     /// ``joinedPixels`` apart joined.
-    static func merge(_ lists: [[Range<Int>]], into union: inout [Range<Int>], width: Int) {
-        union.removeAll(keepingCapacity: true)
-        for list in lists {
-            for span in list {
-                let lower = min(span.lowerBound, max(width - Self.minimumSpan, 0))
-                union.append(lower ..< min(max(span.upperBound, lower + Self.minimumSpan), width))
-            }
+    static func merge(_ union: inout [Range<Int>], width: Int) {
+        for (k, span) in union.enumerated() {
+            let lower = min(span.lowerBound, max(width - Self.minimumSpan, 0))
+            union[k] = lower ..< min(max(span.upperBound, lower + Self.minimumSpan), width)
         }
         guard union.count > 1 else { return }
         union.sort { $0.lowerBound < $1.lowerBound }

@@ -16,6 +16,7 @@ extension JPEGDecoder {
                 ? min(plan.mcuCount, (entropy.mcu / plan.mcusWide + 1) * plan.mcusWide)
                 : plan.mcuCount
             var st = entropy
+            let firstMCU = entropy.mcu
             var warnings: [String] = []
             let data = input
             let baseOffset = input.offset()
@@ -65,6 +66,7 @@ extension JPEGDecoder {
             input.consume(min(st.reader.position, input.count))
             st.reader.position = 0
             entropy = st
+            if changes != nil { noteMarkedRows(plan, mcus: firstMCU ..< min(plan.mcuCount, st.mcu + 1)) }
             for w in warnings { events.append(.warning(w)) }
             switch step {
             case .reached:
@@ -107,6 +109,20 @@ extension JPEGDecoder {
                 return false
             case let .failed(error):
                 throw error
+            }
+        }
+    }
+
+    /// Tells the preview cache which block rows MCUs `mcus` of the scan cover (marks from this
+    /// pass of the MCU loop, including an attempt it rolled back, are in them).
+    private func noteMarkedRows(_ plan: ScanPlan, mcus: Range<Int>) {
+        guard !mcus.isEmpty, plan.mcusWide > 0 else { return }
+        let first = mcus.lowerBound / plan.mcusWide, last = (mcus.upperBound - 1) / plan.mcusWide
+        previewCache.withLock { state in
+            for c in plan.components {
+                // An interleaved MCU row is v block rows of the component; otherwise an MCU is a block.
+                let v = plan.interleaved ? c.v : 1
+                state.noteMarked(c.index, rows: first * v ..< (last + 1) * v)
             }
         }
     }

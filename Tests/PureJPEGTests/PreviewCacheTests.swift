@@ -72,6 +72,30 @@ struct PreviewCacheTests {
         #expect(Set(kept.map(\.1)).count > 5)
     }
 
+    /// A fuzzer input (33 x 65500 progressive, previews every other byte) timed out when every
+    /// render walked every output row: a render now visits only rows made from changed blocks.
+    @Test("a render after a small change visits only the rows it changed")
+    func tallImageSmallChange() throws {
+        // 48 x 1024, progressive 4:2:0 (a tall image: 64 MCU rows), a pattern with detail.
+        var pixels = [UInt8](repeating: 0, count: 48 * 1024 * 3)
+        for i in pixels.indices { pixels[i] = UInt8(truncatingIfNeeded: (i &* 7919) >> 5 ^ (i / 144) &* 3) }
+        let image = Image(width: 48, height: 1024, format: .rgb8, pixels: pixels)
+        let bytes = try JPEGEncoder.encode(image, options: JPEGEncodingOptions(quality: 90, progressive: true))
+        var d = JPEGDecoder()
+        var visits: [(rows: Int, height: Int)] = []
+        for start in stride(from: 0, to: bytes.count, by: 16) {
+            _ = try d.append(bytes[start ..< min(bytes.count, start + 16)])
+            guard d.mode == .coefficients, d.phase != .done, let height = d.geometry?.height else { continue }
+            _ = d.preview()
+            visits.append((d.previewCache.withLock { $0.rowsVisited }, height))
+        }
+        #expect(visits.count > 10)
+        // The first render is everything; 16 bytes of entropy data later change a few MCU rows.
+        #expect(visits.first.map { $0.rows == $0.height } == true)
+        let small = visits.dropFirst().filter { $0.rows < $0.height / 4 }
+        #expect(small.count > visits.count / 2)
+    }
+
     @Test("the change map marks only blocks a scan changed")
     func changeMapIsSparse() throws {
         // Successive approximation: refinement scans change some blocks, not all.
@@ -101,19 +125,23 @@ struct PreviewCacheTests {
     func merge() {
         var union: [Range<Int>] = []
         let gap = JPEGDecoder.joinedPixels, least = JPEGDecoder.minimumSpan
-        JPEGDecoder.merge([[0 ..< 40], [40 + gap + 1 ..< 300]], into: &union, width: 1000)
+        func merge(_ lists: [[Range<Int>]], into union: inout [Range<Int>], width: Int) {
+            union = lists.flatMap { $0 }
+            JPEGDecoder.merge(&union, width: width)
+        }
+        merge([[0 ..< 40], [40 + gap + 1 ..< 300]], into: &union, width: 1000)
         #expect(union == [0 ..< 40, 40 + gap + 1 ..< 300])
-        JPEGDecoder.merge([[40 + gap ..< 300], [0 ..< 40]], into: &union, width: 1000)
+        merge([[40 + gap ..< 300], [0 ..< 40]], into: &union, width: 1000)
         #expect(union == [0 ..< 300])
-        JPEGDecoder.merge([[0 ..< 40, 500 ..< 600], [30 ..< 80]], into: &union, width: 1000)
+        merge([[0 ..< 40, 500 ..< 600], [30 ..< 80]], into: &union, width: 1000)
         #expect(union == [0 ..< 80, 500 ..< 600])
-        JPEGDecoder.merge([[300 ..< 301]], into: &union, width: 1000)
+        merge([[300 ..< 301]], into: &union, width: 1000)
         #expect(union == [300 ..< 300 + least])
-        JPEGDecoder.merge([[], []], into: &union, width: 1000)
+        merge([[], []], into: &union, width: 1000)
         #expect(union.isEmpty)
-        JPEGDecoder.merge([[990 ..< 995]], into: &union, width: 1000)
+        merge([[990 ..< 995]], into: &union, width: 1000)
         #expect(union == [1000 - least ..< 1000])
-        JPEGDecoder.merge([[3 ..< 5]], into: &union, width: 20)
+        merge([[3 ..< 5]], into: &union, width: 20)
         #expect(union == [0 ..< 20])
         // Block runs of two rows: joined where they overlap or touch, nothing widened.
         var runs: [Range<Int>] = []
