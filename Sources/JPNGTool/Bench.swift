@@ -102,6 +102,7 @@ struct Bench: ParsableCommand {
 
     /// Feeds `bytes` in `chunk`-byte pieces, rendering a preview at every completed scan, pass
     /// or frame; returns how many previews were rendered.
+    @inline(never) // a symbol of its own, for callgrind --toggle-collect
     private func decodeWithPreviews(_ bytes: [UInt8]) throws -> Int {
         var source = ImageSource()
         var shown = 0

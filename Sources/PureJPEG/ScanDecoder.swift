@@ -122,7 +122,8 @@ enum MCULoop {
             planeBlocks = PlaneBlock.blocks(of: plan, quant: quant)
         }
         let fastPlanes = !planeBlocks.isEmpty
-        var rollbackGuard = RollbackGuard(bound: 600 &* max(blocksPerMCU, 1) &+ 64, scanned: st.reader.position)
+        var rollbackGuard = RollbackGuard(bound: RollbackGuard.mcuBound(plan, blocksPerMCU: blocksPerMCU),
+                                          scanned: st.reader.position)
         var isCoefficientSink = false
         if case .coefficients = sink { isCoefficientSink = true }
 
@@ -467,14 +468,32 @@ struct PlaneBlock {
 /// need no copy of their coefficient blocks (saving every MCU's blocks before each attempt cost
 /// 12% of a progressive decode).
 ///
-/// One MCU consumes at most `bound` bytes: a block takes at most 64 symbols of at most 16 code
-/// bits and 15 extra bits (a refinement block: 64 symbols, sign and correction bits), under
-/// 256 bytes, at most doubled by FF 00 stuffing, plus the reader's 8 bytes of look-ahead; the
-/// caller passes 600 bytes a block plus 64. The one way to consume more is a run of 0xFF fill
-/// bytes, which the reader swallows as one byte, so the guard also looks for FF FF pairs
-/// ahead, scanning each byte once (8 at a time when none is 0xFF).
+/// One MCU consumes at most `bound` bytes (``mcuBound(_:blocksPerMCU:)``). The one way to
+/// consume more is a run of 0xFF fill bytes, which the reader swallows as one byte, so the
+/// guard also looks for FF FF pairs ahead, scanning each byte once (8 at a time when none is
+/// 0xFF).
 struct RollbackGuard {
     let bound: Int
+
+    /// The most bytes one MCU of `plan` can consume. A block of a scan covering n coefficients
+    /// reads at most n + 1 symbols (each places a coefficient, skips 16 with ZRL, or ends the
+    /// band) of at most 31 bits (16 code bits, 15 extra bits); an AC refinement symbol is at
+    /// most 17 bits (code and sign) or 30 (end of band and its run bits), plus at most one
+    /// correction bit a coefficient, under 31 bits a symbol in all. DC first: one symbol; DC
+    /// refinement: one bit; sequential: 65 symbols (DC, 63 AC, end of block). FF 00 stuffing at
+    /// most doubles the bytes, and 64 more cover the reader's 8-byte look-ahead. (A fixed 600
+    /// bytes a block made an interleaved 4:2:0 DC scan save its blocks for every MCU within
+    /// 3.6 KB of the end of the bytes present: nearly all of them when fed 4 KB at a time.)
+    static func mcuBound(_ plan: ScanPlan, blocksPerMCU: Int) -> Int {
+        let bits: Int
+        switch plan.kind {
+        case .sequential: bits = 65 &* 31
+        case .dcFirst: bits = 31
+        case .dcRefine: bits = 1
+        case .acFirst, .acRefine: bits = (max(plan.se &- plan.ss, 0) &+ 2) &* 31
+        }
+        return ((bits &+ 7) / 8) &* 2 &* max(blocksPerMCU, 1) &+ 64
+    }
     /// No FF FF pair starts in the bytes before `scanned`, except at `pair`.
     var scanned: Int
     var pair = Int.max
