@@ -153,16 +153,16 @@ enum ColorConvert {
     }
 
     /// 16 pixels a step, the last step overlapping the one before; returns how many pixels it
-    /// converted (all but the last, or none below 17). Pixel pair k
+    /// converted (all, or none below 16). Pixel pair k
     /// (pixels 2k, 2k+1) is three words R G | B R | G B (`rg`, `br`, `gb` below, each from one
     /// saturating pack); interleaving the words (two `punpck` rounds) puts each pair's six bytes
     /// in one 64-bit lane, written with an 8-byte store at byte 6k. The last store runs 2 bytes
-    /// into pixel 16, so a step runs only while one more pixel follows (written later by the
-    /// next step or the scalar tail).
+    /// into pixel 16, so a step runs only while one more pixel follows (written again by the
+    /// next step); the final step writes its last pair with a 4- and a 2-byte store instead.
     static func yccToRGBSIMD(y: UnsafePointer<UInt8>, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, count: Int,
                              rgb: UnsafeMutablePointer<UInt8>) -> Int {
         #if _endian(little)
-        @inline(__always) func step(_ i: Int) {
+        @inline(__always) func step(_ i: Int, last: Bool) {
             let (e, o) = yccVectors16(y + i, cb + i, cr + i)
             let rg = zipHalves(packClamped(e.0, e.1))
             let br = zipHalves(packClamped(e.2, o.0))
@@ -180,17 +180,23 @@ enum ColorConvert {
             out.storeBytes(of: p45[0], toByteOffset: 24, as: UInt64.self)
             out.storeBytes(of: p45[1], toByteOffset: 30, as: UInt64.self)
             out.storeBytes(of: p67[0], toByteOffset: 36, as: UInt64.self)
-            out.storeBytes(of: p67[1], toByteOffset: 42, as: UInt64.self)
+            if last {
+                out.storeBytes(of: UInt32(truncatingIfNeeded: p67[1]), toByteOffset: 42, as: UInt32.self)
+                out.storeBytes(of: UInt16(truncatingIfNeeded: p67[1] &>> 32), toByteOffset: 46, as: UInt16.self)
+            } else {
+                out.storeBytes(of: p67[1], toByteOffset: 42, as: UInt64.self)
+            }
         }
         var i = 0
         while i &+ 17 <= count {
-            step(i)
+            step(i, last: false)
             i &+= 16
         }
-        // The last pixels but one: a step overlapping the previous one (same values rewritten).
-        if i < count &- 1 && count >= 17 {
-            step(count &- 17)
-            i = count &- 1
+        // The last pixels: a step overlapping the previous one (same values rewritten, and the
+        // two bytes the previous step ran into its next pixel).
+        if i < count && count >= 16 {
+            step(count &- 16, last: true)
+            i = count
         }
         return i
         #else

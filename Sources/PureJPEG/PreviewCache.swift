@@ -38,8 +38,9 @@ final class PreviewCache: @unchecked Sendable {
         var upsampled: [UnsafeMutableBufferPointer<UInt8>] = []
         /// The change map (empty until the first render).
         var changes = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
-        /// Per component and output row: the block rows of the input rows it is made from
-        /// (near and far, the same row unless the vertical triangle filter is in use).
+        /// Per component and output row: the input rows it is made from (near and far, the same
+        /// row unless the vertical triangle filter is in use), and their block rows.
+        var sourceRows: [[(Int, Int)]] = []
         var sourceBlockRows: [[(Int, Int)]] = []
         /// Per component and block row: the output rows made from it (empty for padding rows).
         var outputRows: [[Range<Int>]] = []
@@ -119,7 +120,7 @@ extension JPEGDecoder {
 
     /// Bytes of the buffers a cached render keeps besides the image.
     func cachedPlaneBytes(frame: Frame, geometry: OutputGeometry) -> Int {
-        var total = coefficients.count / 64 + geometry.height * frame.components.count * 16
+        var total = coefficients.count / 64 + geometry.height * frame.components.count * 32
         for (c, fc) in frame.components.enumerated() {
             let gc = geometry.components[c]
             total += gc.stride * fc.paddedBlocksHigh * gc.blockSize
@@ -151,15 +152,17 @@ extension JPEGDecoder {
                 state.changes = PreviewCache.State.allocate(coefficients.count / 64)
                 state.changes.update(repeating: 1)
                 state.markedRows = frame.components.map { 0 ..< $0.paddedBlocksHigh }
-                state.sourceBlockRows = geometry.components.map { gc in
+                state.sourceRows = geometry.components.map { gc in
                     let upsample = gc.hUp != 1 || gc.vUp != 1
                     return (0 ..< geometry.height).map { y in
-                        let source = upsample
+                        upsample
                             ? Upsample.sourceRows(of: y, h: gc.hUp, v: gc.vUp, fancy: geometry.fancy, inputWidth: gc.width,
                                                   inputHeight: gc.height)
-                            : (near: y, far: y)
-                        return (source.near / gc.blockSize, source.far / gc.blockSize)
+                            : (y, y)
                     }
+                }
+                state.sourceBlockRows = geometry.components.enumerated().map { c, gc in
+                    state.sourceRows[c].map { ($0.0 / gc.blockSize, $0.1 / gc.blockSize) }
                 }
                 state.outputRows = frame.components.enumerated().map { c, fc in
                     var rows = [Range<Int>](repeating: 0 ..< 0, count: fc.paddedBlocksHigh)
@@ -332,12 +335,12 @@ extension JPEGDecoder {
                     }
                     for (c, gc) in g.components.enumerated() where gc.hUp != 1 || gc.vUp != 1 {
                         guard let plane = state.planes[c].baseAddress, let up = state.upsampled[c].baseAddress else { continue }
-                        let stride = gc.stride
+                        let (near, far) = state.sourceRows[c][y]
                         for span in spans[c].samples {
-                            Upsample.upsampleRow(y, h: gc.hUp, v: gc.vUp, fancy: g.fancy, inputWidth: gc.width,
-                                                 inputHeight: gc.height, outputWidth: g.width, samples: span,
-                                                 row: { UnsafePointer(plane + $0 * stride) }, output: up + y * g.width,
-                                                 useSIMD: useSIMD)
+                            Upsample.upsampleSpan(h: gc.hUp, v: gc.vUp, fancy: g.fancy, inputWidth: gc.width,
+                                                  outputWidth: g.width, near: plane + near * gc.stride,
+                                                  far: plane + far * gc.stride, lower: y & 1 == 1, samples: span,
+                                                  output: up + y * g.width, useSIMD: useSIMD)
                         }
                     }
                     if changed {

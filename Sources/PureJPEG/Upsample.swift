@@ -62,32 +62,43 @@ enum Upsample {
                             samples: Range<Int>, row: (Int) -> UnsafePointer<UInt8>,
                             output out: UnsafeMutablePointer<UInt8>, useSIMD: Bool = true) {
         guard inputWidth > 0, inputHeight > 0, outputWidth > 0 else { return }
+        let (near, far) = sourceRows(of: r, h: h, v: v, fancy: fancy, inputWidth: inputWidth, inputHeight: inputHeight)
+        upsampleSpan(h: h, v: v, fancy: fancy, inputWidth: inputWidth, outputWidth: outputWidth, near: row(near),
+                     far: row(far), lower: r & 1 == 1, samples: samples, output: out, useSIMD: useSIMD)
+    }
+
+    /// ``upsampleRow(_:h:v:fancy:inputWidth:inputHeight:outputWidth:samples:row:output:useSIMD:)``
+    /// given the input rows of ``sourceRows(of:h:v:fancy:inputWidth:inputHeight:)`` (`lower`:
+    /// the output row is odd), for callers that keep them.
+    @usableFromInline
+    static func upsampleSpan(h: Int, v: Int, fancy: Bool, inputWidth: Int, outputWidth: Int,
+                             near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, lower: Bool, samples: Range<Int>,
+                             output out: UnsafeMutablePointer<UInt8>, useSIMD: Bool = true) {
+        guard inputWidth > 0, outputWidth > 0 else { return }
         let h = min(max(h, 1), 4), v = min(max(v, 1), 4)
         let width = min(outputWidth, inputWidth * h)
         let start = max(samples.lowerBound, 0), end = min(samples.upperBound, inputWidth, (width + h - 1) / h)
         guard start < end else { return }
         let fancyH2 = fancy && h == 2 && inputWidth > 2
         let fancyV2 = fancy && v == 2 && (h == 1 || fancyH2)
-        let (near, far) = sourceRows(of: r, h: h, v: v, fancy: fancy, inputWidth: inputWidth, inputHeight: inputHeight)
         if fancyV2 {
             if h == 1 {
-                fancyH1V2Row(near: row(near) + start, far: row(far) + start, lower: r & 1 == 1, width: end - start,
-                             output: out + start)
+                fancyH1V2Row(near: near + start, far: far + start, lower: lower, width: end - start, output: out + start)
             } else if useSIMD {
-                fancyH2V2SpanSIMD(near: row(near), far: row(far), inputWidth: inputWidth, outputWidth: width,
+                fancyH2V2SpanSIMD(near: near, far: far, inputWidth: inputWidth, outputWidth: width,
                                   from: start, to: end, output: out)
             } else {
-                fancyH2V2Span(near: row(near), far: row(far), inputWidth: inputWidth, outputWidth: width,
+                fancyH2V2Span(near: near, far: far, inputWidth: inputWidth, outputWidth: width,
                               from: start, to: end, output: out)
             }
         } else if fancyH2 && v == 1 {
             if useSIMD {
-                fancyH2V1SpanSIMD(row(near), inputWidth: inputWidth, outputWidth: width, from: start, to: end, output: out)
+                fancyH2V1SpanSIMD(near, inputWidth: inputWidth, outputWidth: width, from: start, to: end, output: out)
             } else {
-                fancyH2V1Span(row(near), inputWidth: inputWidth, outputWidth: width, from: start, to: end, output: out)
+                fancyH2V1Span(near, inputWidth: inputWidth, outputWidth: width, from: start, to: end, output: out)
             }
         } else {
-            boxRow(row(near) + start, h: h, outputWidth: min(width, end * h) - start * h, output: out + start * h)
+            boxRow(near + start, h: h, outputWidth: min(width, end * h) - start * h, output: out + start * h)
         }
         if width < outputWidth && end == min(inputWidth, (width + h - 1) / h) {
             // Wider than the component covers (never for libjpeg's rounded-up widths): repeat the edge.

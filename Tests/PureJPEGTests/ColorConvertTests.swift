@@ -53,6 +53,31 @@ struct ColorConvertTests {
         #expect(converted(y, cb, cr, alpha: true, useSIMD: true) == converted(y, cb, cr, alpha: true, useSIMD: false))
     }
 
+    /// Previews convert spans in the middle of rows: nothing past the span may be written.
+    @Test("RGB conversion writes exactly its pixels, for every count 0...40")
+    func writesNoFurther() {
+        var rng = SplitMix64(state: 9)
+        for count in 0...40 {
+            let y = (0..<count + 8).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let cb = (0..<count + 8).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let cr = (0..<count + 8).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            var out = [UInt8](repeating: 0xA5, count: (count + 8) * 3)
+            y.withUnsafeBufferPointer { y in
+                cb.withUnsafeBufferPointer { cb in
+                    cr.withUnsafeBufferPointer { cr in
+                        out.withUnsafeMutableBufferPointer { o in
+                            ColorConvert.yccToRGB(y: y.baseAddress!, cb: cb.baseAddress!, cr: cr.baseAddress!, count: count,
+                                                  rgb: o.baseAddress!)
+                        }
+                    }
+                }
+            }
+            #expect(out[(count * 3)...].allSatisfy { $0 == 0xA5 }, "count \(count)")
+            #expect(Array(out[..<(count * 3)]) == Array(converted(Array(y[..<count]), Array(cb[..<count]), Array(cr[..<count]),
+                                                                   alpha: false, useSIMD: false)))
+        }
+    }
+
     @Test("SIMD equals the tables on random pixels and every count 0...40")
     func random() {
         var rng = SplitMix64(state: 5)
