@@ -153,7 +153,7 @@ enum ColorConvert {
     }
 
     /// 16 pixels a step, the last step overlapping the one before; returns how many pixels it
-    /// converted (all, or none below 16). Pixel pair k
+    /// converted (all, all but a single last pixel, or none below 16). Pixel pair k
     /// (pixels 2k, 2k+1) is three words R G | B R | G B (`rg`, `br`, `gb` below, each from one
     /// saturating pack); interleaving the words (two `punpck` rounds) puts each pair's six bytes
     /// in one 64-bit lane, written with an 8-byte store at byte 6k. The last store runs 2 bytes
@@ -193,8 +193,9 @@ enum ColorConvert {
             i &+= 16
         }
         // The last pixels: a step overlapping the previous one (same values rewritten, and the
-        // two bytes the previous step ran into its next pixel).
-        if i < count && count >= 16 {
+        // two bytes the previous step ran into its next pixel); a single last pixel is left to
+        // the scalar code, which costs less than a whole step.
+        if i < count &- 1 && count >= 16 {
             step(count &- 16, last: true)
             i = count
         }
