@@ -229,9 +229,9 @@ extension JPEGDecoder {
             }
         }
 
-        // Per component and block row, the runs of marked blocks (runs a clean block or two
-        // apart joined: the kernels work 16 or more samples a step, so short spans would mostly
-        // run their scalar tails), found once per render.
+        // Per component and block row, the runs of marked blocks (runs up to `joinedBlocks`
+        // clean blocks apart joined: the kernels work 16 or more samples a step, so short spans
+        // would mostly run their scalar tails), found once per render.
         // runStart[c][k] is where the runs of block row markedRows[c].lowerBound + k begin.
         var runs: [Range<Int>] = []
         var runStart: [[Int]] = []
