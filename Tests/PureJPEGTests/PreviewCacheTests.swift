@@ -96,6 +96,28 @@ struct PreviewCacheTests {
         #expect(small.count > visits.count / 2)
     }
 
+    @Test("previews render uncached, still exact, when the cache would break maxBytes")
+    func cacheOverMemoryLimit() throws {
+        let bytes = try TestVectors.bytes("jpeg/valid/photo256_progressive.jpg")
+        // What the cached render needs on top of the image: one byte less than that is allowed.
+        var probe = JPEGDecoder()
+        _ = try probe.append(bytes)
+        let frame = try #require(probe.frame), geometry = try #require(probe.geometry)
+        let needed = geometry.width * geometry.height * geometry.format.bytesPerPixel + geometry.workingBytes
+            + frame.coefficientBytes + probe.cachedPlaneBytes(frame: frame, geometry: geometry)
+        var d = JPEGDecoder(limits: DecodingLimits(maxBytes: needed - 1))
+        var checked = 0
+        for start in stride(from: 0, to: bytes.count, by: 1500) {
+            _ = try d.append(bytes[start ..< min(bytes.count, start + 1500)])
+            guard d.mode == .coefficients, d.phase != .done, let frame = d.frame, let geometry = d.geometry else { continue }
+            #expect(d.preview()?.pixels == d.render(frame: frame, geometry: geometry).pixels)
+            #expect(!d.previewCache.isTracking)
+            checked += 1
+        }
+        #expect(checked > 5)
+        #expect(try d.finish() == JPEGDecoder.decode(bytes))
+    }
+
     @Test("the change map marks only blocks a scan changed")
     func changeMapIsSparse() throws {
         // Successive approximation: refinement scans change some blocks, not all.
