@@ -148,12 +148,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         // The partial image: a decode that never asked for a preview renders it plainly (the
         // preview cache would allocate its planes for one render); one that did brings its
         // last preview up to date.
-        var partial: Image?
-        if mode == .coefficients, let geometry, let frame {
-            partial = cachedRender(frame: frame, geometry: geometry, fill: previewCache.isTracking)
-        } else {
-            partial = preview()
-        }
+        var partial = renderedImage(fillingCache: previewCache.isTracking)
         partial?.metadata = metadata
         let error = JPEGError.truncated(offset: input.offset(input.count), partial: partial)
         failure = error
@@ -163,13 +158,19 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     /// The image so far: decoded rows (baseline) or the completed scans rendered (progressive,
     /// multi-scan), the rest mid-gray. Nil before the header.
     public func preview() -> Image? {
+        renderedImage(fillingCache: true)
+    }
+
+    /// ``preview()``; `fillingCache` false renders coefficients without starting the preview
+    /// cache (a one-off render, such as the partial image of a truncated file).
+    private func renderedImage(fillingCache: Bool) -> Image? {
         guard let header else { return nil }
         if mode == .coefficients, let geometry, let frame {
             if phase == .done, var final = image {
                 final.metadata = metadata
                 return final
             }
-            return cachedRender(frame: frame, geometry: geometry, fill: true)
+            return cachedRender(frame: frame, geometry: geometry, fill: fillingCache)
         }
         guard var out = image else {
             var gray = Image(width: header.width, height: header.height, format: header.pixelFormat, metadata: metadata)

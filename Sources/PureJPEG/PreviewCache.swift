@@ -39,9 +39,9 @@ final class PreviewCache: @unchecked Sendable {
         /// The change map (empty until the first render).
         var changes = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
         /// Per component and output row: the input rows it is made from (near and far, the same
-        /// row unless the vertical triangle filter is in use), and their block rows.
+        /// row unless the vertical triangle filter is in use). Their block rows are these shifted
+        /// right by ``blockShift(_:)`` (IDCT output sizes are powers of two).
         var sourceRows: [[(Int, Int)]] = []
-        var sourceBlockRows: [[(Int, Int)]] = []
         /// Per component and block row: the output rows made from it (empty for padding rows).
         var outputRows: [[Range<Int>]] = []
         /// Output rows the last render visited (for tests).
@@ -120,7 +120,7 @@ extension JPEGDecoder {
 
     /// Bytes of the buffers a cached render keeps besides the image.
     func cachedPlaneBytes(frame: Frame, geometry: OutputGeometry) -> Int {
-        var total = coefficients.count / 64 + geometry.height * frame.components.count * 32
+        var total = coefficients.count / 64 + geometry.height * frame.components.count * 16
         for (c, fc) in frame.components.enumerated() {
             let gc = geometry.components[c]
             total += gc.stride * fc.paddedBlocksHigh * gc.blockSize
@@ -161,12 +161,11 @@ extension JPEGDecoder {
                             : (y, y)
                     }
                 }
-                state.sourceBlockRows = geometry.components.enumerated().map { c, gc in
-                    state.sourceRows[c].map { ($0.0 / gc.blockSize, $0.1 / gc.blockSize) }
-                }
                 state.outputRows = frame.components.enumerated().map { c, fc in
                     var rows = [Range<Int>](repeating: 0 ..< 0, count: fc.paddedBlocksHigh)
-                    for (y, key) in state.sourceBlockRows[c].enumerated() {
+                    let shift = Self.blockShift(geometry.components[c])
+                    for (y, source) in state.sourceRows[c].enumerated() {
+                        let key = (source.0 >> shift, source.1 >> shift)
                         for by in [key.0, key.1] where by < rows.count {
                             rows[by] = rows[by].isEmpty ? y ..< y + 1 : min(rows[by].lowerBound, y) ..< max(rows[by].upperBound, y + 1)
                         }
@@ -195,6 +194,11 @@ extension JPEGDecoder {
         guard var image = cached else { return render(frame: frame, geometry: geometry) }
         image.metadata = metadata
         return image
+    }
+
+    /// log2 of a component's IDCT output size (8, 4, 2 or 1): input row >> shift is its block row.
+    static func blockShift(_ component: OutputGeometry.Component) -> Int {
+        component.blockSize.trailingZeroBitCount
     }
 
     /// The IDCT of every marked block into the cached planes, then, row by row, upsampling of
@@ -308,7 +312,8 @@ extension JPEGDecoder {
                 for y in visited.joined() {
                     var changed = false
                     for (c, gc) in g.components.enumerated() {
-                        let key = state.sourceBlockRows[c][y]
+                        let source = state.sourceRows[c][y], shift = Self.blockShift(gc)
+                        let key = (source.0 >> shift, source.1 >> shift)
                         guard key != spans[c].rows else { continue }
                         changed = true
                         spans[c].rows = key

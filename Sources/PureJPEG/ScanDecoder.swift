@@ -229,26 +229,26 @@ enum MCULoop {
     private static func copyBlocks(_ mcu: Int, plan: ScanPlan, sink: BlockSink, saved: UnsafeMutablePointer<Int16>, restore: Bool) {
         guard case let .coefficients(base, _) = sink else { return }
         var slot = saved
-        for c in plan.components {
-            let hBlocks = plan.interleaved ? c.h : 1, vBlocks = plan.interleaved ? c.v : 1
-            for bv in 0 ..< vBlocks {
-                for bh in 0 ..< hBlocks {
-                    let target = coefficientBlock(mcu, blockH: bh, blockV: bv, component: c, plan: plan, base: base)
-                    if restore { target.update(from: slot, count: 64) } else { slot.update(from: target, count: 64) }
-                    slot += 64
-                }
-            }
+        forEachBlock(of: mcu, plan: plan, base: base) { target in
+            if restore { target.update(from: slot, count: 64) } else { slot.update(from: target, count: 64) }
+            slot += 64
         }
     }
 
     /// Marks every block of MCU `mcu` in the preview cache's change map (when there is one).
     private static func markChanged(_ mcu: Int, plan: ScanPlan, sink: BlockSink) {
         guard case let .coefficients(base, changes?) = sink else { return }
+        forEachBlock(of: mcu, plan: plan, base: base) { target in changes[(target - base) >> 6] = 1 }
+    }
+
+    /// Every coefficient block of MCU `mcu`, in the scan's order (coefficient mode).
+    private static func forEachBlock(of mcu: Int, plan: ScanPlan, base: UnsafeMutablePointer<Int16>,
+                                     _ body: (UnsafeMutablePointer<Int16>) -> Void) {
         for c in plan.components {
             let hBlocks = plan.interleaved ? c.h : 1, vBlocks = plan.interleaved ? c.v : 1
             for bv in 0 ..< vBlocks {
                 for bh in 0 ..< hBlocks {
-                    changes[(coefficientBlock(mcu, blockH: bh, blockV: bv, component: c, plan: plan, base: base) - base) >> 6] = 1
+                    body(coefficientBlock(mcu, blockH: bh, blockV: bv, component: c, plan: plan, base: base))
                 }
             }
         }

@@ -122,17 +122,10 @@ enum Upsample {
         if x < outputWidth { (output + x).update(repeating: input[i], count: outputWidth - x) }
     }
 
-    /// h2v1 fancy, scalar reference (jdsample.c h2v1_fancy_upsample): outputs 2i and 2i+1 are
-    /// (3*in[i] + in[i-1] + 1) >> 2 and (3*in[i] + in[i+1] + 2) >> 2, edges replicated (which
-    /// reproduces libjpeg's exact copies at both ends).
-    @inlinable
-    static func fancyH2V1Row(_ input: UnsafePointer<UInt8>, inputWidth: Int, outputWidth: Int,
-                             output: UnsafeMutablePointer<UInt8>) {
-        fancyH2V1Span(input, inputWidth: inputWidth, outputWidth: outputWidth, from: 0, to: inputWidth, output: output)
-    }
-
-    /// ``fancyH2V1Row(_:inputWidth:outputWidth:output:)`` for input samples `start ..< end`
-    /// only (their outputs `2 * start ..< 2 * end`, clipped to `outputWidth`).
+    /// h2v1 fancy, scalar reference (jdsample.c h2v1_fancy_upsample) for input samples
+    /// `start ..< end` (their outputs `2 * start ..< 2 * end`, clipped to `outputWidth`):
+    /// outputs 2i and 2i+1 are (3*in[i] + in[i-1] + 1) >> 2 and (3*in[i] + in[i+1] + 2) >> 2,
+    /// edges replicated (which reproduces libjpeg's exact copies at both ends).
     @inlinable
     static func fancyH2V1Span(_ input: UnsafePointer<UInt8>, inputWidth: Int, outputWidth: Int, from start: Int, to end: Int,
                               output: UnsafeMutablePointer<UInt8>) {
@@ -156,17 +149,9 @@ enum Upsample {
         }
     }
 
-    /// h2v2 fancy, scalar reference (jdsample.c h2v2_fancy_upsample): column sums
-    /// s[i] = 3*near[i] + far[i], then (3*s[i] + s[i-1] + 8) >> 4 and (3*s[i] + s[i+1] + 7) >> 4.
-    @inlinable
-    static func fancyH2V2Row(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, inputWidth: Int,
-                             outputWidth: Int, output: UnsafeMutablePointer<UInt8>) {
-        fancyH2V2Span(near: near, far: far, inputWidth: inputWidth, outputWidth: outputWidth, from: 0, to: inputWidth,
-                      output: output)
-    }
-
-    /// ``fancyH2V2Row(near:far:inputWidth:outputWidth:output:)`` for input samples
-    /// `start ..< end` only (their outputs `2 * start ..< 2 * end`, clipped to `outputWidth`).
+    /// h2v2 fancy, scalar reference (jdsample.c h2v2_fancy_upsample) for input samples
+    /// `start ..< end` (their outputs `2 * start ..< 2 * end`, clipped to `outputWidth`): column
+    /// sums s[i] = 3*near[i] + far[i], then (3*s[i] + s[i-1] + 8) >> 4 and (3*s[i] + s[i+1] + 7) >> 4.
     @inlinable
     static func fancyH2V2Span(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, inputWidth: Int,
                               outputWidth: Int, from start: Int, to end: Int, output: UnsafeMutablePointer<UInt8>) {
