@@ -89,6 +89,12 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     var retryAt = 0
     /// Unread bytes already searched for a scan-ending marker while waiting.
     var markerScan = 0
+    /// Coefficient mode: how many bytes of a scan's entropy-coded data are held back until the
+    /// marker that ends the scan arrives, so that coefficients (and so ``preview()``) only ever
+    /// hold completed scans. A longer scan is decoded as it arrives (see ``startScan``).
+    var heldScanLimit = 0
+    /// Tests turn it off to decode scans as their bytes arrive, as a scan past `heldScanLimit` is.
+    var holdsScans = true
     /// Picks the vector IDCT; tests turn it off to compare with the scalar kernels.
     var useSIMD = true
     /// Row mode (``JPEGRowDecoder``): streamable frames go to a band buffer, not an image.
@@ -157,6 +163,10 @@ public struct JPEGDecoder: IncrementalImageDecoder {
 
     /// The image so far: decoded rows (baseline) or the completed scans rendered (progressive,
     /// multi-scan), the rest mid-gray. Nil before the header.
+    ///
+    /// A scan's bytes are held until the marker after it arrives and then decoded at once, so a
+    /// preview never shows part of a scan (only a scan longer than a quarter of the coefficient
+    /// store, or than what `DecodingLimits.maxBytes` leaves room for, is decoded as it arrives).
     public func preview() -> Image? {
         renderedImage(fillingCache: true)
     }
@@ -485,6 +495,15 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         entropy.restartsToGo = restartInterval
         retryAt = 0
         markerScan = 0
+        if mode == .coefficients, let geometry {
+            // A quarter of the coefficient store (the biggest scans of real files are well under
+            // it), at least 64 KB, within what DecodingLimits leaves after the image, the working
+            // buffers and the coefficients.
+            let committed = geometry.width * geometry.height * geometry.format.bytesPerPixel + geometry.workingBytes
+                + frame.coefficientBytes
+            let room = limits.maxBytes > committed ? limits.maxBytes - committed : 0
+            heldScanLimit = holdsScans ? min(max(1 << 16, frame.coefficientBytes / 4), room) : 0
+        }
         phase = .scan
     }
 }

@@ -9,6 +9,11 @@ extension JPEGDecoder {
         // Row mode: the band buffer still holds rows the caller has not taken.
         if rowOutput?.pending.isEmpty == false { return false }
         let isFinal = input.isFinished
+        // Coefficient mode holds a scan's data back until the marker after it has arrived (then
+        // the whole scan is decoded in one pass), unless it outgrows `heldScanLimit`.
+        if mode == .coefficients && !isFinal && entropy.mcu == 0 && input.count <= heldScanLimit && !markerArrived() {
+            return false
+        }
         if !isFinal && input.count < retryAt && !markerArrived() { return false }
         let changes = mode == .coefficients ? prepareCoefficientChange() : nil
         while true {
@@ -127,34 +132,51 @@ extension JPEGDecoder {
         }
     }
 
-    /// True when a marker that ends the scan has arrived since the last attempt (so the scan is
-    /// finished without waiting for 64 more bytes). Each byte is looked at once.
-    private mutating func markerArrived() -> Bool {
-        var i = markerScan
-        while i + 1 < input.count {
-            if input[i] == 0xFF {
-                let next = input[i + 1]
-                if next != 0 && next != 0xFF && !(Marker.rst0 ... Marker.rst7).contains(next) { return true }
-            }
-            i += 1
+    /// True when a marker that ends the scan (any but RSTn) has arrived since the last search.
+    /// Each byte is looked at once over the calls: `markerScan` keeps where the search stopped.
+    mutating func markerArrived() -> Bool {
+        let from = markerScan
+        let (found, next) = input.withUnsafeUnread { bytes -> (Bool, Int) in
+            guard let base = bytes.baseAddress else { return (false, from) }
+            return Self.findScanEnd(base, count: bytes.count, from: from)
         }
-        markerScan = i
-        return false
+        markerScan = next
+        return found
+    }
+
+    /// Searches `bytes[from...]` for 0xFF followed by a byte other than 0x00, 0xFF and RST0-7.
+    /// Returns whether one was found, and where the next search should start (the last byte
+    /// stays unsearched: its successor has not arrived). Sixteen bytes a step without 0xFF are
+    /// passed over with one compare (entropy-coded data has few).
+    static func findScanEnd(_ bytes: UnsafePointer<UInt8>, count: Int, from: Int) -> (found: Bool, next: Int) {
+        var i = max(from, 0)
+        let ff = SIMD16<UInt8>(repeating: 0xFF)
+        while i &+ 1 < count {
+            if i &+ 17 <= count {
+                let v = UnsafeRawPointer(bytes + i).loadUnaligned(as: SIMD16<UInt8>.self)
+                if !any(v .== ff) {
+                    i &+= 16
+                    continue
+                }
+            }
+            if bytes[i] == 0xFF {
+                let next = bytes[i &+ 1]
+                if next != 0 && next != 0xFF && !(Marker.rst0 ... Marker.rst7).contains(next) { return (true, i) }
+            }
+            i &+= 1
+        }
+        return (false, i)
     }
 
     /// Skips an ignored scan's data up to the next marker other than RSTn.
     private mutating func skipEntropyData() -> Bool {
-        var i = 0
-        while i + 1 < input.count {
-            if input[i] == 0xFF && input[i + 1] != 0 && input[i + 1] != 0xFF && !(Marker.rst0 ... Marker.rst7).contains(input[i + 1]) {
-                input.consume(i)
-                phase = .markers
-                return true
-            }
-            i += 1
+        let (found, next) = input.withUnsafeUnread { bytes -> (Bool, Int) in
+            guard let base = bytes.baseAddress else { return (false, 0) }
+            return Self.findScanEnd(base, count: bytes.count, from: 0)
         }
-        input.consume(i)
-        return false
+        input.consume(next)
+        if found { phase = .markers }
+        return found
     }
 
     /// EOI: the coefficient image is rendered; a streaming image is complete already.

@@ -15,10 +15,13 @@ struct PreviewCacheTests {
     }()
 
     /// Feeds `bytes` in `chunk`-byte pieces and checks the preview against the plain render
-    /// after each completed scan and after every `every`-th piece (mid-scan states too).
-    /// Returns how many previews were checked.
-    static func check(_ bytes: [UInt8], chunk: Int, every: Int, options: JPEGDecodingOptions = .init()) throws -> Int {
+    /// after each completed scan and after every `every`-th piece (mid-scan states too; with
+    /// `holdsScans` false, scans are decoded as they arrive, as one longer than the decoder
+    /// holds back is, so those states have part of a scan). Returns how many were checked.
+    static func check(_ bytes: [UInt8], chunk: Int, every: Int, options: JPEGDecodingOptions = .init(),
+                      holdsScans: Bool = true) throws -> Int {
         var d = JPEGDecoder(options: options)
+        d.holdsScans = holdsScans
         var checked = 0
         var piece = 0
         for start in stride(from: 0, to: bytes.count, by: chunk) {
@@ -44,16 +47,73 @@ struct PreviewCacheTests {
     func matchesFullRender(_ name: String) throws {
         let bytes = try TestVectors.bytes("jpeg/valid/" + name)
         _ = try Self.check(bytes, chunk: max(bytes.count / 23, 16), every: 3)
+        _ = try Self.check(bytes, chunk: max(bytes.count / 23, 16), every: 3, holdsScans: false)
     }
 
     @Test("scaled decodes keep their previews exact too", arguments: [2, 4, 1])
     func scaled(_ scale: Int) throws {
         for name in ["progressive_420.jpg", "progressive_411.jpg", "progressive_odd.jpg", "photo256_progressive.jpg"] {
             let bytes = try TestVectors.bytes("jpeg/valid/" + name)
-            let checked = try Self.check(bytes, chunk: max(bytes.count / 40, 8), every: 2,
-                                         options: JPEGDecodingOptions(scale: scale))
-            #expect(checked > 5, "\(name)")
+            for holds in [true, false] {
+                let checked = try Self.check(bytes, chunk: max(bytes.count / 40, 8), every: 2,
+                                             options: JPEGDecodingOptions(scale: scale), holdsScans: holds)
+                #expect(checked > 5, "\(name)")
+            }
         }
+    }
+
+    /// The rule for progressive previews: only completed scans are shown. Feeding one
+    /// byte at a time finds the preview as each scan completes; every preview in between, with
+    /// any chunking, must be the last of those (part of the next scan having arrived or not).
+    @Test("a preview shows the completed scans and nothing of the scan still arriving",
+          arguments: ["photo256_progressive.jpg", "progressive_successive.jpg", "progressive_411.jpg", "restart_progressive.jpg"])
+    func completedScansOnly(_ name: String) throws {
+        let bytes = try TestVectors.bytes("jpeg/valid/" + name)
+        var reference: [Image] = []
+        var d = JPEGDecoder()
+        for i in bytes.indices {
+            let events = try d.append(bytes[i ... i])
+            for event in events { if case .scanComplete = event { reference.append(try #require(d.preview())) } }
+        }
+        _ = try d.finish()
+        #expect(reference.count == d.info?.scanCount)
+        for chunk in [97, 1000, 4096] {
+            var d = JPEGDecoder()
+            var midScan = 0
+            for start in stride(from: 0, to: bytes.count, by: chunk) {
+                _ = try d.append(bytes[start ..< min(bytes.count, start + chunk)])
+                guard d.mode == .coefficients, d.phase != .done, d.scansCompleted > 0 else { continue }
+                if d.phase == .scan { midScan += 1 }
+                let shown = try #require(d.preview())
+                let same = shown == reference[d.scansCompleted - 1]
+                #expect(same, "\(name), \(chunk)-byte pieces, byte \(start + chunk): not the preview of scan \(d.scansCompleted)")
+            }
+            #expect(midScan > 0 || chunk > bytes.count / 8)
+            #expect(try d.finish() == reference.last)
+        }
+    }
+
+    /// A scan longer than the decoder holds back is decoded (and previewed) as it arrives.
+    @Test("a scan longer than the held-back limit is shown as it arrives")
+    func longScanShownAsItArrives() throws {
+        let bytes = try TestVectors.bytes("jpeg/valid/photo256_progressive.jpg")
+        var d = JPEGDecoder()
+        var held = JPEGDecoder()
+        var partial = 0
+        for start in stride(from: 0, to: bytes.count, by: 512) {
+            let piece = bytes[start ..< min(bytes.count, start + 512)]
+            _ = try d.append(piece)
+            _ = try held.append(piece)
+            if d.phase == .scan { d.heldScanLimit = 600 }
+            guard d.mode == .coefficients, d.phase == .scan, let frame = d.frame, let geometry = d.geometry else { continue }
+            // Past the limit, part of the scan is decoded: previews leave the held decoder's.
+            if d.entropy.mcu > 0 && d.entropy.mcu < (d.plan?.mcuCount ?? 0) {
+                partial += 1
+                #expect(d.preview()?.pixels == d.render(frame: frame, geometry: geometry).pixels)
+            }
+        }
+        #expect(partial > 3)
+        #expect(try d.finish() == held.finish())
     }
 
     @Test("a preview kept by the caller is not changed by later previews")
@@ -81,7 +141,9 @@ struct PreviewCacheTests {
         for i in pixels.indices { pixels[i] = UInt8(truncatingIfNeeded: (i &* 7919) >> 5 ^ (i / 144) &* 3) }
         let image = Image(width: 48, height: 1024, format: .rgb8, pixels: pixels)
         let bytes = try JPEGEncoder.encode(image, options: JPEGEncodingOptions(quality: 90, progressive: true))
+        // Scans decoded as they arrive (as one past the held-back limit is): small changes.
         var d = JPEGDecoder()
+        d.holdsScans = false
         var visits: [(rows: Int, height: Int)] = []
         for start in stride(from: 0, to: bytes.count, by: 16) {
             _ = try d.append(bytes[start ..< min(bytes.count, start + 16)])
