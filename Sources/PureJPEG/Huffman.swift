@@ -49,8 +49,10 @@ final class HuffmanTable: @unchecked Sendable {
         symbolCount = values.count
         fast = .allocate(capacity: 1 << Self.fastBits)
         fast.initialize(repeating: 0, count: 1 << Self.fastBits)
-        fastAC = .allocate(capacity: 1 << Self.fastBits)
-        fastAC.initialize(repeating: 0, count: 1 << Self.fastBits)
+        // DC tables never read the combined table: one entry, so the pointer stays valid.
+        let acEntries = isDC ? 1 : 1 << Self.fastBits
+        fastAC = .allocate(capacity: acEntries)
+        fastAC.initialize(repeating: 0, count: acEntries)
         limit = .allocate(capacity: 18)
         limit.initialize(repeating: 0, count: 18)
         delta = .allocate(capacity: 18)
@@ -60,18 +62,20 @@ final class HuffmanTable: @unchecked Sendable {
         for (i, v) in values.enumerated() { symbols[i] = v }
 
         // Canonical code assignment (T.81 C.2): codes of each length are consecutive, and the
-        // next length starts at twice one past the last code.
+        // next length starts at twice one past the last code. Each short code fills its range
+        // of the lookup tables directly (a decode of a small image is mostly this set-up: the
+        // tables are 2048 entries each).
         var code = 0, index = 0
         for length in 1 ... 16 {
             let n = Int(counts[length - 1])
             delta[length] = Int32(index - code)
             if n > 0 {
                 for j in 0 ..< n where length <= Self.fastBits && code + j < (1 << length) {
-                    let c = code + j
                     let shift = Self.fastBits - length
-                    for fill in 0 ..< (1 << shift) {
-                        fast[(c << shift) | fill] = UInt16(length << 8) | UInt16(values[index + j])
-                    }
+                    let first = (code + j) << shift
+                    let symbol = Int(values[index + j])
+                    (fast + first).update(repeating: UInt16(length << 8) | UInt16(symbol), count: 1 << shift)
+                    if !isDC { Self.fillCombined(fastAC + first, length: length, symbol: symbol) }
                 }
                 code += n
                 index += n
@@ -80,22 +84,25 @@ final class HuffmanTable: @unchecked Sendable {
             code <<= 1
         }
         limit[17] = UInt32.max
-        if !isDC {
-            for look in 0 ..< (1 << Self.fastBits) {
-                let entry = fast[look]
-                guard entry != 0 else { continue }
-                let length = Int(entry >> 8), rs = Int(entry & 0xFF)
-                let run = rs >> 4, size = rs & 15
-                if size == 0 {
-                    fastAC[look] = Int32(run == 15 ? 15 : Self.eobRun) << 8 | Int32(length)
-                    continue
-                }
-                guard length + size <= Self.fastBits else { continue }
-                // The extra bits follow the code inside the same window (T.81 F.2.2.1 EXTEND).
-                let extra = (look >> (Self.fastBits - length - size)) & ((1 << size) - 1)
-                let value = extra < (1 << (size - 1)) ? extra - (1 << size) + 1 : extra
-                fastAC[look] = Int32(value) << 16 | Int32(run) << 8 | Int32(length + size)
-            }
+    }
+
+    /// The `fastAC` entries of one AC code of `length` bits (its 2^(fastBits - length) entries
+    /// start at `entries`): EOB and ZRL, or run, size and the extra bits decoded when code and
+    /// extra bits fit in `fastBits`; zero (the slow path) otherwise.
+    private static func fillCombined(_ entries: UnsafeMutablePointer<Int32>, length: Int, symbol: Int) {
+        let run = symbol >> 4, size = symbol & 15
+        let span = 1 << (fastBits - length)
+        if size == 0 {
+            entries.update(repeating: Int32(run == 15 ? 15 : eobRun) << 8 | Int32(length), count: span)
+            return
+        }
+        guard length + size <= fastBits else { return }
+        // The extra bits follow the code inside the same window (T.81 F.2.2.1 EXTEND): each
+        // value of them covers 2^(fastBits - length - size) entries.
+        let each = 1 << (fastBits - length - size)
+        for extra in 0 ..< (1 << size) {
+            let value = extra < (1 << (size - 1)) ? extra - (1 << size) + 1 : extra
+            (entries + extra * each).update(repeating: Int32(value) << 16 | Int32(run) << 8 | Int32(length + size), count: each)
         }
     }
 
