@@ -146,6 +146,15 @@ def ratio_of(ours, ref):
     return a / b if a is not None and b else None
 
 
+def paired_ratio(ours, ref):
+    """The median over rounds of each round's ratio (the two invocations of a round run back to
+    back, so a slow spell of a shared machine tends to hit both): steadier than the ratio of
+    the two medians when the machine switches speed between invocations."""
+    if ours.failure or ref.failure or not ours.speeds or len(ours.speeds) != len(ref.speeds):
+        return None
+    return statistics.median(a / b for a, b in zip(ours.speeds, ref.speeds) if b)
+
+
 def fmt_bytes(n):
     return f"{n:,}".replace(",", " ") if n is not None else "—"
 
@@ -278,7 +287,8 @@ def main():
     rounds = f"{args.rounds} round" + ("s" if args.rounds != 1 else "")
     out.append(f"- Method: {rounds}, C and Swift alternating; each invocation reads the "
                f"file once and reports the median of its timed iterations ({n_text}); the table "
-               f"shows the median over rounds.\n")
+               f"shows the median over rounds, Ratio is the ratio of the two medians (the targets "
+               f"are judged on it), Paired ratio the median of the per-round ratios.\n")
 
     kept = earlier_sections(args.out) if args.only else {}
     for codec in ("png", "jpeg", "gif"):
@@ -290,7 +300,7 @@ def main():
         out.append(f"## {TITLES[codec]}\n")
         out.append(f"_Measured {started:%Y-%m-%d %H:%M} UTC, commit {args.commit or '?'}, "
                    f"load average before {load_before}._\n")
-        header = ["File", "Size", "Operation", "-n", "Reference MP/s", "PureImage MP/s", "Ratio"]
+        header = ["File", "Size", "Operation", "-n", "Reference MP/s", "PureImage MP/s", "Ratio", "Paired ratio"]
         if args.jpng_v3:
             header += ["PureImage v3 MP/s", "v3 ratio"]
         header += ["Target", "Met", "Output bytes (reference / PureImage)"]
@@ -308,6 +318,8 @@ def main():
                 dims = f"{w}x{h}, {f} frames"
             row = [f"`{m.file}`", dims, m.label, str(args.n or m.iterations), fmt_speed(ref), fmt_speed(ours),
                    f"{ratio:.2f}" if ratio is not None else "—"]
+            paired = paired_ratio(ours, ref)
+            row.append(f"{paired:.2f}" if paired is not None else "—")
             if args.jpng_v3:
                 v3 = res["v3"]
                 v3_ratio = ratio_of(v3, ref)
