@@ -39,9 +39,10 @@ final class PreviewCache: @unchecked Sendable {
         /// The change map (empty until the first render).
         var changes = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
         /// Per component and output row: the input rows it is made from (near and far, the same
-        /// row unless the vertical triangle filter is in use). Their block rows are these shifted
-        /// right by ``blockShift(_:)`` (IDCT output sizes are powers of two).
-        var sourceRows: [[(Int, Int)]] = []
+        /// row unless the vertical triangle filter is in use), at `2 * (c * height + y)` and the
+        /// next entry; owned here. Their block rows are these shifted right by ``blockShift(_:)``
+        /// (IDCT output sizes are powers of two).
+        var sourceRows = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
         /// Per component and block row: the output rows made from it (empty for padding rows).
         var outputRows: [[Range<Int>]] = []
         /// Output rows the last render visited (for tests).
@@ -69,6 +70,7 @@ final class PreviewCache: @unchecked Sendable {
 
         mutating func release() {
             for buffer in planes + upsampled + [changes] { buffer.baseAddress?.deallocate() }
+            sourceRows.baseAddress?.deallocate()
             self = State()
         }
     }
@@ -152,20 +154,24 @@ extension JPEGDecoder {
                 state.changes = PreviewCache.State.allocate(coefficients.count / 64)
                 state.changes.update(repeating: 1)
                 state.markedRows = frame.components.map { 0 ..< $0.paddedBlocksHigh }
-                state.sourceRows = geometry.components.map { gc in
+                let height = geometry.height
+                state.sourceRows = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(2 * n * height, 1))
+                for (c, gc) in geometry.components.enumerated() {
                     let upsample = gc.hUp != 1 || gc.vUp != 1
-                    return (0 ..< geometry.height).map { y in
-                        upsample
+                    for y in 0 ..< height {
+                        let (near, far) = upsample
                             ? Upsample.sourceRows(of: y, h: gc.hUp, v: gc.vUp, fancy: geometry.fancy, inputWidth: gc.width,
                                                   inputHeight: gc.height)
                             : (y, y)
+                        state.sourceRows[2 * (c * height + y)] = near
+                        state.sourceRows[2 * (c * height + y) + 1] = far
                     }
                 }
                 state.outputRows = frame.components.enumerated().map { c, fc in
                     var rows = [Range<Int>](repeating: 0 ..< 0, count: fc.paddedBlocksHigh)
                     let shift = Self.blockShift(geometry.components[c])
-                    for (y, source) in state.sourceRows[c].enumerated() {
-                        let key = (source.0 >> shift, source.1 >> shift)
+                    for y in 0 ..< height {
+                        let key = (state.sourceRows[2 * (c * height + y)] >> shift, state.sourceRows[2 * (c * height + y) + 1] >> shift)
                         for by in [key.0, key.1] where by < rows.count {
                             rows[by] = rows[by].isEmpty ? y ..< y + 1 : min(rows[by].lowerBound, y) ..< max(rows[by].upperBound, y + 1)
                         }
@@ -216,14 +222,23 @@ extension JPEGDecoder {
                 for (c, fc) in frame.components.enumerated() {
                     guard let plane = state.planes[c].baseAddress else { continue }
                     let gc = g.components[c]
-                    let idct = JPEGKernels.select(scale: gc.blockSize, useSIMD: useSIMD).idct
+                    let kernels = JPEGKernels.select(scale: gc.blockSize, useSIMD: useSIMD)
+                    let idct = kernels.idct, direct = kernels.isSIMD8x8
                     let marks = blockRows[c].marks
                     for by in state.markedRows[c] {
                         var index = by * fc.paddedBlocksWide
                         var block = coef + coefficientOffsets[c] + by * fc.paddedBlocksWide * 64
                         var target = plane + by * gc.blockSize * gc.stride
                         for _ in 0 ..< fc.paddedBlocksWide {
-                            if marks[index] != 0 { idct(block, q + c * JPEGKernels.quantStride, target, gc.stride) }
+                            // The full-size vector IDCT called directly, as the streaming path does
+                            // (not through the kernel closure's thunk).
+                            if marks[index] != 0 {
+                                if direct {
+                                    IDCTSIMD.idct8x8(block, q + c * JPEGKernels.quantStride, target, gc.stride)
+                                } else {
+                                    idct(block, q + c * JPEGKernels.quantStride, target, gc.stride)
+                                }
+                            }
                             index &+= 1
                             block += 64
                             target += gc.blockSize
@@ -303,6 +318,15 @@ extension JPEGDecoder {
         var union: [Range<Int>] = []
         let bpp = g.format.bytesPerPixel
         let inverted = collector.adobeTransform != nil
+        let directRGB = g.transform == .ycbcr && g.format == .rgb8 && g.components.count == 3
+        // Per component, fixed for the render: the block-row shift, whether it is upsampled, and
+        // the rows the conversion reads (upsampled plane or IDCT plane) with their stride.
+        let n = g.components.count
+        let shifts = g.components.map { Self.blockShift($0) }
+        let upsampled = g.components.map { $0.hUp != 1 || $0.vUp != 1 }
+        let rowBases = (0 ..< n).map { upsampled[$0] ? state.upsampled[$0].baseAddress : state.planes[$0].baseAddress }
+        let rowStrides = (0 ..< n).map { upsampled[$0] ? g.width : g.components[$0].stride }
+        guard let sources = state.sourceRows.baseAddress else { return 0 }
         var scratch = [UInt8](repeating: 0, count: max(g.width * 4, 1))
         var rows = [UnsafePointer<UInt8>](repeating: UnsafePointer(changes), count: 4)
         var spanRows = rows
@@ -311,15 +335,15 @@ extension JPEGDecoder {
                 guard let out = pixels.baseAddress, let scratchBase = scratchBuffer.baseAddress else { return }
                 for y in visited.joined() {
                     var changed = false
-                    for (c, gc) in g.components.enumerated() {
-                        let source = state.sourceRows[c][y], shift = Self.blockShift(gc)
-                        let key = (source.0 >> shift, source.1 >> shift)
+                    for c in 0 ..< n {
+                        let at = 2 * (c * g.height + y), shift = shifts[c]
+                        let key = (sources[at] >> shift, sources[at + 1] >> shift)
                         guard key != spans[c].rows else { continue }
                         changed = true
                         spans[c].rows = key
+                        let gc = g.components[c]
                         // The triangle filter reads one sample either side.
-                        let upsample = gc.hUp != 1 || gc.vUp != 1
-                        let margin = upsample ? 1 : 0
+                        let margin = upsampled[c] ? 1 : 0
                         spans[c].samples.removeAll(keepingCapacity: true)
                         spans[c].pixels.removeAll(keepingCapacity: true)
                         let first = rowRuns(c, key.0)
@@ -338,9 +362,10 @@ extension JPEGDecoder {
                             spans[c].pixels.append(min(lower * gc.hUp, g.width) ..< right)
                         }
                     }
-                    for (c, gc) in g.components.enumerated() where gc.hUp != 1 || gc.vUp != 1 {
+                    for c in 0 ..< n where upsampled[c] && !spans[c].samples.isEmpty {
                         guard let plane = state.planes[c].baseAddress, let up = state.upsampled[c].baseAddress else { continue }
-                        let (near, far) = state.sourceRows[c][y]
+                        let gc = g.components[c]
+                        let near = sources[2 * (c * g.height + y)], far = sources[2 * (c * g.height + y) + 1]
                         for span in spans[c].samples {
                             Upsample.upsampleSpan(h: gc.hUp, v: gc.vUp, fancy: g.fancy, inputWidth: gc.width,
                                                   outputWidth: g.width, near: plane + near * gc.stride,
@@ -354,16 +379,21 @@ extension JPEGDecoder {
                         Self.merge(&union, width: g.width)
                     }
                     guard !union.isEmpty else { continue }
-                    for (c, gc) in g.components.enumerated() where c < 4 {
-                        let upsample = gc.hUp != 1 || gc.vUp != 1
-                        guard let base = upsample ? state.upsampled[c].baseAddress : state.planes[c].baseAddress else { return }
-                        rows[c] = UnsafePointer(base + y * (upsample ? g.width : gc.stride))
+                    for c in 0 ..< min(n, 4) {
+                        guard let base = rowBases[c] else { return }
+                        rows[c] = UnsafePointer(base + y * rowStrides[c])
                     }
                     for span in union {
+                        let target = out + (y * g.width + span.lowerBound) * bpp
+                        if directRGB {
+                            // YCbCr to RGB, the common case, without the general path's row array.
+                            ColorConvert.yccToRGB(y: rows[0] + span.lowerBound, cb: rows[1] + span.lowerBound,
+                                                  cr: rows[2] + span.lowerBound, count: span.count, rgb: target)
+                            continue
+                        }
                         for c in 0 ..< min(g.components.count, 4) { spanRows[c] = rows[c] + span.lowerBound }
                         BandPipeline.convert(spanRows, transform: g.transform, format: g.format, width: span.count,
-                                             inverted: inverted, out: out + (y * g.width + span.lowerBound) * bpp,
-                                             scratch: scratchBase)
+                                             inverted: inverted, out: target, scratch: scratchBase)
                     }
                 }
             }
