@@ -323,9 +323,9 @@ extension JPEGDecoder {
         // the rows the conversion reads (upsampled plane or IDCT plane) with their stride.
         let n = g.components.count
         let shifts = g.components.map { Self.blockShift($0) }
-        let upsampled = g.components.map { $0.hUp != 1 || $0.vUp != 1 }
-        let rowBases = (0 ..< n).map { upsampled[$0] ? state.upsampled[$0].baseAddress : state.planes[$0].baseAddress }
-        let rowStrides = (0 ..< n).map { upsampled[$0] ? g.width : g.components[$0].stride }
+        let isUpsampled = g.components.map { $0.hUp != 1 || $0.vUp != 1 }
+        let rowBases = (0 ..< n).map { isUpsampled[$0] ? state.upsampled[$0].baseAddress : state.planes[$0].baseAddress }
+        let rowStrides = (0 ..< n).map { isUpsampled[$0] ? g.width : g.components[$0].stride }
         guard let sources = state.sourceRows.baseAddress else { return 0 }
         var scratch = [UInt8](repeating: 0, count: max(g.width * 4, 1))
         var rows = [UnsafePointer<UInt8>](repeating: UnsafePointer(changes), count: 4)
@@ -343,7 +343,7 @@ extension JPEGDecoder {
                         spans[c].rows = key
                         let gc = g.components[c]
                         // The triangle filter reads one sample either side.
-                        let margin = upsampled[c] ? 1 : 0
+                        let margin = isUpsampled[c] ? 1 : 0
                         spans[c].samples.removeAll(keepingCapacity: true)
                         spans[c].pixels.removeAll(keepingCapacity: true)
                         let first = rowRuns(c, key.0)
@@ -362,7 +362,7 @@ extension JPEGDecoder {
                             spans[c].pixels.append(min(lower * gc.hUp, g.width) ..< right)
                         }
                     }
-                    for c in 0 ..< n where upsampled[c] && !spans[c].samples.isEmpty {
+                    for c in 0 ..< n where isUpsampled[c] && !spans[c].samples.isEmpty {
                         guard let plane = state.planes[c].baseAddress, let up = state.upsampled[c].baseAddress else { continue }
                         let gc = g.components[c]
                         let near = sources[2 * (c * g.height + y)], far = sources[2 * (c * g.height + y) + 1]
