@@ -161,7 +161,9 @@ struct BandPipeline: Sendable {
                                           row: { i in plane + (i % ring) * stride },
                                           output: upBase + upOffsets[c], outputStride: g.width)
                     }
-                    var rows = [UnsafePointer<UInt8>](repeating: UnsafePointer(planeBase), count: 4)
+                    let rows = UnsafeMutablePointer<UnsafePointer<UInt8>>.allocate(capacity: 4)
+                    rows.initialize(repeating: UnsafePointer(planeBase), count: 4)
+                    defer { rows.deallocate() }
                     for y in range {
                         for c in 0 ..< n {
                             let gc = g.components[c]
@@ -171,31 +173,37 @@ struct BandPipeline: Sendable {
                                 rows[c] = UnsafePointer(upBase + upOffsets[c] + (y - range.lowerBound) * g.width)
                             }
                         }
-                        Self.convert(rows, transform: g.transform, format: g.format, width: g.width, inverted: inverted,
-                                     out: output + (y - origin) * g.width * bpp, scratch: scratchBase)
+                        Self.convert(UnsafePointer(rows), transform: g.transform, format: g.format, width: g.width,
+                                     inverted: inverted, out: output + (y - origin) * g.width * bpp, scratch: scratchBase)
                     }
                 }
             }
         }
     }
 
+    /// Converts `w` samples of each component row (`rows`: four pointers, the unused ones any
+    /// valid pointer), starting `offset` samples in (a span of the row; `out` is the span's own).
+    /// The rows come through a pointer the caller keeps for its whole loop, not an array (an
+    /// array argument cost a retain, a release and bounds checks per call).
     @inline(__always)
-    static func convert(_ r: [UnsafePointer<UInt8>], transform: ColorTransform, format: PixelFormat, width w: Int,
-                        inverted: Bool, out: UnsafeMutablePointer<UInt8>, scratch: UnsafeMutablePointer<UInt8>) {
+    static func convert(_ rows: UnsafePointer<UnsafePointer<UInt8>>, offset: Int = 0, transform: ColorTransform,
+                        format: PixelFormat, width w: Int, inverted: Bool, out: UnsafeMutablePointer<UInt8>,
+                        scratch: UnsafeMutablePointer<UInt8>) {
+        let r = (rows[0] + offset, rows[1] + offset, rows[2] + offset, rows[3] + offset)
         switch transform {
         case .gray:
-            out.update(from: r[0], count: w)
+            out.update(from: r.0, count: w)
         case .ycbcr:
-            ColorConvert.yccToRGB(y: r[0], cb: r[1], cr: r[2], count: w, rgb: out)
+            ColorConvert.yccToRGB(y: r.0, cb: r.1, cr: r.2, count: w, rgb: out)
         case .rgb:
-            ColorConvert.interleaveRGB(r: r[0], g: r[1], b: r[2], count: w, rgb: out)
+            ColorConvert.interleaveRGB(r: r.0, g: r.1, b: r.2, count: w, rgb: out)
         case .cmyk, .ycck:
             let cmyk = format == .rgba8 ? out : scratch
             if transform == .ycck {
-                ColorConvert.ycckToCMYK(y: r[0], cb: r[1], cr: r[2], k: r[3], count: w, cmyk: cmyk)
+                ColorConvert.ycckToCMYK(y: r.0, cb: r.1, cr: r.2, k: r.3, count: w, cmyk: cmyk)
             } else {
                 for x in 0 ..< w {
-                    cmyk[4 * x] = r[0][x]; cmyk[4 * x + 1] = r[1][x]; cmyk[4 * x + 2] = r[2][x]; cmyk[4 * x + 3] = r[3][x]
+                    cmyk[4 * x] = r.0[x]; cmyk[4 * x + 1] = r.1[x]; cmyk[4 * x + 2] = r.2[x]; cmyk[4 * x + 3] = r.3[x]
                 }
             }
             if format != .rgba8 {

@@ -318,7 +318,6 @@ extension JPEGDecoder {
         var union: [Range<Int>] = []
         let bpp = g.format.bytesPerPixel
         let inverted = collector.adobeTransform != nil
-        let directRGB = g.transform == .ycbcr && g.format == .rgb8 && g.components.count == 3
         // Per component, fixed for the render: the block-row shift, whether it is upsampled, and
         // the rows the conversion reads (upsampled plane or IDCT plane) with their stride.
         let n = g.components.count
@@ -328,8 +327,9 @@ extension JPEGDecoder {
         let rowStrides = (0 ..< n).map { isUpsampled[$0] ? g.width : g.components[$0].stride }
         guard let sources = state.sourceRows.baseAddress else { return 0 }
         var scratch = [UInt8](repeating: 0, count: max(g.width * 4, 1))
-        var rows = [UnsafePointer<UInt8>](repeating: UnsafePointer(changes), count: 4)
-        var spanRows = rows
+        let rows = UnsafeMutablePointer<UnsafePointer<UInt8>>.allocate(capacity: 4)
+        rows.initialize(repeating: UnsafePointer(changes), count: 4)
+        defer { rows.deallocate() }
         image.pixels.withUnsafeMutableBufferPointer { pixels in
             scratch.withUnsafeMutableBufferPointer { scratchBuffer in
                 guard let out = pixels.baseAddress, let scratchBase = scratchBuffer.baseAddress else { return }
@@ -384,16 +384,9 @@ extension JPEGDecoder {
                         rows[c] = UnsafePointer(base + y * rowStrides[c])
                     }
                     for span in union {
-                        let target = out + (y * g.width + span.lowerBound) * bpp
-                        if directRGB {
-                            // YCbCr to RGB, the common case, without the general path's row array.
-                            ColorConvert.yccToRGB(y: rows[0] + span.lowerBound, cb: rows[1] + span.lowerBound,
-                                                  cr: rows[2] + span.lowerBound, count: span.count, rgb: target)
-                            continue
-                        }
-                        for c in 0 ..< min(g.components.count, 4) { spanRows[c] = rows[c] + span.lowerBound }
-                        BandPipeline.convert(spanRows, transform: g.transform, format: g.format, width: span.count,
-                                             inverted: inverted, out: target, scratch: scratchBase)
+                        BandPipeline.convert(UnsafePointer(rows), offset: span.lowerBound, transform: g.transform, format: g.format,
+                                             width: span.count, inverted: inverted,
+                                             out: out + (y * g.width + span.lowerBound) * bpp, scratch: scratchBase)
                     }
                 }
             }
