@@ -2,6 +2,7 @@
  * cbench: the reference figures for PureImage's benchmarks (libpng, libjpeg-turbo, giflib).
  *
  *   cbench decode|encode png|jpeg|gif FILE [-n N] [--level L] [--quality Q]
+ *   cbench decode jpeg FILE --previews [-n N]
  *
  * The file is read into memory once. Then N timed iterations (after one untimed warm-up) do
  * the whole operation a caller would do, including allocating the output buffer, and the
@@ -13,7 +14,13 @@
  *
  * For encode, FILE may be any PNG or JPEG: it is decoded once (untimed) and those pixels are
  * encoded. --dump PATH writes the last result (raw pixels; the GIF's last composited canvas
- * as RGBA; the encoded file) for checking the harness against other tools. Build: cc -O2 -o Benchmarks/bin/cbench bench.c -lpng -ljpeg -lgif
+ * as RGBA; the encoded file) for checking the harness against other tools.
+ *
+ * --previews (progressive JPEG): libjpeg-turbo's own way of showing a progressive file scan by
+ * scan, buffered-image mode with one output pass after every scan (libjpeg.txt, "Buffered-image
+ * mode"), alternated N times with the one-shot decode; prints the one-shot line and
+ *   previews JPEG 10 previews: 3.21x the one-shot decode
+ * (medians), the same two lines as `jpng bench --previews`. Build: cc -O2 -o Benchmarks/bin/cbench bench.c -lpng -ljpeg -lgif
  */
 #include <gif_lib.h>
 #include <png.h>
@@ -223,6 +230,47 @@ static Pixels jpeg_decode(const Bytes *in) {
     return img;
 }
 
+/* Buffered-image mode with an output pass per scan (every pass writes the whole image into
+ * the same buffer, as a viewer would); block smoothing off, since PureImage's previews do not
+ * smooth (it would add work to libjpeg-turbo's passes). Returns the number of passes. */
+static int jpeg_decode_previews(const Bytes *in) {
+    struct jpeg_decompress_struct cinfo;
+    JpegError err;
+    cinfo.err = jpeg_std_error(&err.pub);
+    err.pub.error_exit = jpeg_error_exit;
+    if (setjmp(err.jump)) die("libjpeg decode failed");
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, in->data, (unsigned long)in->size);
+    jpeg_read_header(&cinfo, TRUE);
+    cinfo.out_color_space = cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    cinfo.buffered_image = TRUE;
+    cinfo.do_block_smoothing = FALSE;
+    jpeg_start_decompress(&cinfo);
+    size_t stride = (size_t)cinfo.output_width * (size_t)cinfo.output_components;
+    unsigned char *pixels = xmalloc(stride * cinfo.output_height);
+    int passes = 0;
+    while (!jpeg_input_complete(&cinfo)) {
+        /* Show the scan being read: with all the data in memory, the pass reads that scan to
+         * its end (jpeg_finish_output absorbs what the rows did not need). */
+        jpeg_start_output(&cinfo, cinfo.input_scan_number);
+        while (cinfo.output_scanline < cinfo.output_height) {
+            JSAMPROW rows[16];
+            int n = 0;
+            while (n < 16 && cinfo.output_scanline + (unsigned)n < cinfo.output_height) {
+                rows[n] = pixels + stride * (cinfo.output_scanline + (size_t)n);
+                n++;
+            }
+            jpeg_read_scanlines(&cinfo, rows, (JDIMENSION)n);
+        }
+        jpeg_finish_output(&cinfo);
+        passes++;
+    }
+    jpeg_finish_decompress(&cinfo);
+    jpeg_destroy_decompress(&cinfo);
+    free(pixels);
+    return passes;
+}
+
 /* Baseline, 4:2:0, islow FDCT, standard Huffman tables (jpeg_set_defaults, as cjpeg). */
 static Writer jpeg_encode(const Pixels *img, int quality) {
     Writer w = {NULL, 0, 0};
@@ -397,7 +445,8 @@ static int is_jpeg(const Bytes *b) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: cbench decode|encode png|jpeg|gif FILE [-n N] [--level L] [--quality Q]\n");
+    fprintf(stderr, "usage: cbench decode|encode png|jpeg|gif FILE [-n N] [--level L] [--quality Q]\n"
+                    "       cbench decode jpeg FILE --previews [-n N]\n");
     exit(2);
 }
 
@@ -406,7 +455,9 @@ int main(int argc, char **argv) {
     const char *op = argv[1], *codec = argv[2], *path = argv[3];
     int iterations = 5, level = -1, quality = 85;
     const char *dump_path = NULL;
+    int previews = 0;
     for (int i = 4; i < argc; i++) {
+        if (!strcmp(argv[i], "--previews")) { previews = 1; continue; }
         if (i + 1 >= argc) usage();
         if (!strcmp(argv[i], "-n")) iterations = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--level")) level = atoi(argv[++i]);
@@ -419,12 +470,38 @@ int main(int argc, char **argv) {
     if (!decode && strcmp(op, "encode")) usage();
     int kind = !strcmp(codec, "png") ? 0 : !strcmp(codec, "jpeg") ? 1 : !strcmp(codec, "gif") ? 2 : -1;
     if (kind < 0 || (kind == 2 && !decode)) usage();
+    if (previews && !(decode && kind == 1)) usage();
 
     Bytes in = read_file(path);
     double *times = xmalloc(sizeof(double) * (size_t)iterations);
     double pixels = 0;
     size_t out_size = 0;
     char dims[64];
+
+    if (previews) {
+        /* One-shot and buffered-image decodes alternate (after one untimed warm-up of each),
+         * so that drift in the machine's speed touches both medians alike. */
+        double *shown = xmalloc(sizeof(double) * (size_t)iterations);
+        int passes = 0;
+        Pixels p = {NULL, 0, 0, 0};
+        for (int it = -1; it < iterations; it++) {
+            double t0 = now();
+            p = jpeg_decode(&in);
+            double t1 = now();
+            free(p.pixels);
+            double t2 = now();
+            passes = jpeg_decode_previews(&in);
+            double t3 = now();
+            if (it >= 0) { times[it] = t1 - t0; shown[it] = t3 - t2; }
+        }
+        double one = median(times, iterations);
+        printf("decode JPEG %dx%d %.1f MP/s\n", p.width, p.height, (double)p.width * p.height / one / 1e6);
+        printf("previews JPEG %d previews: %.2fx the one-shot decode\n", passes, median(shown, iterations) / one);
+        free(shown);
+        free(times);
+        free(in.data);
+        return 0;
+    }
 
     Pixels source = {NULL, 0, 0, 0};
     if (!decode) {
