@@ -70,7 +70,9 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     var geometry: OutputGeometry?
     var mode: Mode = .undecided
     var pipeline: BandPipeline?
-    var coefficients: [Int16] = []
+    /// Coefficient mode: the coefficients, and each component's offset in values as if the
+    /// components were stored one after another (64 times its first block in the change map).
+    var coefficients = DecodedCoefficients.empty
     var coefficientOffsets: [Int] = []
     var image: Image?
     /// Output rows final so far (streaming).
@@ -409,13 +411,14 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                 pipeline = BandPipeline(geometry: geometry, inverted: collector.adobeTransform != nil, useSIMD: useSIMD)
             } else {
                 mode = .coefficients
-                var offsets: [Int] = [], total = 0
+                var offsets: [Int] = [], counts: [Int] = [], total = 0
                 for c in frame.components {
                     offsets.append(total)
-                    total += c.paddedBlocksWide * c.paddedBlocksHigh * 64
+                    counts.append(c.paddedBlocksWide * c.paddedBlocksHigh * 64)
+                    total += counts[counts.count - 1]
                 }
                 coefficientOffsets = offsets
-                coefficients = [Int16](repeating: 0, count: total)
+                coefficients = DecodedCoefficients(counts: counts)
             }
         }
         for c in scan.components {
@@ -465,7 +468,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                 tables.append(t)
             }
             var component = ScanComponent(index: c, h: fc.h, v: fc.v, dc: dc, ac: ac, paddedBlocksWide: fc.paddedBlocksWide,
-                                          coefficientOffset: mode == .coefficients ? coefficientOffsets[c] : 0,
+                                          firstBlock: mode == .coefficients ? coefficientOffsets[c] / 64 : 0,
                                           quantOffset: c * JPEGKernels.quantStride)
             if let pipeline, let geometry {
                 idcts.append(pipeline.kernels[c].idct)

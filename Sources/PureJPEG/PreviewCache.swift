@@ -216,9 +216,10 @@ extension JPEGDecoder {
         let blockRows = frame.components.enumerated().map { c, fc in
             (marks: changes + coefficientOffsets[c] / 64, wide: fc.paddedBlocksWide)
         }
-        coefficients.withUnsafeBufferPointer { coefficientBuffer in
+        let store = coefficients
+        withExtendedLifetime(store) {
             componentQuant.withUnsafeBufferPointer { quant in
-                guard let coef = coefficientBuffer.baseAddress, let q = quant.baseAddress else { return }
+                guard let q = quant.baseAddress, store.counts.count == frame.components.count else { return }
                 for (c, fc) in frame.components.enumerated() {
                     guard let plane = state.planes[c].baseAddress else { continue }
                     let gc = g.components[c]
@@ -227,7 +228,7 @@ extension JPEGDecoder {
                     let marks = blockRows[c].marks
                     for by in state.markedRows[c] {
                         var index = by * fc.paddedBlocksWide
-                        var block = coef + coefficientOffsets[c] + by * fc.paddedBlocksWide * 64
+                        var block = UnsafePointer(store.planes[c] + by * fc.paddedBlocksWide * 64)
                         var target = plane + by * gc.blockSize * gc.stride
                         for _ in 0 ..< fc.paddedBlocksWide {
                             // The full-size vector IDCT called directly, as the streaming path does

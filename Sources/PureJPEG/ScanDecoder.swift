@@ -62,8 +62,10 @@ struct ScanComponent: Sendable {
     /// Streaming: the IDCT is ``IDCTSIMD/idct8x8(_:_:_:_:)``, called directly.
     var directIDCT = false
     var paddedBlocksWide: Int
-    /// Offset of the component's coefficients (coefficient mode) and of its quantization table.
-    var coefficientOffset: Int
+    /// Coefficient mode: the component's first block in the change map (blocks of all components
+    /// in order; its coefficients are ``DecodedCoefficients/planes``[index]). And the offset of its
+    /// quantization table.
+    var firstBlock: Int
     var quantOffset: Int
 }
 
@@ -91,7 +93,7 @@ enum BlockSink {
     /// Coefficient mode: whole-image coefficient storage (progressive or multi-scan sequential),
     /// and the preview cache's change map when it keeps one (one byte per block, in coefficient
     /// order: set to 1 when a scan changes the block; see ``PreviewCache``).
-    case coefficients(UnsafeMutablePointer<Int16>, UnsafeMutablePointer<UInt8>?)
+    case coefficients(UnsafeMutablePointer<UnsafeMutablePointer<Int16>>, UnsafeMutablePointer<UInt8>?)
 }
 
 enum ScanStep: Sendable, Equatable {
@@ -227,9 +229,9 @@ enum MCULoop {
     /// data, or leave positions an earlier scan filled): restoring the blocks makes the result
     /// the same whatever the chunking (FUZZING.md JPEG-1). Streaming blocks are rewritten on replay.
     private static func copyBlocks(_ mcu: Int, plan: ScanPlan, sink: BlockSink, saved: UnsafeMutablePointer<Int16>, restore: Bool) {
-        guard case let .coefficients(base, _) = sink else { return }
+        guard case let .coefficients(planes, _) = sink else { return }
         var slot = saved
-        forEachBlock(of: mcu, plan: plan, base: base) { target in
+        forEachBlock(of: mcu, plan: plan, planes: planes) { target, _ in
             if restore { target.update(from: slot, count: 64) } else { slot.update(from: target, count: 64) }
             slot += 64
         }
@@ -237,18 +239,21 @@ enum MCULoop {
 
     /// Marks every block of MCU `mcu` in the preview cache's change map (when there is one).
     private static func markChanged(_ mcu: Int, plan: ScanPlan, sink: BlockSink) {
-        guard case let .coefficients(base, changes?) = sink else { return }
-        forEachBlock(of: mcu, plan: plan, base: base) { target in changes[(target - base) >> 6] = 1 }
+        guard case let .coefficients(planes, changes?) = sink else { return }
+        forEachBlock(of: mcu, plan: plan, planes: planes) { _, index in changes[index] = 1 }
     }
 
-    /// Every coefficient block of MCU `mcu`, in the scan's order (coefficient mode).
-    private static func forEachBlock(of mcu: Int, plan: ScanPlan, base: UnsafeMutablePointer<Int16>,
-                                     _ body: (UnsafeMutablePointer<Int16>) -> Void) {
+    /// Every coefficient block of MCU `mcu`, in the scan's order (coefficient mode), with its
+    /// index in the change map.
+    private static func forEachBlock(of mcu: Int, plan: ScanPlan, planes: UnsafeMutablePointer<UnsafeMutablePointer<Int16>>,
+                                     _ body: (UnsafeMutablePointer<Int16>, Int) -> Void) {
         for c in plan.components {
             let hBlocks = plan.interleaved ? c.h : 1, vBlocks = plan.interleaved ? c.v : 1
             for bv in 0 ..< vBlocks {
                 for bh in 0 ..< hBlocks {
-                    body(coefficientBlock(mcu, blockH: bh, blockV: bv, component: c, plan: plan, base: base))
+                    let (target, index) = coefficientBlock(mcu, blockH: bh, blockV: bv, component: c, plan: plan,
+                                                           planes: planes)
+                    body(target, index)
                 }
             }
         }
@@ -256,17 +261,21 @@ enum MCULoop {
 
     @inline(__always)
     private static func coefficientBlock(_ mcu: Int, blockH: Int, blockV: Int, component c: ScanComponent, plan: ScanPlan,
-                                         base: UnsafeMutablePointer<Int16>) -> UnsafeMutablePointer<Int16> {
+                                         planes: UnsafeMutablePointer<UnsafeMutablePointer<Int16>>)
+        -> (UnsafeMutablePointer<Int16>, Int) {
         coefficientBlock(mx: mcu % plan.mcusWide, my: mcu / plan.mcusWide, blockH: blockH, blockV: blockV, component: c,
-                         plan: plan, base: base)
+                         plan: plan, planes: planes)
     }
 
+    /// A block's coefficients and its index in the change map.
     @inline(__always)
     private static func coefficientBlock(mx: Int, my: Int, blockH: Int, blockV: Int, component c: ScanComponent,
-                                         plan: ScanPlan, base: UnsafeMutablePointer<Int16>) -> UnsafeMutablePointer<Int16> {
+                                         plan: ScanPlan, planes: UnsafeMutablePointer<UnsafeMutablePointer<Int16>>)
+        -> (UnsafeMutablePointer<Int16>, Int) {
         let bx: Int, by: Int
         if plan.interleaved { bx = mx &* c.h &+ blockH; by = my &* c.v &+ blockV } else { bx = mx; by = my }
-        return base + c.coefficientOffset + (by &* c.paddedBlocksWide &+ bx) &* 64
+        let block = by &* c.paddedBlocksWide &+ bx
+        return (planes[c.index] + block &* 64, c.firstBlock &+ block)
     }
 
     @inline(__always)
@@ -287,9 +296,9 @@ enum MCULoop {
                         let offset = c.planeOffset &+ ((my % 3) &* c.bandRows &+ bv &* c.blockSize) &* c.stride &+ bx &* c.blockSize
                         idct(block, quant + c.quantOffset, base + offset, c.stride)
                         block.update(repeating: 0, count: 64)
-                    case let .coefficients(base, changes):
-                        let target = coefficientBlock(mx: mx, my: my, blockH: bh, blockV: bv, component: c, plan: plan,
-                                                      base: base)
+                    case let .coefficients(planes, changes):
+                        let (target, index) = coefficientBlock(mx: mx, my: my, blockH: bh, blockV: bv, component: c,
+                                                               plan: plan, planes: planes)
                         var changed = true
                         switch plan.kind {
                         case .sequential:
@@ -315,7 +324,7 @@ enum MCULoop {
                                                                    isFinal: isFinal)
                         }
                         // A rolled-back attempt may leave a mark on a block it restores: a spare re-render, never a missed one.
-                        if changed, let changes { changes[(target - base) &>> 6] = 1 }
+                        if changed, let changes { changes[index] = 1 }
                     }
                 }
             }

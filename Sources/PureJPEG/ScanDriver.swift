@@ -26,26 +26,28 @@ extension JPEGDecoder {
             let data = input
             let baseOffset = input.offset()
             var step = ScanStep.needMore
-            var planes: [UInt8] = [], coefficients: [Int16] = []
-            // The big buffers are moved out for the loop, so their pointers stay valid while self changes.
+            var planes: [UInt8] = []
+            // The band rings are moved out for the loop, so their pointer stays valid while self
+            // changes; the coefficient store is a class whose memory does not move.
             if mode == .streaming {
                 planes = pipeline?.planes ?? []
                 pipeline?.planes = []
             } else {
-                swap(&coefficients, &self.coefficients)
+                ownCoefficients()
             }
+            let store = coefficients
             let sinkPipeline = pipeline
             componentQuant.withUnsafeBufferPointer { quant in
                 zigzagToNatural.withUnsafeBufferPointer { zigzag in
                     planes.withUnsafeMutableBufferPointer { planeBuffer in
-                        coefficients.withUnsafeMutableBufferPointer { coefficientBuffer in
+                        withExtendedLifetime(store) {
                             data.withUnsafeUnread { bytes in
                                 guard let zigzagBase = zigzag.baseAddress, let quantBase = quant.baseAddress else { return }
                                 let sink: BlockSink
                                 if sinkPipeline != nil, let base = planeBuffer.baseAddress {
                                     sink = .planes(base, quantBase)
-                                } else if let base = coefficientBuffer.baseAddress {
-                                    sink = .coefficients(base, changes)
+                                } else if mode == .coefficients {
+                                    sink = .coefficients(store.planes, changes)
                                 } else {
                                     return
                                 }
@@ -67,7 +69,7 @@ extension JPEGDecoder {
             }
             // `planes = []` drops the local reference, or the band pipeline's next write to its
             // rings below would copy them (once per MCU row: 4.4 M instructions per 1 MP).
-            if mode == .streaming { pipeline?.planes = planes; planes = [] } else { swap(&coefficients, &self.coefficients) }
+            if mode == .streaming { pipeline?.planes = planes; planes = [] }
             input.consume(min(st.reader.position, input.count))
             st.reader.position = 0
             entropy = st
@@ -212,21 +214,21 @@ extension JPEGDecoder {
         var pipeline = BandPipeline(geometry: geometry, inverted: collector.adobeTransform != nil, useSIMD: useSIMD)
         var planes: [UInt8] = []
         swap(&planes, &pipeline.planes)
-        let offsets = coefficientOffsets
+        let store = coefficients
         out.pixels.withUnsafeMutableBufferPointer { outBuffer in
             guard let outBase = outBuffer.baseAddress else { return }
             for band in 0 ..< geometry.bands {
                 planes.withUnsafeMutableBufferPointer { planeBuffer in
-                    coefficients.withUnsafeBufferPointer { coefficientBuffer in
+                    withExtendedLifetime(store) {
                         componentQuant.withUnsafeBufferPointer { quant in
-                            guard let planeBase = planeBuffer.baseAddress, let coef = coefficientBuffer.baseAddress,
-                                  let q = quant.baseAddress else { return }
+                            guard let planeBase = planeBuffer.baseAddress, let q = quant.baseAddress,
+                                  store.counts.count == frame.components.count else { return }
                             for (c, fc) in frame.components.enumerated() {
                                 let gc = geometry.components[c]
                                 let idct = pipeline.kernels[c].idct
                                 for row in 0 ..< fc.v {
                                     let by = band * fc.v + row
-                                    var block = coef + offsets[c] + by * fc.paddedBlocksWide * 64
+                                    var block = UnsafePointer(store.planes[c] + by * fc.paddedBlocksWide * 64)
                                     var target = planeBase + pipeline.blockOffset(component: c, band: band, blockX: 0, blockRow: row)
                                     for _ in 0 ..< fc.paddedBlocksWide {
                                         idct(block, q + c * JPEGKernels.quantStride, target, gc.stride)

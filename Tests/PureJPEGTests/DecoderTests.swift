@@ -128,14 +128,15 @@ struct DecoderTests {
         #expect(errors.first ?? 0 < errors.last ?? 0)
     }
 
-    /// Copies share the preview cache; stamps keep each copy's previews its own.
+    /// Copies share the preview cache and the coefficients; each copy's previews and
+    /// coefficients stay its own once either goes on decoding.
     @Test("previews of decoder copies stay independent")
     func previewCopies() throws {
         let data = try bytes("progressive_420.jpg")
         var a = JPEGDecoder()
         _ = try a.append(data[0 ..< data.count / 2])
         let early = try #require(a.preview())
-        let b = a
+        var b = a
         _ = try a.append(data[(data.count / 2)...])
         let final = try a.finish()
         #expect(a.preview() == final)
@@ -144,6 +145,10 @@ struct DecoderTests {
         _ = try fresh.append(data[0 ..< data.count / 2])
         #expect(fresh.preview() == early)
         #expect(early != final)
+        // The copy left behind still holds the first half's coefficients: decoding the rest
+        // from them gives the same image (refinement scans applied twice would not).
+        _ = try b.append(data[(data.count / 2)...])
+        #expect(try b.finish() == final)
     }
 
     @Test("baseline preview shows decoded rows over mid-gray")
