@@ -197,79 +197,70 @@ static void jpeg_error_exit(j_common_ptr cinfo) {
     longjmp(e->jump, 1);
 }
 
-/* RGB8 for colour files, gray8 for grayscale ones (what a caller wants from each); the
- * library's defaults otherwise: islow DCT, fancy upsampling (as `djpeg -dct int`). */
-static Pixels jpeg_decode(const Bytes *in) {
+/* The header read, with the output a caller wants from each file: RGB8 for colour files,
+ * gray8 for grayscale ones; the library's defaults otherwise: islow DCT, fancy upsampling (as
+ * `djpeg -dct int`). The caller has set up the error manager (and its setjmp). */
+static void jpeg_open(struct jpeg_decompress_struct *cinfo, const Bytes *in) {
+    jpeg_create_decompress(cinfo);
+    jpeg_mem_src(cinfo, in->data, (unsigned long)in->size);
+    jpeg_read_header(cinfo, TRUE);
+    cinfo->out_color_space = cinfo->num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+}
+
+/* Every row of the current output pass into `pixels`, 16 rows per call. */
+static void jpeg_read_rows(struct jpeg_decompress_struct *cinfo, unsigned char *pixels, size_t stride) {
+    while (cinfo->output_scanline < cinfo->output_height) {
+        JSAMPROW rows[16];
+        int n = 0;
+        while (n < 16 && cinfo->output_scanline + (unsigned)n < cinfo->output_height) {
+            rows[n] = pixels + stride * (cinfo->output_scanline + (size_t)n);
+            n++;
+        }
+        jpeg_read_scanlines(cinfo, rows, (JDIMENSION)n);
+    }
+}
+
+/* A one-shot decode, or (`passes` not NULL) libjpeg-turbo's per-scan display: buffered-image
+ * mode with an output pass per scan, every pass writing the whole image into the same buffer as
+ * a viewer would, block smoothing off since PureImage's previews do not smooth (it would add
+ * work to libjpeg-turbo's passes); `*passes` is then the number of passes. */
+static Pixels jpeg_decode_passes(const Bytes *in, int *passes) {
     Pixels img = {NULL, 0, 0, 0};
     struct jpeg_decompress_struct cinfo;
     JpegError err;
     cinfo.err = jpeg_std_error(&err.pub);
     err.pub.error_exit = jpeg_error_exit;
     if (setjmp(err.jump)) die("libjpeg decode failed");
-    jpeg_create_decompress(&cinfo);
-    jpeg_mem_src(&cinfo, in->data, (unsigned long)in->size);
-    jpeg_read_header(&cinfo, TRUE);
-    cinfo.out_color_space = cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_open(&cinfo, in);
+    if (passes) {
+        cinfo.buffered_image = TRUE;
+        cinfo.do_block_smoothing = FALSE;
+    }
     jpeg_start_decompress(&cinfo);
     img.width = (int)cinfo.output_width;
     img.height = (int)cinfo.output_height;
     img.channels = cinfo.output_components;
     size_t stride = (size_t)img.width * (size_t)img.channels;
     img.pixels = xmalloc(stride * (size_t)img.height);
-    while (cinfo.output_scanline < cinfo.output_height) {
-        JSAMPROW rows[16];
-        int n = 0;
-        while (n < 16 && cinfo.output_scanline + (unsigned)n < cinfo.output_height) {
-            rows[n] = img.pixels + stride * (cinfo.output_scanline + (size_t)n);
-            n++;
+    if (passes) {
+        *passes = 0;
+        while (!jpeg_input_complete(&cinfo)) {
+            /* Show the scan being read: with all the data in memory, the pass reads that scan
+             * to its end (jpeg_finish_output absorbs what the rows did not need). */
+            jpeg_start_output(&cinfo, cinfo.input_scan_number);
+            jpeg_read_rows(&cinfo, img.pixels, stride);
+            jpeg_finish_output(&cinfo);
+            (*passes)++;
         }
-        jpeg_read_scanlines(&cinfo, rows, (JDIMENSION)n);
+    } else {
+        jpeg_read_rows(&cinfo, img.pixels, stride);
     }
     jpeg_finish_decompress(&cinfo);
     jpeg_destroy_decompress(&cinfo);
     return img;
 }
 
-/* Buffered-image mode with an output pass per scan (every pass writes the whole image into
- * the same buffer, as a viewer would); block smoothing off, since PureImage's previews do not
- * smooth (it would add work to libjpeg-turbo's passes). Returns the number of passes. */
-static int jpeg_decode_previews(const Bytes *in) {
-    struct jpeg_decompress_struct cinfo;
-    JpegError err;
-    cinfo.err = jpeg_std_error(&err.pub);
-    err.pub.error_exit = jpeg_error_exit;
-    if (setjmp(err.jump)) die("libjpeg decode failed");
-    jpeg_create_decompress(&cinfo);
-    jpeg_mem_src(&cinfo, in->data, (unsigned long)in->size);
-    jpeg_read_header(&cinfo, TRUE);
-    cinfo.out_color_space = cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
-    cinfo.buffered_image = TRUE;
-    cinfo.do_block_smoothing = FALSE;
-    jpeg_start_decompress(&cinfo);
-    size_t stride = (size_t)cinfo.output_width * (size_t)cinfo.output_components;
-    unsigned char *pixels = xmalloc(stride * cinfo.output_height);
-    int passes = 0;
-    while (!jpeg_input_complete(&cinfo)) {
-        /* Show the scan being read: with all the data in memory, the pass reads that scan to
-         * its end (jpeg_finish_output absorbs what the rows did not need). */
-        jpeg_start_output(&cinfo, cinfo.input_scan_number);
-        while (cinfo.output_scanline < cinfo.output_height) {
-            JSAMPROW rows[16];
-            int n = 0;
-            while (n < 16 && cinfo.output_scanline + (unsigned)n < cinfo.output_height) {
-                rows[n] = pixels + stride * (cinfo.output_scanline + (size_t)n);
-                n++;
-            }
-            jpeg_read_scanlines(&cinfo, rows, (JDIMENSION)n);
-        }
-        jpeg_finish_output(&cinfo);
-        passes++;
-    }
-    jpeg_finish_decompress(&cinfo);
-    jpeg_destroy_decompress(&cinfo);
-    free(pixels);
-    return passes;
-}
+static Pixels jpeg_decode(const Bytes *in) { return jpeg_decode_passes(in, NULL); }
 
 /* Baseline, 4:2:0, islow FDCT, standard Huffman tables (jpeg_set_defaults, as cjpeg). */
 static Writer jpeg_encode(const Pixels *img, int quality) {
@@ -490,8 +481,9 @@ int main(int argc, char **argv) {
             double t1 = now();
             free(p.pixels);
             double t2 = now();
-            passes = jpeg_decode_previews(&in);
+            Pixels shownImage = jpeg_decode_passes(&in, &passes);
             double t3 = now();
+            free(shownImage.pixels);
             if (it >= 0) { times[it] = t1 - t0; shown[it] = t3 - t2; }
         }
         double one = median(times, iterations);
