@@ -19,6 +19,9 @@ struct EntropyState: Sendable {
     var skipping = false
     /// Bytes skipped while looking for a marker (reported once the marker is found).
     var garbage = 0
+    /// A restart met a marker other than RSTn: the scan's data has ended, and every restart
+    /// until the scan's last MCU would meet the same marker and skip its interval.
+    var dataEnded = false
 }
 
 /// The DC predictors of up to four scan components (T.81 F.2.1.3.1). Plain fields behind a
@@ -145,6 +148,13 @@ enum MCULoop {
             if plan.restartInterval > 0 && st.restartsToGo == 0 {
                 let r = restart(&st, plan: plan, data: data, end: end, isFinal: isFinal, warnings: &warnings)
                 if r != .reached { return r }
+                if st.dataEnded && isCoefficientSink {
+                    // Nothing is left to decode or to write: the remaining MCUs keep their
+                    // coefficients. One step, not one skipped MCU at a time (a file of hundreds of
+                    // empty scans over a wide image took 150 ms, FUZZING.md IS-2).
+                    st.mcu = stop
+                    return .reached
+                }
             }
             // Inside an AC end-of-band run a block reads no bits (T.81 G.1.2.2): no rollback point needed.
             if plan.kind == .acFirst && st.eobrun > 0 && !st.skipping {
@@ -425,6 +435,7 @@ enum MCULoop {
             case .leave:
                 st.reader.position = q - 1
                 st.skipping = true
+                st.dataEnded = marker < Marker.rst0 || marker > Marker.rst7
             }
             st.predictors = DCPredictors()
             st.eobrun = 0
