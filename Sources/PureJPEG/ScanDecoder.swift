@@ -221,6 +221,11 @@ enum MCULoop {
                 writeBlocks(st.mcu, plan: plan, sink: sink, block: block)
             }
             advance()
+            if st.skipping && isCoefficientSink && plan.restartInterval == 0 {
+                // A marker cut the scan short and no restart can resume it: the remaining MCUs
+                // keep their coefficients, all at once (as after IS-2's restarts, above).
+                st.mcu = max(st.mcu, stop)
+            }
         }
         return .reached
     }
