@@ -46,7 +46,7 @@ extension JPEGDecoder {
                                 let sink: BlockSink
                                 if sinkPipeline != nil, let base = planeBuffer.baseAddress {
                                     sink = .planes(base, quantBase)
-                                } else if mode == .coefficients {
+                                } else if mode == .coefficients && store.counts.count == frame?.components.count {
                                     sink = .coefficients(store.planes, changes)
                                 } else {
                                     return
