@@ -19,8 +19,9 @@ struct EntropyState: Sendable {
     var skipping = false
     /// Bytes skipped while looking for a marker (reported once the marker is found).
     var garbage = 0
-    /// A restart met a marker other than RSTn: the scan's data has ended, and every restart
-    /// until the scan's last MCU would meet the same marker and skip its interval.
+    /// Nothing more of the scan can be read: a restart met a marker other than RSTn (every later
+    /// restart would meet it again and skip its interval), or a marker cut short a scan without
+    /// restart intervals.
     var dataEnded = false
 }
 
@@ -148,13 +149,6 @@ enum MCULoop {
             if plan.restartInterval > 0 && st.restartsToGo == 0 {
                 let r = restart(&st, plan: plan, data: data, end: end, isFinal: isFinal, warnings: &warnings)
                 if r != .reached { return r }
-                if st.dataEnded && isCoefficientSink {
-                    // Nothing is left to decode or to write: the remaining MCUs keep their
-                    // coefficients. One step, not one skipped MCU at a time (a file of hundreds of
-                    // empty scans over a wide image took 150 ms, FUZZING.md IS-2).
-                    st.mcu = stop
-                    return .reached
-                }
             }
             // Inside an AC end-of-band run a block reads no bits (T.81 G.1.2.2): no rollback point needed.
             if plan.kind == .acFirst && st.eobrun > 0 && !st.skipping {
@@ -212,6 +206,7 @@ enum MCULoop {
             } else if prematureEnd && !st.skipping {
                 warnings.append("premature end of entropy-coded data at offset \(baseOffset + st.reader.position); rest of the interval left gray")
                 st.skipping = true
+                st.dataEnded = plan.restartInterval == 0
                 st.reader.count = 0
                 st.reader.bits = 0
             }
@@ -221,9 +216,9 @@ enum MCULoop {
                 writeBlocks(st.mcu, plan: plan, sink: sink, block: block)
             }
             advance()
-            if st.skipping && isCoefficientSink && plan.restartInterval == 0 {
-                // A marker cut the scan short and no restart can resume it: the remaining MCUs
-                // keep their coefficients, all at once (as after IS-2's restarts, above).
+            if st.dataEnded && isCoefficientSink {
+                // The remaining MCUs keep their coefficients: all at once, not one skipped MCU at
+                // a time (hundreds of empty scans over a wide image took 150 ms, FUZZING.md IS-2).
                 st.mcu = max(st.mcu, stop)
             }
         }
