@@ -10,10 +10,13 @@ let package = Package(
         .library(name: "PureJPEG", targets: ["PureJPEG"]),
         .library(name: "PureGIF", targets: ["PureGIF"]),
         .library(name: "JPNG", targets: ["JPNG"]),
+        .library(name: "PureImage", targets: ["PureImage"]),
         .executable(name: "jpng", targets: ["JPNGTool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Documentation only (`swift package generate-documentation`): no target depends on it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         .target(name: "ImageCore"),
@@ -25,10 +28,12 @@ let package = Package(
         .target(name: "PurePNG", dependencies: ["ImageCore", "CZlib"], exclude: ["Notes.md", "EncoderNotes.md"]),
         .target(name: "PureJPEG", dependencies: ["ImageCore"], exclude: ["Notes.md", "Encoder/EncoderNotes.md"]),
         .target(name: "PureGIF", dependencies: ["ImageCore"], exclude: ["Notes.md"]),
-        .target(name: "JPNG", dependencies: ["ImageCore", "PurePNG", "PureJPEG", "PureGIF"], exclude: ["Notes.md"]),
+        .target(name: "JPNG", dependencies: ["ImageCore", "PureJPEG", "PurePNG"], exclude: ["Notes.md"]),
+        .target(name: "PureImage", dependencies: ["ImageCore", "PurePNG", "PureJPEG", "PureGIF", "JPNG"],
+                exclude: ["Notes.md"]),
         .executableTarget(
             name: "JPNGTool",
-            dependencies: ["JPNG", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["PureImage", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .target(name: "TestSupport", dependencies: ["ImageCore"], path: "Tests/TestSupport"),
         .testTarget(name: "ImageCoreTests", dependencies: ["ImageCore", "TestSupport"]),
@@ -36,6 +41,7 @@ let package = Package(
         .testTarget(name: "PureJPEGTests", dependencies: ["TestSupport", "PureJPEG"]),
         .testTarget(name: "PureGIFTests", dependencies: ["TestSupport", "PureGIF"]),
         .testTarget(name: "JPNGTests", dependencies: ["TestSupport", "JPNG"]),
-        .testTarget(name: "JPNGToolTests", dependencies: ["TestSupport", "JPNGTool", "JPNG", "PurePNG", "PureJPEG", "PureGIF"]),
+        .testTarget(name: "PureImageTests", dependencies: ["TestSupport", "PureImage"]),
+        .testTarget(name: "JPNGToolTests", dependencies: ["TestSupport", "JPNGTool", "PureImage"]),
     ]
 )

@@ -40,7 +40,8 @@ build_all_modules() {
     build_module PurePNG "$out/libImageCore.a"
     build_module PureJPEG "$out/libImageCore.a"
     build_module PureGIF "$out/libImageCore.a"
-    build_module JPNG "$out/libPurePNG.a" "$out/libPureJPEG.a" "$out/libPureGIF.a"
+    build_module JPNG "$out/libPurePNG.a" "$out/libPureJPEG.a"
+    build_module PureImage "$out/libJPNG.a" "$out/libPureGIF.a"
 }
 
 build_target() {
@@ -55,7 +56,7 @@ build_target() {
     echo "fuzz: linking fuzz-$t" >&2
     swiftc "${flags[@]}" -module-name "Fuzz_$t" -o "$bin" \
         "Fuzz/Targets/$t.swift" Fuzz/Targets/Common.swift \
-        -L "$out" -lJPNG -lPureGIF -lPureJPEG -lPurePNG -lImageCore -lz
+        -L "$out" -lPureImage -lJPNG -lPureGIF -lPureJPEG -lPurePNG -lImageCore -lz
 }
 
 # Seed corpus: the committed vectors of the formats a target reads (copied, so libFuzzer's

@@ -1,5 +1,5 @@
 import ImageCore
-import JPNG
+import PureImage
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import ImageCore
-import JPNG
+import PureImage
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,3 +1,4 @@
+import PureImage
 import ArgumentParser
 import Foundation
 

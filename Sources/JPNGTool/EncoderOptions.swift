@@ -1,5 +1,5 @@
+import PureImage
 import ArgumentParser
-import PureJPEG
 
 extension ChromaSubsampling: ExpressibleByArgument {}
 

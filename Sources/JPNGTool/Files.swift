@@ -1,3 +1,4 @@
+import PureImage
 import Foundation
 
 /// Reads a whole file, or standard input for "-".

@@ -1,6 +1,6 @@
+import PureImage
 import ArgumentParser
 import Foundation
-import ImageCore
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,4 @@
-import ImageCore
-
+import PureImage
 /// Netpbm writers: PAM (P7) keeps channels and depth; PGM/PPM (P5/P6) carry gray or RGB only.
 enum Netpbm {
     /// P7 with WIDTH HEIGHT DEPTH MAXVAL TUPLTYPE ENDHDR; 16-bit samples big-endian.

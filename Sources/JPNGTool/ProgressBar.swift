@@ -1,5 +1,5 @@
 import Foundation
-import JPNG
+import PureImage
 
 /// The bar `jpng convert` and `jpng tile` draw on a terminal: `[#####.........]`, filled in
 /// proportion to `done / total` (full when `total` is 0).

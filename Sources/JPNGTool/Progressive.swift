@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import ImageCore
-import JPNG
+import PureImage
 
 struct Progressive: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,4 @@
-import ImageCore
-import JPNG
-import PureGIF
-import PureJPEG
-import PurePNG
+import PureImage
 
 /// The container formats the tool recognises by their first bytes.
 func sniffFormat(_ bytes: [UInt8]) -> ImageFileFormat? {

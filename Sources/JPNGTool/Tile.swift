@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import ImageCore
-import JPNG
+import PureImage
 
 struct Tile: ParsableCommand {
     static let configuration = CommandConfiguration(

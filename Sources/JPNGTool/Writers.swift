@@ -1,7 +1,4 @@
-import ImageCore
-import JPNG
-import PureJPEG
-import PurePNG
+import PureImage
 
 /// Output formats chosen by extension (or `--format` for stdout).
 enum OutputFormat: String, CaseIterable {

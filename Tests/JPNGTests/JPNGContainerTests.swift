@@ -4,27 +4,15 @@ import PureJPEG
 import PurePNG
 import Testing
 
-/// A soft-edged test image: a disc whose alpha falls off at the rim, over colours that vary.
-func sampleRGBA(width: Int = 48, height: Int = 40) -> Image {
-    var image = Image(width: width, height: height, format: .rgba8)
-    for y in 0 ..< height {
-        for x in 0 ..< width {
-            let dx = Double(x) - Double(width) / 2, dy = Double(y) - Double(height) / 2
-            let d = (dx * dx + dy * dy).squareRoot()
-            let alpha = max(0, min(255, Int((Double(min(width, height)) / 2 - d) * 40)))
-            let i = 4 * (y * width + x)
-            image.pixels[i] = UInt8(x * 255 / width)
-            image.pixels[i + 1] = UInt8(y * 255 / height)
-            image.pixels[i + 2] = 128
-            image.pixels[i + 3] = UInt8(alpha)
-        }
-    }
-    return image
-}
-
 func le32(_ b: [UInt8], _ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 | Int(b[i + 2]) << 16 | Int(b[i + 3]) << 24 }
 
 @Suite struct JPNGContainerTests {
+    /// The DCT scale for a size target: the smallest that keeps the longer side at or above it.
+    @Test func dctScaleKeepsTheTarget() {
+        #expect(JPNGStreamDecoder.dctScale(width: 160, height: 96, maxPixelSize: 40) == 2)   // 1/4 gives 40x24
+        #expect(JPNGStreamDecoder.dctScale(width: 160, height: 96, maxPixelSize: 41) == 4)
+    }
+
     /// Reads a file exactly as JPNG-FORMAT.md describes, field by field, independent of our reader.
     @Test func writtenFileFollowsTheFormatLiterally() throws {
         let image = sampleRGBA()

@@ -1,9 +1,5 @@
 import Foundation
-import ImageCore
-import JPNG
-import PureGIF
-import PureJPEG
-import PurePNG
+import PureImage
 import Testing
 
 @Suite struct FormatCommandTests {

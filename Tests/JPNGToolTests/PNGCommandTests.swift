@@ -1,6 +1,5 @@
 import Foundation
-import ImageCore
-import PurePNG
+import PureImage
 import Testing
 
 @Suite struct PNGCommandTests {

@@ -1,8 +1,5 @@
 import Foundation
-import ImageCore
-import JPNG
-import PureJPEG
-import PurePNG
+import PureImage
 import Testing
 
 @Suite struct TileCommandTests {

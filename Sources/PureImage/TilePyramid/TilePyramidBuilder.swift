@@ -1,5 +1,3 @@
-import ImageCore
-
 /// Builds a tile pyramid while the bytes of an image arrive: a ``RowStreamDecoder`` feeding a
 /// ``TilePyramidWriter``.
 ///

@@ -1,8 +1,4 @@
-import ImageCore
-@testable import JPNG
-import PureGIF
-import PureJPEG
-import PurePNG
+@testable import PureImage
 import Testing
 
 /// Rows handed out by a `RowStreamDecoder` fed in pieces of `size`, checked for order, and how

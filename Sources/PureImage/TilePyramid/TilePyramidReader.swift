@@ -1,5 +1,3 @@
-import ImageCore
-
 /// A Deep Zoom pyramid on disk (`NAME.dzi` + `NAME_files/`), read back tile by tile.
 ///
 /// ```swift

@@ -1,5 +1,3 @@
-import ImageCore
-
 /// One level of a pyramid being built: the rows of its current tile row (at most
 /// `tileSize + 2 * overlap` of them) and the half-finished 2x2 average of the level below.
 ///

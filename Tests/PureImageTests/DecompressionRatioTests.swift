@@ -1,8 +1,4 @@
-import ImageCore
-import JPNG
-import PureGIF
-import PureJPEG
-import PurePNG
+import PureImage
 import Testing
 
 /// `DecodingLimits.maxDecompressionRatio`: a small input declaring a huge image is refused at

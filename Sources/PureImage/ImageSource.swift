@@ -1,6 +1,3 @@
-import ImageCore
-import PureJPEG
-
 /// Errors of ``ImageSource`` itself; decoding errors come through as the codec's own type
 /// (`PNGError`, `JPEGError`, `GIFError`, `JPNGError`).
 public enum ImageSourceError: Error, Sendable, Equatable, CustomStringConvertible {

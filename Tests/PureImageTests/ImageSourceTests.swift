@@ -1,8 +1,4 @@
-import ImageCore
-@testable import JPNG
-import PureGIF
-import PureJPEG
-import PurePNG
+@testable import PureImage
 import Testing
 
 /// Feeds `bytes` in pieces of `size`, returning the events (adjacent row ranges merged) and the result.
@@ -128,8 +124,6 @@ func feed(_ bytes: [UInt8], pieces size: Int, options: ImageSourceOptions = .ini
     @Test func maxPixelSizeUsesDCTScalingThenAreaAverage() throws {
         let big = sampleRGBA(width: 160, height: 96).converted(to: .rgb8)
         let jpeg = try JPEGEncoder.encode(big)
-        #expect(JPNGStreamDecoder.dctScale(width: 160, height: 96, maxPixelSize: 40) == 2)   // 1/4 gives 40x24
-        #expect(JPNGStreamDecoder.dctScale(width: 160, height: 96, maxPixelSize: 41) == 4)
         for (target, size) in [(40, (40, 24)), (30, (30, 18)), (160, (160, 96)), (500, (160, 96))] {
             let image = try ImageSource.decode(jpeg, options: ImageSourceOptions(maxPixelSize: target))
             #expect(image.width == size.0 && image.height == size.1, "target \(target)")

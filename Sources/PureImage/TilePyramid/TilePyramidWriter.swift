@@ -1,5 +1,3 @@
-import ImageCore
-
 /// Writes a Deep Zoom tile pyramid (`NAME.dzi` + `NAME_files/LEVEL/COLUMN_ROW.jpg|png`) from
 /// rows that arrive top to bottom, holding only a few tile rows per level.
 ///

@@ -6,9 +6,6 @@ import Musl
 import Darwin
 #endif
 import Dispatch
-import ImageCore
-import PureJPEG
-import PurePNG
 
 /// Encodes finished tiles and writes their files, on other threads while decoding goes on.
 ///

@@ -1,7 +1,3 @@
-import ImageCore
-import PureJPEG
-import PurePNG
-
 /// Decodes any supported format into rows handed out as soon as they are final, for consumers
 /// that must not hold the whole image (the tile pyramid of ``TilePyramidWriter``).
 ///

@@ -2,10 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import ImageCore
-@testable import JPNG
-import PureJPEG
-import PurePNG
+@testable import PureImage
 import Testing
 
 /// The pyramid computed the plain way from the whole image: level maxLevel is the image (8-bit),

@@ -1,5 +1,3 @@
-import ImageCore
-
 /// The file format of the tiles of a pyramid.
 public enum TileFormat: String, Sendable, CaseIterable {
     case jpeg, png

@@ -1,8 +1,3 @@
-import ImageCore
-import PureGIF
-import PureJPEG
-import PurePNG
-
 /// A decoder `ImageSource` can drive: any incremental decoder, its typed error seen as `any Error`.
 /// The package's decoders conform; an app's own decoder conforms by implementing these.
 public protocol ImageSourceDecoder: Sendable {
