@@ -11,8 +11,10 @@ import PurePNG
 /// and a second `.header` (now JPNG, RGBA) and `.end` report the RGBA image. A file with
 /// nothing after EOI is a plain JPEG, complete at its EOI.
 public struct JPNGStreamDecoder: IncrementalImageDecoder {
+    /// Every method throws ``JPNGError`` (JPEG errors wrapped in ``JPNGError/colorPart(_:)``).
     public typealias Failure = JPNGError
 
+    /// The limits applied to the colour part and the mask.
     public let limits: DecodingLimits
     private var jpeg: JPEGDecoder
     /// With a size target: bytes held until the frame header tells the size, so the JPEG
@@ -30,6 +32,14 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
     private var failure: JPNGError?
     /// JPNG once the mask has been recognised, JPEG until then.
     public private(set) var fileFormat: ImageFileFormat = .jpeg
+    /// The container's footer, once the mask has been recognised (nil for a plain JPEG).
+    public private(set) var footer: JPNGFooter?
+    /// The mask PNG's pixel format as stored (it is read as 8-bit gray), once recognised.
+    public private(set) var maskFormat: PixelFormat?
+
+    /// The colour part's frame facts (process, sampling, quality estimate, ...), once its frame
+    /// header has arrived.
+    public var jpegInfo: JPEGInfo? { jpeg.info }
 
     /// `maxPixelSize`: decode at the smallest DCT scale (1/2, 1/4, 1/8) whose longer side is
     /// still at least this many pixels.
@@ -67,6 +77,8 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
         }
     }
 
+    /// The JPEG's header (`fileFormat` `.jpeg`, RGB or gray) until the mask is recognised, then
+    /// `fileFormat` `.jpng` with `pixelFormat` `.rgba8`.
     public var header: ImageHeader? {
         guard var header = jpeg.header else { return nil }
         if fileFormat == .jpng {
@@ -76,8 +88,12 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
         return header
     }
 
+    /// The colour part's metadata (EXIF, ICC, JFIF density, comments) as far as read.
     public var metadata: ImageMetadata { jpeg.metadata }
 
+    /// Feeds the next bytes; returns the JPEG's events, then (for a JPNG, once the mask and footer
+    /// are complete) a second `.header` and `.end`. Bytes arriving after a recognised footer
+    /// reopen the decision, as whole-file decoding would.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) throws(JPNGError) -> [DecodingEvent] {
         if let failure { throw failure }
         if result != nil {
@@ -119,6 +135,11 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
         return events
     }
 
+    /// Ends the input: the RGBA8 image for a complete JPNG, the JPEG's image for a plain JPEG
+    /// (trailing bytes that are not a mask are ignored, as libjpeg does).
+    ///
+    /// Throws ``JPNGError/truncated(offset:partial:)`` when the JPEG or the mask is cut short
+    /// (`partial` is the colour decoded so far, opaque), or the container and part errors.
     public mutating func finish() throws(JPNGError) -> Image {
         if let failure { throw failure }
         if let result { return result }
@@ -144,6 +165,8 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
         throw fail(.truncated(offset: received, partial: partial))
     }
 
+    /// The JPEG's preview (rows or scans so far, the rest mid-gray) until the JPNG is complete,
+    /// then its RGBA image; nil before the header.
     public func preview() -> Image? {
         if let result { return result }
         return jpeg.preview()
@@ -185,12 +208,15 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
         guard maskBytes.starts(with: pngSignature) else { throw fail(.maskPartNotPNG(offset: Int(imageSize))) }
         let color: Image
         do { color = try jpeg.finish().converted(to: .rgb8) } catch { throw fail(.colorPart(error)) }
-        let mask: Image
-        do { mask = try JPNGDecoder.decodeMaskPart(maskBytes, maskOffset: Int(imageSize), limits: limits) } catch {
-            throw fail(error)
+        let stored: Image
+        do { stored = try PNGDecoder.decode(maskBytes, limits: limits) } catch {
+            throw fail(.maskPart(error, maskOffset: Int(imageSize)))
         }
-        do { result = try JPNGDecoder.combine(color: color, mask: mask) } catch { throw fail(error) }
+        do { result = try JPNGDecoder.combine(color: color, mask: JPNGDecoder.maskToGray8(stored)) } catch { throw fail(error) }
         fileFormat = .jpng
+        maskFormat = stored.format
+        footer = JPNGFooter(imageSize: imageSize, maskSize: maskSize, footerSize: footerSize, majorVersion: major,
+                            minorVersion: reader.readUInt8() ?? 0, identifierValue: id)
         return header.map { [.header($0), .end] } ?? [.end]
     }
 }

@@ -8,19 +8,100 @@ public protocol ImageSourceDecoder: Sendable {
     mutating func append(_ bytes: UnsafeRawBufferPointer) throws -> [DecodingEvent]
     mutating func finish() throws -> Image
     func preview() -> Image?
+    /// Facts particular to the format, for ``ImageDescription`` (as far as the input has told).
+    var details: [ImageDetail] { get }
+    /// The frames of an animation declared so far (empty for still images).
+    var animationFrames: [AnimationFrameInfo] { get }
+    /// The animation's loop count, when the file gives one.
+    var animationLoopCount: Int? { get }
+    /// Whether the format is an animation format (a GIF, even of one frame).
+    var isAnimation: Bool { get }
+}
+
+extension ImageSourceDecoder {
+    public var details: [ImageDetail] { [] }
+    public var animationFrames: [AnimationFrameInfo] { [] }
+    public var animationLoopCount: Int? { nil }
+    public var isAnimation: Bool { false }
 }
 
 extension PNGDecoder: ImageSourceDecoder {
     public var detectedFormat: ImageFileFormat { .png }
+
+    /// Colour type, bit depth and palette size.
+    public var details: [ImageDetail] {
+        guard let info else { return [] }
+        var details = [ImageDetail("colour type", "\(info.colorType) (\(info.colorType.rawValue))"),
+                       ImageDetail("bit depth", "\(info.bitDepth)")]
+        if let palette = info.palette { details.append(ImageDetail("palette", "\(palette.count) entries")) }
+        return details
+    }
 }
+
 extension GIFDecoder: ImageSourceDecoder {
     public var detectedFormat: ImageFileFormat { .gif }
+
+    /// The loop count in words, and where a truncated file ends.
+    public var details: [ImageDetail] {
+        guard header != nil else { return [] }
+        var details = [ImageDetail("loop count", GIFLoop.describe(loopCount: loopCount))]
+        if !isComplete { details.append(ImageDetail("truncated at byte", "\(offset)")) }
+        return details
+    }
+
+    public var animationFrames: [AnimationFrameInfo] { frames.map(\.animationFrameInfo) }
+    public var animationLoopCount: Int? { loopCount }
+    public var isAnimation: Bool { true }
 }
+
 extension JPEGDecoder: ImageSourceDecoder {
     public var detectedFormat: ImageFileFormat { .jpeg }
+
+    /// Process, components, sampling, scans, quality estimate, restart interval, Adobe and JFIF.
+    public var details: [ImageDetail] { info?.details ?? [] }
 }
+
 extension JPNGStreamDecoder: ImageSourceDecoder {
     public var detectedFormat: ImageFileFormat { fileFormat }
+
+    /// The container's version and parts, then the colour part's JPEG facts.
+    public var details: [ImageDetail] {
+        var details: [ImageDetail] = []
+        if let footer {
+            let legacy = footer.identifierValue == JPNGFooter.legacyIdentifier
+            details += [
+                ImageDetail("JPNG version", "\(footer.majorVersion).\(footer.minorVersion)" + (legacy ? " (pre-1.1 identifier)" : "")),
+                ImageDetail("colour part", "\(footer.imageSize) bytes JPEG"),
+                ImageDetail("mask part", "\(footer.maskSize) bytes PNG" + (maskFormat.map { " (\($0))" } ?? "")),
+            ]
+        }
+        return details + (jpegInfo?.details ?? [])
+    }
+}
+
+extension JPEGInfo {
+    /// The facts `jpng info` lists for a JPEG.
+    var details: [ImageDetail] {
+        let sampling = samplingFactors.map { "\($0.horizontal)x\($0.vertical)" }.joined(separator: ",")
+        var details = [ImageDetail("process", "\(process)"), ImageDetail("components", "\(components)"),
+                       ImageDetail("sampling", sampling), ImageDetail("scans", "\(scanCount)")]
+        if let q = estimatedQuality { details.append(ImageDetail("quality estimate", "\(q)")) }
+        if restartInterval > 0 { details.append(ImageDetail("restart interval", "\(restartInterval) MCUs")) }
+        if let t = adobeTransform { details.append(ImageDetail("Adobe transform", "\(t)")) }
+        if isJFIF { details.append(ImageDetail("JFIF", "yes")) }
+        return details
+    }
+}
+
+extension GIFLoop {
+    /// The loop count as people read it.
+    static func describe(loopCount: Int?) -> String {
+        switch loopCount {
+        case nil: "none (plays once)"
+        case 0?: "0 (forever)"
+        case let n?: "\(n) (plays \(n + 1) times)"
+        }
+    }
 }
 
 /// What ``ImageSource`` asks of the decoders it makes.
@@ -61,13 +142,17 @@ public struct ImageDecoderRegistry: Sendable {
         public var minimumBytes: Int
         public var matches: @Sendable ([UInt8]) -> Bool
         public var make: @Sendable (ImageSourceOptions) -> any ImageSourceDecoder
+        /// For animated formats: the animation of a whole file, frames composited on request.
+        public var makeAnimation: (@Sendable ([UInt8], ImageSourceOptions) throws -> any ImageAnimation)?
 
         public init(format: ImageFileFormat, minimumBytes: Int, matches: @escaping @Sendable ([UInt8]) -> Bool,
-                    make: @escaping @Sendable (ImageSourceOptions) -> any ImageSourceDecoder) {
+                    make: @escaping @Sendable (ImageSourceOptions) -> any ImageSourceDecoder,
+                    makeAnimation: (@Sendable ([UInt8], ImageSourceOptions) throws -> any ImageAnimation)? = nil) {
             self.format = format
             self.minimumBytes = minimumBytes
             self.matches = matches
             self.make = make
+            self.makeAnimation = makeAnimation
         }
     }
 
@@ -88,7 +173,8 @@ public struct ImageDecoderRegistry: Sendable {
               }),
         Entry(format: .gif, minimumBytes: 6,
               matches: { $0.starts(with: Array("GIF87a".utf8)) || $0.starts(with: Array("GIF89a".utf8)) },
-              make: { GIFDecoder(limits: $0.limits) }),
+              make: { GIFDecoder(limits: $0.limits) },
+              makeAnimation: { bytes, options in try GIFAnimation(bytes: bytes, limits: options.limits) }),
     ])
 
     /// The entry for these first bytes: `.some(entry)`, `.none` when nothing can match, or

@@ -38,6 +38,8 @@ public struct ImageSource: Sendable {
     private var prefix: [UInt8] = []
     private var decoder: (any ImageSourceDecoder)?
     private var failure: ImageSourceError?
+    /// Bytes appended so far.
+    public private(set) var bytesReceived = 0
 
     public init(registry: ImageDecoderRegistry = .standard, options: ImageSourceOptions = .init()) {
         self.registry = registry
@@ -55,6 +57,7 @@ public struct ImageSource: Sendable {
     /// Feeds the next bytes; returns what became available.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) throws -> [DecodingEvent] {
         if let failure { throw failure }
+        bytesReceived += bytes.count
         if let events = try withDecoder({ try $0.append(bytes) }) { return events }
         prefix.append(contentsOf: bytes)
         return try start(final: false)
@@ -82,6 +85,56 @@ public struct ImageSource: Sendable {
     /// The best displayable image so far, or nil before the header.
     public func preview() -> Image? {
         decoder?.preview()
+    }
+
+    /// What the input has told about the file so far (complete after ``finish()``), or nil
+    /// before the header.
+    public func describe() -> ImageDescription? {
+        guard let decoder, var header = decoder.header else { return nil }
+        let frames = decoder.animationFrames
+        if decoder.isAnimation { header.frameCount = frames.count }
+        return ImageDescription(format: decoder.detectedFormat, header: header, metadata: decoder.metadata,
+                                details: decoder.details, frames: frames, loopCount: decoder.animationLoopCount,
+                                isAnimation: decoder.isAnimation, fileSize: bytesReceived)
+    }
+
+    /// Decodes a whole file and describes it: format, size, colour, frames, metadata and the
+    /// format's own facts (what `jpng info` prints). Throws what ``decode(_:registry:options:)``
+    /// throws, so a damaged file is reported, not described.
+    ///
+    /// ```swift
+    /// let description = try ImageSource.describe(bytes)
+    /// print(description.jsonDocument())
+    /// ```
+    public static func describe(_ bytes: [UInt8], registry: ImageDecoderRegistry = .standard,
+                                options: ImageSourceOptions = .init()) throws -> ImageDescription {
+        var known = options
+        known.limits = options.limits.knowingInputSize(bytes.count)
+        var source = ImageSource(registry: registry, options: known)
+        _ = try source.append(bytes)
+        _ = try source.finish()
+        guard let description = source.describe() else { throw ImageSourceError.noData }
+        return description
+    }
+
+    /// The animation of a whole file in an animated format (GIF), frames composited on request;
+    /// nil for a format without animation. Throws ``ImageSourceError/unknownFormat(prefix:)``
+    /// for bytes no registered format matches, and the codec's error for a broken animation.
+    ///
+    /// ```swift
+    /// if let animation = try ImageSource.animation(bytes) {
+    ///     try animation.forEachFrame { index, canvas in save(canvas, index) }
+    /// }
+    /// ```
+    public static func animation(_ bytes: [UInt8], registry: ImageDecoderRegistry = .standard,
+                                 options: ImageSourceOptions = .init()) throws -> (any ImageAnimation)? {
+        if bytes.isEmpty { throw ImageSourceError.noData }
+        guard case let .some(found) = registry.lookup(bytes, final: true), let entry = found else {
+            throw ImageSourceError.unknownFormat(prefix: Array(bytes.prefix(16)))
+        }
+        var known = options
+        known.limits = options.limits.knowingInputSize(bytes.count)
+        return try entry.makeAnimation?(bytes, known)
     }
 
     /// Decodes a whole file: the same decoder as incremental decoding, fed everything at once, so
