@@ -110,7 +110,7 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
             pendingPrefix = nil
             var options = baseOptions
             if let (w, h) = size, let maxPixelSize {
-                options.scale = JPNGStreamDecoder.dctScale(width: w, height: h, maxPixelSize: maxPixelSize)
+                options.scale = min(options.scale, JPNGStreamDecoder.dctScale(width: w, height: h, maxPixelSize: maxPixelSize))
             }
             jpeg = JPEGDecoder(limits: limits, options: options)
             return try appendArray(prefix)
@@ -212,7 +212,13 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
         do { stored = try PNGDecoder.decode(maskBytes, limits: limits) } catch {
             throw fail(.maskPart(error, maskOffset: Int(imageSize)))
         }
-        do { result = try JPNGDecoder.combine(color: color, mask: JPNGDecoder.maskToGray8(stored)) } catch { throw fail(error) }
+        var mask = JPNGDecoder.maskToGray8(stored)
+        if color.width != mask.width || color.height != mask.height,
+           (mask.width * jpeg.options.scale + 7) / 8 == color.width, (mask.height * jpeg.options.scale + 7) / 8 == color.height {
+            // The colour part was decoded at a DCT scale: the mask follows by area average.
+            mask = mask.downsampled(width: color.width, height: color.height)
+        }
+        do { result = try JPNGDecoder.combine(color: color, mask: mask) } catch { throw fail(error) }
         fileFormat = .jpng
         maskFormat = stored.format
         footer = JPNGFooter(imageSize: imageSize, maskSize: maskSize, footerSize: footerSize, majorVersion: major,

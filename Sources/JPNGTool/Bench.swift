@@ -6,9 +6,9 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Time decoding (or encoding) of one file in process; prints the median as MP/s.",
         discussion: """
-        The file is read once; each iteration decodes into a fresh buffer, as a caller would get
-        (8-bit RGB or RGBA for PNG, RGB for JPEG; every GIF frame composited to RGBA, MP counting
-        all frames). With --encode, the file is decoded once and the image encoded each iteration.
+        The file is read once; each iteration decodes into a fresh buffer, as a caller would get \
+        (8-bit RGB or RGBA for PNG, RGB for JPEG; every GIF frame composited to RGBA, MP counting \
+        all frames). With --encode, the file is decoded once and the image encoded each iteration. \
         Output (one line): `decode|encode FORMAT WxH[xFRAMES] X.X MP/s [BYTES bytes]`.
 
         Examples:
@@ -52,7 +52,11 @@ struct Bench: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let bytes = try readInput(input)
-            guard let format = sniffFormat(bytes) else { throw CLIError("\(input): not a recognised image") }
+            var probe = ImageSource()
+            _ = try probe.append(bytes)
+            _ = try probe.finish()
+            guard let format = probe.format else { throw CLIError("\(input): not a recognised image") }
+            let animated = probe.describe()?.isAnimation ?? false
             if encode {
                 guard let target = OutputFormat(fileExtension: to), target == .png || target == .jpeg else {
                     throw CLIError("--to \(to): encoding benchmarks support png and jpeg")
@@ -65,7 +69,7 @@ struct Bench: ParsableCommand {
                 }
                 let name = target == .jpeg ? "JPEG" : "PNG"
                 print(line("encode", name, "\(image.width)x\(image.height)", image.width * image.height, seconds) + " \(size) bytes")
-            } else if format == .gif {
+            } else if animated {
                 var pixels = 0, frames = 0, size = (0, 0)
                 let seconds = try medianSeconds(n) {
                     pixels = 0; frames = 0
@@ -75,7 +79,7 @@ struct Bench: ParsableCommand {
                         size = (frame.width, frame.height)
                     }
                 }
-                print(line("decode", "GIF", "\(size.0)x\(size.1)x\(frames)", pixels, seconds))
+                print(line("decode", format.rawValue, "\(size.0)x\(size.1)x\(frames)", pixels, seconds))
             } else {
                 var image = try decodeImage(bytes, name: input)
                 guard previews else {

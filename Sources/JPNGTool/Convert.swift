@@ -6,10 +6,10 @@ struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Convert many images (files and folders) in parallel.",
         discussion: """
-        --to auto picks per image: PNG for images with few colours or large flat areas (where
-        JPEG would be both larger and worse), JPNG for photographs with real transparency, JPEG
-        for opaque photographs; it says what it chose. A failure in one file does not stop the
-        others; the exit status is non-zero if any failed. A progress bar shows on a terminal.
+        --to auto picks per image: PNG for images with few colours or large flat areas (where JPEG \
+        would be both larger and worse), JPNG for photographs with real transparency, JPEG for \
+        opaque photographs; it says what it chose. A failure in one file does not stop the others; \
+        the exit status is non-zero if any failed. A progress bar shows on a terminal.
 
         Examples:
           jpng convert photos/ --to jpeg --out-dir small/ --quality 80 --recursive

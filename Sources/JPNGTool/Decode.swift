@@ -6,10 +6,10 @@ struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Decode an image and write it in the format its output name asks for.",
         discussion: """
-        Output formats by extension: .png, .jpg/.jpeg, .pam (keeps channels and 16-bit depth),
-        .ppm/.pgm (alpha dropped). '-o -' writes to stdout with --format. An animated GIF gives
-        its first frame composited on the canvas; --frame N picks another, --frames DIR writes
-        every frame.
+        Output formats by extension: .png, .jpg/.jpeg, .pam (keeps channels and 16-bit depth), \
+        .ppm/.pgm (alpha dropped). '-o -' writes to stdout with --format. An animation gives its \
+        first frame composited on the canvas; --frame N picks another, --frames DIR writes every \
+        frame.
 
         Examples:
           jpng decode photo.png -o photo.pam
@@ -29,16 +29,16 @@ struct Decode: ParsableCommand {
     @Option(help: "Output format for stdout or --frames: png, jpeg, pam, ppm or pgm.")
     var format: String?
 
-    @Option(help: "JPEG: decode at 1/2, 1/4 or 1/8 size in the DCT domain.")
+    @Option(help: "Decode at 1/2, 1/4 or 1/8 size: JPEG in the DCT domain, other formats by area average.")
     var scale: String = "1"
 
     @Flag(help: "Turn the image upright per its EXIF orientation.")
     var autoOrient = false
 
-    @Option(help: "Animated GIF: the frame to write (0-based), composited on the canvas.")
+    @Option(help: "Animations: the frame to write (0-based), composited on the canvas.")
     var frame: Int = 0
 
-    @Option(help: "Animated GIF: write every composited frame into this folder as NNNN.<format>.")
+    @Option(help: "Animations: write every composited frame into this folder as NNNN.<format>.")
     var frames: String?
 
     @OptionGroup var encoder: EncoderOptionGroup
@@ -50,23 +50,23 @@ struct Decode: ParsableCommand {
         if output == nil && frames == nil { throw ValidationError("give -o OUTPUT or --frames DIR") }
         if output == "-" && format == nil { throw ValidationError("writing to stdout needs --format") }
         if frames != nil && format == nil { throw ValidationError("--frames needs --format") }
-        guard jpegScale != nil else { throw ValidationError("--scale must be 1, 1/2, 1/4 or 1/8") }
+        guard subsample != nil else { throw ValidationError("--scale must be 1, 1/2, 1/4 or 1/8") }
         guard frame >= 0 else { throw ValidationError("--frame must be 0 or more") }
     }
 
-    private var jpegScale: Int? {
+    private var subsample: Int? {
         switch scale {
-        case "1", "1/1": 8
-        case "1/2": 4
-        case "1/4": 2
-        case "1/8": 1
+        case "1", "1/1": 1
+        case "1/2": 2
+        case "1/4": 4
+        case "1/8": 8
         default: nil
         }
     }
 
     func run() throws {
         try reportingErrors {
-            let request = DecodeRequest(jpegScale: jpegScale ?? 8, autoOrient: autoOrient, frame: frame)
+            let request = DecodeRequest(subsample: subsample ?? 1, autoOrient: autoOrient, frame: frame)
             if let frames { return try writeFrames(to: frames, request: request) }
             guard let output else { return }
             let ext = output == "-" ? (format ?? "") : (format ?? fileExtension(output))

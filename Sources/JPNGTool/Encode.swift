@@ -6,10 +6,10 @@ struct Encode: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Encode an image with transparency as JPNG (colour as JPEG, alpha as PNG).",
         discussion: """
-        Takes the original JPNG converter's form: INPUT [OUTPUT] [QUALITY]. OUTPUT defaults to
-        INPUT with the extension .jpng; QUALITY is in (0, 1], default 0.8. Missing output
-        folders are created. An image without alpha gets an all-opaque mask (said on stderr), or
-        a plain JPEG with --plain-jpeg-if-opaque.
+        Takes the original JPNG converter's form: INPUT [OUTPUT] [QUALITY]. OUTPUT defaults to INPUT \
+        with the extension .jpng; QUALITY is in (0, 1], default 0.8. Missing output folders are \
+        created. An image without alpha gets an all-opaque mask (said on stderr), or a plain JPEG \
+        with --plain-jpeg-if-opaque.
 
         Examples:
           jpng encode sprite.png

@@ -13,7 +13,7 @@ struct JPNGTool: ParsableCommand {
           jpng bench photo.png -n 10
           jpng tile huge.jpg --out tiles/
         """,
-        version: "0.1.0",
+        version: PureImagePackage.version,
         subcommands: [Encode.self, Decode.self, Convert.self, Info.self, Bench.self, Progressive.self, Tile.self]
     )
 }

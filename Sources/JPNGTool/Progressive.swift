@@ -6,10 +6,10 @@ struct Progressive: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Feed a file to the incremental decoder in pieces and save every preview it shows.",
         discussion: """
-        Writes DIR/NNN-at-BYTES.png for each preview (a progressive JPEG scan, an Adam7 or GIF
-        interlace pass, a GIF frame, or a further eighth of a sequential image's rows) and
-        DIR/previews.txt listing them with the event that produced each, so a person can see
-        how an image builds up while it downloads.
+        Writes DIR/NNN-at-BYTES.png for each preview (a progressive JPEG scan, an Adam7 or GIF \
+        interlace pass, a GIF frame, or a further eighth of a sequential image's rows) and \
+        DIR/previews.txt listing them with the event that produced each, so a person can see how an \
+        image builds up while it downloads.
 
         Examples:
           jpng progressive photo-progressive.jpg --out previews/

@@ -16,6 +16,9 @@ public protocol ImageSourceDecoder: Sendable {
     var animationLoopCount: Int? { get }
     /// Whether the format is an animation format (a GIF, even of one frame).
     var isAnimation: Bool { get }
+    /// The image's size as stored, before any scaling the decoder does itself (JPEG's DCT
+    /// scaling), once known.
+    var storedSize: (width: Int, height: Int)? { get }
 }
 
 extension ImageSourceDecoder {
@@ -23,6 +26,7 @@ extension ImageSourceDecoder {
     public var animationFrames: [AnimationFrameInfo] { [] }
     public var animationLoopCount: Int? { nil }
     public var isAnimation: Bool { false }
+    public var storedSize: (width: Int, height: Int)? { header.map { ($0.width, $0.height) } }
 }
 
 extension PNGDecoder: ImageSourceDecoder {
@@ -59,6 +63,7 @@ extension JPEGDecoder: ImageSourceDecoder {
 
     /// Process, components, sampling, scans, quality estimate, restart interval, Adobe and JFIF.
     public var details: [ImageDetail] { info?.details ?? [] }
+    public var storedSize: (width: Int, height: Int)? { info.map { ($0.width, $0.height) } }
 }
 
 extension JPNGStreamDecoder: ImageSourceDecoder {
@@ -77,6 +82,8 @@ extension JPNGStreamDecoder: ImageSourceDecoder {
         }
         return details + (jpegInfo?.details ?? [])
     }
+
+    public var storedSize: (width: Int, height: Int)? { jpegInfo.map { ($0.width, $0.height) } }
 }
 
 extension JPEGInfo {
@@ -115,13 +122,29 @@ public struct ImageSourceOptions: Sendable, Equatable {
     public var applyOrientation: Bool
     /// Premultiply colour by alpha in the result.
     public var premultiplyAlpha: Bool
+    /// Decode at 1/N of the stored size, `ceil(width / N)` x `ceil(height / N)` (1: full size).
+    /// JPEG (and JPNG's colour part) scales in the DCT domain for 2, 4 and 8, the cheapest way
+    /// to a thumbnail; other formats and factors are reduced by area average after decoding.
+    public var subsampleFactor: Int
 
     public init(limits: DecodingLimits = .default, maxPixelSize: Int? = nil, applyOrientation: Bool = false,
-                premultiplyAlpha: Bool = false) {
+                premultiplyAlpha: Bool = false, subsampleFactor: Int = 1) {
         self.limits = limits
         self.maxPixelSize = maxPixelSize
         self.applyOrientation = applyOrientation
         self.premultiplyAlpha = premultiplyAlpha
+        self.subsampleFactor = subsampleFactor
+    }
+
+    /// The JPEG DCT scale (eighths) that gives `subsampleFactor` exactly, or 8 (full size) when
+    /// no scale does.
+    var dctScale: Int {
+        switch subsampleFactor {
+        case 2: 4
+        case 4: 2
+        case 8: 1
+        default: 8
+        }
     }
 }
 
@@ -169,7 +192,8 @@ public struct ImageDecoderRegistry: Sendable {
               make: { PNGDecoder(limits: $0.limits) }),
         Entry(format: .jpeg, minimumBytes: 3, matches: { $0.starts(with: [0xFF, 0xD8, 0xFF]) },
               make: { options in
-                  JPNGStreamDecoder(limits: options.limits, maxPixelSize: options.maxPixelSize)
+                  JPNGStreamDecoder(limits: options.limits, options: JPEGDecodingOptions(scale: options.dctScale),
+                                    maxPixelSize: options.maxPixelSize)
               }),
         Entry(format: .gif, minimumBytes: 6,
               matches: { $0.starts(with: Array("GIF87a".utf8)) || $0.starts(with: Array("GIF89a".utf8)) },

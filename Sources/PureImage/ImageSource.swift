@@ -79,7 +79,7 @@ public struct ImageSource: Sendable {
             _ = try start(final: true)
         }
         guard let image = try withDecoder({ try $0.finish() }) else { throw fail(.noData) }
-        return finalize(image)
+        return finalize(image, storedSize: decoder?.storedSize)
     }
 
     /// The best displayable image so far, or nil before the header.
@@ -182,8 +182,13 @@ public struct ImageSource: Sendable {
         }
     }
 
-    private func finalize(_ decoded: Image) -> Image {
+    private func finalize(_ decoded: Image, storedSize: (width: Int, height: Int)?) -> Image {
         var image = decoded
+        let factor = options.subsampleFactor
+        if factor > 1, let (width, height) = storedSize {
+            // A no-op where the decoder scaled already (JPEG's DCT scaling gives the same size).
+            image = image.downsampled(width: (width + factor - 1) / factor, height: (height + factor - 1) / factor)
+        }
         if options.applyOrientation { image = image.oriented(image.metadata.orientation) }
         if let maxSide = options.maxPixelSize, maxSide > 0, max(image.width, image.height) > maxSide {
             image = image.downsampled(maxPixelSize: maxSide)
