@@ -34,6 +34,20 @@ import Testing
         #expect(bad.status != 0)
     }
 
+    @Test func versionAndFactsOnce() throws {
+        let version = try CLI.run(["--version"])
+        #expect(version.status == 0 && version.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == PureImagePackage.version)
+        let dir = try CLI.scratchFolder()
+        let jpeg = try Self.write(try JPEGEncoder.encode(sampleImage(width: 40, height: 24), options: JPEGEncodingOptions(progressive: true)),
+                                  "p.jpg", in: dir)
+        let info = try CLI.run(["info", jpeg])
+        let lines = info.stdoutText.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.filter { $0.contains("progressive") } == ["process: progressive"], "\(info.stdoutText)")
+        // Help paragraphs are wrapped by the parser only: no sentence broken by a hard newline.
+        let help = try CLI.run(["decode", "--help"])
+        #expect(help.stdoutText.contains("(keeps channels and 16-bit") && !help.stdoutText.contains("depth),\n.ppm/.pgm"))
+    }
+
     @Test func gifFramesAndInfo() throws {
         guard let name = TestVectors.files(in: "gif", withExtension: "gif").first(where: { $0.hasPrefix("anim") }) else {
             Issue.record("no animated GIF vector")

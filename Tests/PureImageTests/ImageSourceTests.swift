@@ -213,3 +213,61 @@ func exifWithOrientation(_ value: UInt16, thumbnail: [UInt8]? = nil) -> [UInt8] 
         #expect(chunked == whole)
     }
 }
+
+@Suite struct ImageSourceDescriptionTests {
+    static let rgba = sampleRGBA(width: 40, height: 24)
+
+    @Test func describesEveryFormatWithItsOwnFacts() throws {
+        let png = try ImageSource.describe(try PNGEncoder.encode(Self.rgba))
+        #expect(png.format == .png && png.header.width == 40 && png.details.contains(ImageDetail("colour type", "rgba (6)")))
+        #expect(!png.isAnimation && png.frames.isEmpty)
+        let jpeg = try ImageSource.describe(try JPEGEncoder.encode(Self.rgba, options: JPEGEncodingOptions(progressive: true)))
+        #expect(jpeg.format == .jpeg && jpeg.header.isProgressive)
+        #expect(jpeg.details.contains(ImageDetail("process", "progressive")))
+        let jpngBytes = try JPNGEncoder.encode(Self.rgba)
+        let jpng = try ImageSource.describe(jpngBytes)
+        #expect(jpng.format == .jpng && jpng.header.pixelFormat == .rgba8 && jpng.fileSize == jpngBytes.count)
+        #expect(jpng.details.first?.label == "JPNG version" && jpng.details.contains { $0.label == "process" })
+    }
+
+    @Test func animationsComeThroughTheSharedProtocol() throws {
+        let name = try #require(TestVectors.files(in: "gif", withExtension: "gif").first { $0.hasPrefix("anim") })
+        let bytes = try TestVectors.bytes("gif/" + name)
+        let gif = try GIFAnimation(bytes: bytes)
+        let animation = try #require(try ImageSource.animation(bytes))
+        #expect(animation.canvasWidth == gif.width && animation.frameInfo.count == gif.frames.count)
+        #expect(animation.loopCount == gif.loopCount)
+        var frames: [Image] = []
+        try animation.forEachFrame { index, frame in
+            #expect(index == frames.count)
+            frames.append(frame)
+        }
+        #expect(frames == Array(gif))
+        #expect(try animation.frame(at: frames.count - 1) == frames.last)
+        let described = try ImageSource.describe(bytes)
+        #expect(described.isAnimation && described.frames == animation.frameInfo && described.header.frameCount == frames.count)
+        #expect(described.frames.first?.delayMilliseconds == gif.frames.first.map { $0.delayCentiseconds * 10 })
+        #expect(try ImageSource.animation(try PNGEncoder.encode(Self.rgba)) == nil)
+        #expect(throws: ImageSourceError.self) { try ImageSource.animation([1, 2, 3, 4, 5, 6, 7, 8, 9]) }
+    }
+
+    @Test func subsampleFactorOnEveryFormat() throws {
+        let big = sampleRGBA(width: 83, height: 45)
+        for factor in [1, 2, 4, 8] {
+            let size = ((83 + factor - 1) / factor, (45 + factor - 1) / factor)
+            let options = ImageSourceOptions(subsampleFactor: factor)
+            let jpegBytes = try JPEGEncoder.encode(big.converted(to: .rgb8))
+            let jpeg = try ImageSource.decode(jpegBytes, options: options)
+            #expect(jpeg == (try JPEGDecoder.decode(jpegBytes, options: JPEGDecodingOptions(scale: 8 / factor))), "DCT scaling, 1/\(factor)")
+            for bytes in [try PNGEncoder.encode(big), try JPNGEncoder.encode(big), jpegBytes] {
+                let image = try ImageSource.decode(bytes, options: options)
+                #expect(image.width == size.0 && image.height == size.1, "1/\(factor)")
+                let (_, chunked, _) = try feed(bytes, pieces: 7, options: options)
+                #expect(chunked == image)
+            }
+        }
+        // The JPNG mask follows the colour part's DCT scale, also under a size target.
+        let jpng = try ImageSource.decode(try JPNGEncoder.encode(big), options: ImageSourceOptions(maxPixelSize: 20))
+        #expect(jpng.format == .rgba8 && max(jpng.width, jpng.height) == 20)
+    }
+}
