@@ -38,7 +38,7 @@ extension ImageSource {
         return description
     }
 
-    /// ``describe(from:registry:options:)-(Bytes,_,_)`` for an async sequence of single bytes.
+    /// `describe(from:)` for an async sequence of single bytes.
     public static func describe<Bytes: AsyncSequence>(
         from bytes: Bytes, registry: ImageDecoderRegistry = .standard, options: ImageSourceOptions = .init()
     ) async throws -> ImageDescription where Bytes.Element == UInt8 {
@@ -78,7 +78,7 @@ extension ImageSource {
     ///
     /// The stream reads the sequence only when the next update is asked for (nothing is read
     /// ahead), so a consumer that renders ``ImageSourceUpdate/preview()`` sees the decoder as it
-    /// stood at that update. Errors and cancellation behave as in ``decode(from:registry:options:)-(Bytes,_,_)``.
+    /// stood at that update. Errors and cancellation behave as in `decode(from:)`.
     ///
     /// ```swift
     /// for try await update in ImageSource.updates(from: body) {
@@ -96,7 +96,7 @@ extension ImageSource {
         return AsyncThrowingStream(unfolding: { try await state.next() })
     }
 
-    /// ``updates(from:registry:options:)-(Bytes,_,_)`` for an async sequence of single bytes,
+    /// `updates(from:)` for an async sequence of single bytes,
     /// gathered into pieces of ``asyncPieceSize``.
     public static func updates<Bytes: AsyncSequence>(
         from bytes: Bytes, registry: ImageDecoderRegistry = .standard, options: ImageSourceOptions = .init()
@@ -108,7 +108,7 @@ extension ImageSource {
     public static let asyncPieceSize = 32 * 1024
 }
 
-/// What one piece of input changed, from ``ImageSource/updates(from:registry:options:)-(Bytes,_,_)``.
+/// What one piece of input changed, from `ImageSource.updates(from:)`.
 public struct ImageSourceUpdate: Sendable {
     /// The events of this piece (empty in the last update when the piece before it ended the
     /// image's data).

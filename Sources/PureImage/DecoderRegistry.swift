@@ -1,12 +1,17 @@
 /// A decoder `ImageSource` can drive: any incremental decoder, its typed error seen as `any Error`.
 /// The package's decoders conform; an app's own decoder conforms by implementing these.
 public protocol ImageSourceDecoder: Sendable {
+    /// Size, pixel format and frame count, once the header has been read.
     var header: ImageHeader? { get }
+    /// The metadata read so far.
     var metadata: ImageMetadata { get }
     /// The container format, once known (JPEG and JPNG look alike until the end).
     var detectedFormat: ImageFileFormat { get }
+    /// Feeds the next bytes; returns what became available. After an error every call throws it.
     mutating func append(_ bytes: UnsafeRawBufferPointer) throws -> [DecodingEvent]
+    /// Ends the input: the complete image, or the codec's error (truncation carries the partial image).
     mutating func finish() throws -> Image
+    /// The best displayable image so far, cheap enough to call once per event.
     func preview() -> Image?
     /// Facts particular to the format, for ``ImageDescription`` (as far as the input has told).
     var details: [ImageDetail] { get }
@@ -22,14 +27,20 @@ public protocol ImageSourceDecoder: Sendable {
 }
 
 extension ImageSourceDecoder {
+    /// No facts beyond the header, unless the decoder says more.
     public var details: [ImageDetail] { [] }
+    /// A still image: no frames.
     public var animationFrames: [AnimationFrameInfo] { [] }
+    /// No loop count.
     public var animationLoopCount: Int? { nil }
+    /// A still-image format.
     public var isAnimation: Bool { false }
+    /// The header's size (a decoder that scales by itself says otherwise).
     public var storedSize: (width: Int, height: Int)? { header.map { ($0.width, $0.height) } }
 }
 
 extension PNGDecoder: ImageSourceDecoder {
+    /// Always PNG.
     public var detectedFormat: ImageFileFormat { .png }
 
     /// Colour type, bit depth and palette size.
@@ -43,6 +54,7 @@ extension PNGDecoder: ImageSourceDecoder {
 }
 
 extension GIFDecoder: ImageSourceDecoder {
+    /// Always GIF.
     public var detectedFormat: ImageFileFormat { .gif }
 
     /// The loop count in words, and where a truncated file ends.
@@ -53,20 +65,26 @@ extension GIFDecoder: ImageSourceDecoder {
         return details
     }
 
+    /// The frames read so far, in the shared terms.
     public var animationFrames: [AnimationFrameInfo] { frames.map(\.animationFrameInfo) }
+    /// The NETSCAPE2.0 loop count, when the file has one.
     public var animationLoopCount: Int? { loopCount }
+    /// GIF is an animation format, even with one frame.
     public var isAnimation: Bool { true }
 }
 
 extension JPEGDecoder: ImageSourceDecoder {
+    /// Always JPEG.
     public var detectedFormat: ImageFileFormat { .jpeg }
 
     /// Process, components, sampling, scans, quality estimate, restart interval, Adobe and JFIF.
     public var details: [ImageDetail] { info?.details ?? [] }
+    /// The frame header's size, before DCT scaling.
     public var storedSize: (width: Int, height: Int)? { info.map { ($0.width, $0.height) } }
 }
 
 extension JPNGStreamDecoder: ImageSourceDecoder {
+    /// JPEG until the mask and footer are recognised, JPNG after.
     public var detectedFormat: ImageFileFormat { fileFormat }
 
     /// The container's version and parts, then the colour part's JPEG facts.
@@ -83,6 +101,7 @@ extension JPNGStreamDecoder: ImageSourceDecoder {
         return details + (jpegInfo?.details ?? [])
     }
 
+    /// The colour part's frame size, before DCT scaling.
     public var storedSize: (width: Int, height: Int)? { jpegInfo.map { ($0.width, $0.height) } }
 }
 
@@ -113,6 +132,7 @@ extension GIFLoop {
 
 /// What ``ImageSource`` asks of the decoders it makes.
 public struct ImageSourceOptions: Sendable, Equatable {
+    /// The limits every decoder checks before it allocates (see `DecodingLimits`).
     public var limits: DecodingLimits
     /// Decode no larger than this many pixels on the longer side (nil: full size). JPEG uses
     /// DCT scaling (1/2, 1/4, 1/8) as far as it stays at or above the target; an area average
@@ -127,6 +147,7 @@ public struct ImageSourceOptions: Sendable, Equatable {
     /// to a thumbnail; other formats and factors are reduced by area average after decoding.
     public var subsampleFactor: Int
 
+    /// Options with the default limits, full size, stored orientation and straight alpha unless given.
     public init(limits: DecodingLimits = .default, maxPixelSize: Int? = nil, applyOrientation: Bool = false,
                 premultiplyAlpha: Bool = false, subsampleFactor: Int = 1) {
         self.limits = limits
@@ -159,15 +180,20 @@ public struct ImageSourceOptions: Sendable, Equatable {
 /// var source = ImageSource(registry: registry)
 /// ```
 public struct ImageDecoderRegistry: Sendable {
+    /// One format: how to recognise it and how to make its decoder.
     public struct Entry: Sendable {
+        /// The format the entry decodes.
         public var format: ImageFileFormat
         /// Bytes needed before `matches` can answer.
         public var minimumBytes: Int
+        /// Whether the first bytes (at least `minimumBytes` of them, fewer only at the end of a short file) are this format.
         public var matches: @Sendable ([UInt8]) -> Bool
+        /// Makes a decoder for one file.
         public var make: @Sendable (ImageSourceOptions) -> any ImageSourceDecoder
         /// For animated formats: the animation of a whole file, frames composited on request.
         public var makeAnimation: (@Sendable ([UInt8], ImageSourceOptions) throws -> any ImageAnimation)?
 
+        /// An entry; `makeAnimation` only for animated formats.
         public init(format: ImageFileFormat, minimumBytes: Int, matches: @escaping @Sendable ([UInt8]) -> Bool,
                     make: @escaping @Sendable (ImageSourceOptions) -> any ImageSourceDecoder,
                     makeAnimation: (@Sendable ([UInt8], ImageSourceOptions) throws -> any ImageAnimation)? = nil) {
@@ -179,8 +205,10 @@ public struct ImageDecoderRegistry: Sendable {
         }
     }
 
+    /// The entries in the order they are tried.
     public private(set) var entries: [Entry]
 
+    /// A registry of these entries, tried in order (an empty one recognises nothing).
     public init(entries: [Entry] = []) { self.entries = entries }
 
     /// Adds a format, checked before those already registered.

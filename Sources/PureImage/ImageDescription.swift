@@ -5,6 +5,7 @@ public struct ImageDetail: Sendable, Equatable, Hashable {
     /// Its value, formatted for people.
     public var value: String
 
+    /// A fact: its label and its value.
     public init(_ label: String, _ value: String) {
         self.label = label
         self.value = value
@@ -38,6 +39,7 @@ public struct ImageDescription: Sendable, Equatable {
     /// The file's length in bytes.
     public var fileSize: Int
 
+    /// A description from its parts (`ImageSource.describe(_:)` makes them from files).
     public init(format: ImageFileFormat, header: ImageHeader, metadata: ImageMetadata, details: [ImageDetail],
                 frames: [AnimationFrameInfo] = [], loopCount: Int? = nil, isAnimation: Bool = false, fileSize: Int) {
         self.format = format

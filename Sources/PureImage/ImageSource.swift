@@ -6,6 +6,7 @@ public enum ImageSourceError: Error, Sendable, Equatable, CustomStringConvertibl
     /// `finish()` with no bytes at all.
     case noData
 
+    /// The error in one line, as the CLI prints it.
     public var description: String {
         switch self {
         case let .unknownFormat(prefix):
@@ -33,7 +34,9 @@ public enum ImageSourceError: Error, Sendable, Equatable, CustomStringConvertibl
 /// let image = try source.finish()
 /// ```
 public struct ImageSource: Sendable {
+    /// The formats this source recognises.
     public let registry: ImageDecoderRegistry
+    /// What the decoders are asked for (limits, size target, orientation, alpha).
     public let options: ImageSourceOptions
     private var prefix: [UInt8] = []
     private var decoder: (any ImageSourceDecoder)?
@@ -41,6 +44,7 @@ public struct ImageSource: Sendable {
     /// Bytes appended so far.
     public private(set) var bytesReceived = 0
 
+    /// A source that waits for its first bytes to choose a decoder from `registry`.
     public init(registry: ImageDecoderRegistry = .standard, options: ImageSourceOptions = .init()) {
         self.registry = registry
         self.options = options
@@ -52,6 +56,7 @@ public struct ImageSource: Sendable {
     /// Size, pixel format and frame count so far, after the `.header` event.
     public var header: ImageHeader? { decoder?.header }
 
+    /// The metadata read so far (ICC profile, EXIF, text, ...).
     public var metadata: ImageMetadata { decoder?.metadata ?? ImageMetadata() }
 
     /// Feeds the next bytes; returns what became available.
@@ -63,6 +68,7 @@ public struct ImageSource: Sendable {
         return try start(final: false)
     }
 
+    /// Feeds the next bytes from any collection (`[UInt8]`, `ArraySlice<UInt8>`, `Data`); returns what became available.
     public mutating func append<C: Collection>(_ bytes: C) throws -> [DecodingEvent] where C.Element == UInt8 {
         if let events = try bytes.withContiguousStorageIfAvailable({ try append(UnsafeRawBufferPointer($0)) }) {
             return events

@@ -4,7 +4,7 @@
 /// The format is sniffed from the first bytes as ``ImageSource`` does. Sequential JPEGs whose
 /// first scan holds every component and non-interlaced PNGs stream: rows are handed out by
 /// `append` as the bytes arrive, and memory does not grow with the image height (a few MCU rows
-/// or one inflate block of rows, see ``JPEGRowDecoder`` and ``PNGRowDecoder``). Formats whose
+/// or one inflate block of rows, see `JPEGRowDecoder` and `PNGRowDecoder`). Formats whose
 /// rows only become final at the end (progressive or multi-scan JPEG, interlaced PNG) are
 /// decoded whole, within `limits`, and their rows handed out at their end; GIF (its first frame)
 /// and formats an app registers go through ``ImageSource`` and are handed out by `finish`.
@@ -25,6 +25,7 @@
 /// try decoder.finish { band in consume(band) }
 /// ```
 public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
+    /// The options: only `limits` applies (rows come as stored).
     public let options: ImageSourceOptions
     /// Bytes held until the format is known.
     private var prefix: [UInt8] = []
@@ -32,6 +33,7 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
     private var png: PNGRowDecoder?
     private var whole: ImageSource?
 
+    /// A decoder that waits for its first bytes to choose the format.
     public init(options: ImageSourceOptions = .init()) {
         self.options = options
     }
@@ -46,6 +48,7 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
     /// Size and pixel format of the rows to come, after the first `.header` event.
     public var header: ImageHeader? { jpeg?.header ?? png?.header ?? whole?.header }
 
+    /// The metadata read so far.
     public var metadata: ImageMetadata { jpeg?.metadata ?? png?.metadata ?? whole?.metadata ?? ImageMetadata() }
 
     /// True when rows come out as the bytes arrive (a streamable JPEG or PNG), false when they

@@ -32,7 +32,7 @@ extension TilePyramidBuilder {
         }
     }
 
-    /// ``build(from:directory:name:options:sourceOptions:)-(Bytes,_,_,_,_)`` for an async
+    /// `build(from:)` for an async
     /// sequence of single bytes, gathered into pieces of `ImageSource.asyncPieceSize`.
     public static func build<Bytes: AsyncSequence>(
         from bytes: Bytes, directory: String, name: String, options: TilePyramidOptions = .init(),
@@ -63,7 +63,7 @@ extension TilePyramidBuilder {
         return AsyncThrowingStream(unfolding: { try await state.next() })
     }
 
-    /// ``updates(from:directory:name:options:sourceOptions:)-(Bytes,_,_,_,_)`` for an async
+    /// `updates(from:)` for an async
     /// sequence of single bytes.
     public static func updates<Bytes: AsyncSequence>(
         from bytes: Bytes, directory: String, name: String, options: TilePyramidOptions = .init(),

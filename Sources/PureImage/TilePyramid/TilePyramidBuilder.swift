@@ -13,8 +13,11 @@
 /// let pyramid = try builder.finish()       // out/photo.dzi
 /// ```
 public struct TilePyramidBuilder {
+    /// The folder the pyramid is written into.
     public let directory: String
+    /// The pyramid's name: `name.dzi` and `name_files/`.
     public let name: String
+    /// Tile size, overlap, format and quality, and the working-memory bound.
     public let options: TilePyramidOptions
     private var decoder: RowStreamDecoder
     private var writer: TilePyramidWriter?
@@ -72,6 +75,7 @@ public struct TilePyramidBuilder {
 
     private static let headerPiece = 4096
 
+    /// Feeds the next bytes from any collection of bytes.
     public mutating func append<C: Collection>(_ bytes: C) throws where C.Element == UInt8 {
         if try bytes.withContiguousStorageIfAvailable({ try append(UnsafeRawBufferPointer($0)) }) != nil { return }
         try Array(bytes).withUnsafeBytes { try append($0) }

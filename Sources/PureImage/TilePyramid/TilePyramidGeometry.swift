@@ -1,6 +1,9 @@
 /// The file format of the tiles of a pyramid.
 public enum TileFormat: String, Sendable, CaseIterable {
-    case jpeg, png
+    /// Baseline JPEG tiles (`.jpg`), alpha dropped: the usual choice for photographs.
+    case jpeg
+    /// PNG tiles, alpha kept.
+    case png
 
     /// The extension of the tile files and the `Format` attribute of the `.dzi`.
     public var fileExtension: String { self == .jpeg ? "jpg" : "png" }
@@ -26,6 +29,7 @@ public struct TilePyramidOptions: Sendable, Equatable {
     /// Pixels each tile repeats from its neighbours on every inner side (Deep Zoom `Overlap`),
     /// 0...tileSize.
     public var overlap: Int
+    /// The tiles' image format.
     public var format: TileFormat
     /// JPEG tile quality, 0.0-1.0 (0.8 -> 80, as `JPEGEncodingOptions(unitQuality:)` maps it).
     public var quality: Double
@@ -41,6 +45,8 @@ public struct TilePyramidOptions: Sendable, Equatable {
     /// a wider image fails with ``TilePyramidError/limit(_:)`` before anything is allocated.
     public var maxWorkingBytes: Int
 
+    /// Options with the Deep Zoom defaults of OpenSeadragon and libvips: 256-pixel JPEG tiles
+    /// overlapping by 1 at quality 0.8.
     public init(tileSize: Int = 256, overlap: Int = 1, format: TileFormat = .jpeg, quality: Double = 0.8,
                 tilesInFlight: Int = 160, encoderThreads: Int? = nil, maxWorkingBytes: Int = 1 << 30) {
         self.tileSize = tileSize
@@ -65,6 +71,7 @@ public struct TilePyramidOptions: Sendable, Equatable {
 
 /// Everything that can go wrong writing or reading a tile pyramid.
 public enum TilePyramidError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// An option is out of range (what and why in the text).
     case invalidOptions(String)
     /// The image has no pixels, or a name that cannot be a file name.
     case invalidImage(String)
@@ -85,6 +92,7 @@ public enum TilePyramidError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The pyramid's row buffers would need more memory than the limits allow.
     case limit(LimitViolation)
 
+    /// The error in one line.
     public var description: String {
         switch self {
         case .invalidOptions(let why): "tile pyramid options: \(why)"
@@ -117,13 +125,18 @@ public enum TilePyramidError: Error, Sendable, Equatable, CustomStringConvertibl
 /// g.tileRect(level: 10, column: 1, row: 0)   // x 255..<513, y 0..<257
 /// ```
 public struct TilePyramidGeometry: Sendable, Equatable {
+    /// The full image's width in pixels.
     public let width: Int
+    /// The full image's height in pixels.
     public let height: Int
+    /// Edge of a tile before the overlap is added.
     public let tileSize: Int
+    /// Pixels each tile repeats from its neighbours on every inner side.
     public let overlap: Int
     /// The level of the full image: `ceil(log2(max(width, height)))`.
     public let maxLevel: Int
 
+    /// The geometry of an image of this size cut into tiles of this size and overlap.
     public init(width: Int, height: Int, tileSize: Int, overlap: Int) {
         self.width = width
         self.height = height

@@ -7,7 +7,9 @@
 /// let corner = try pyramid.tile(level: top, column: columns - 1, row: rows - 1)
 /// ```
 public struct TilePyramid: Sendable {
+    /// Levels, sizes and tile layout, read from the `.dzi`.
     public let geometry: TilePyramidGeometry
+    /// The tiles' image format.
     public let format: TileFormat
     /// The `.dzi` file.
     public let descriptorPath: String
@@ -32,11 +34,15 @@ public struct TilePyramid: Sendable {
     /// Levels 0 (1x1) ... `levels - 1` (the full image).
     public var levels: Int { geometry.levelCount }
 
+    /// The full-size image's width.
     public var width: Int { geometry.width }
+    /// The full-size image's height.
     public var height: Int { geometry.height }
 
+    /// The size of a level (level 0 is 1x1, the last is full size).
     public func size(ofLevel level: Int) -> (width: Int, height: Int) { geometry.size(ofLevel: level) }
 
+    /// Columns and rows of tiles in a level.
     public func tileCount(ofLevel level: Int) -> (columns: Int, rows: Int) { geometry.tileCount(ofLevel: level) }
 
     /// The file of a tile.

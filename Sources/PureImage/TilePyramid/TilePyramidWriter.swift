@@ -22,9 +22,13 @@
 /// try writer.finish()      // out/photo.dzi, out/photo_files/0/0_0.jpg ...
 /// ```
 public struct TilePyramidWriter {
+    /// Levels, sizes and tile layout of the pyramid being written.
     public let geometry: TilePyramidGeometry
+    /// Tile size, overlap, format, quality and the bounds on memory and tiles in flight.
     public let options: TilePyramidOptions
+    /// The folder the pyramid is written into.
     public let directory: String
+    /// The pyramid's name: `name.dzi` and `name_files/`.
     public let name: String
     /// The layout of the tiles: the input's channels at 8 bits, without alpha for JPEG tiles.
     public let tilePixelFormat: PixelFormat
