@@ -35,6 +35,8 @@ public struct AnimationFrameInfo: Sendable, Equatable, Hashable {
     /// How the frame is drawn onto the canvas.
     public var blend: FrameBlend
 
+    /// A frame as a decoder reports it; ``displayDelayMilliseconds`` is derived from
+    /// `delayMilliseconds` by ``displayDelay(milliseconds:)``.
     public init(index: Int, x: Int, y: Int, width: Int, height: Int, delayMilliseconds: Int,
                 disposal: FrameDisposal, blend: FrameBlend) {
         self.index = index

@@ -6,8 +6,10 @@
 /// crc.value      // e.g. 0xCBF43926 for "123456789"
 /// ```
 public struct CRC32: Sendable, Equatable {
+    /// The CRC-32 of every byte passed to ``update(_:)`` so far.
     public private(set) var value: UInt32 = 0
 
+    /// A checksum of no bytes (``value`` 0).
     public init() {}
 
     @usableFromInline static let table: [UInt32] = (0 ..< 256).map { n in
@@ -16,6 +18,7 @@ public struct CRC32: Sendable, Equatable {
         return c
     }
 
+    /// Adds `bytes` to the checksum; feeding data in pieces gives the same ``value`` as feeding it at once.
     public mutating func update(_ bytes: some Sequence<UInt8>) {
         var c = ~value
         CRC32.table.withUnsafeBufferPointer { t in
@@ -24,6 +27,11 @@ public struct CRC32: Sendable, Equatable {
         value = ~c
     }
 
+    /// The CRC-32 of `bytes` in one call.
+    ///
+    /// ```swift
+    /// CRC32.checksum(Array("123456789".utf8))   // 0xCBF43926
+    /// ```
     public static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
         var crc = CRC32()
         crc.update(bytes)

@@ -113,6 +113,7 @@ extension Image {
 public struct Palette: Sendable, Equatable {
     /// Entries as R, G, B, A bytes, 4 per entry.
     public var rgba: [UInt8]
+    /// A palette from RGBA bytes, 4 per entry; `rgba.count` must be a multiple of 4.
     public init(rgba: [UInt8]) {
         precondition(rgba.count % 4 == 0)
         self.rgba = rgba
@@ -128,6 +129,7 @@ public struct Palette: Sendable, Equatable {
         }
         self.rgba = rgba
     }
+    /// Number of entries.
     public var count: Int { rgba.count / 4 }
     /// True when some entry is not fully opaque.
     public var hasTransparency: Bool { stride(from: 3, to: rgba.count, by: 4).contains { rgba[$0] != 255 } }

@@ -4,8 +4,12 @@
 /// ```swift
 /// var limits = DecodingLimits()
 /// limits.maxPixels = 50_000_000          // refuse anything above 50 MP
+/// limits.inputSize = contentLength        // a download of known length: ratio check too
 /// var decoder = PNGDecoder(limits: limits)
 /// ```
+///
+/// A violation throws the codec's `limitExceeded` error (for example
+/// `PNGError.limitExceeded(.pixels(requested:limit:), offset:)`) carrying a ``LimitViolation``.
 public struct DecodingLimits: Sendable, Equatable {
     /// Largest `width * height` accepted (per frame and canvas). Default 256 MP.
     public var maxPixels: Int
@@ -31,6 +35,11 @@ public struct DecodingLimits: Sendable, Equatable {
     /// the same ``maxDecompressionRatio`` check while appending.
     public var inputSize: Int?
 
+    /// Limits with the given bounds; every default is the one ``default`` uses.
+    ///
+    /// ```swift
+    /// let strict = DecodingLimits(maxPixels: 4_000_000, maxBytes: 64 << 20, maxFrames: 500)
+    /// ```
     public init(maxPixels: Int = 256_000_000, maxBytes: Int = 1 << 30, maxFrames: Int = 10_000,
                 maxScans: Int = 1_000, maxMetadataBytes: Int = 16 << 20, maxDecompressionRatio: Int = 65_536,
                 inputSize: Int? = nil) {
@@ -50,6 +59,8 @@ public struct DecodingLimits: Sendable, Equatable {
         return limits
     }
 
+    /// The defaults: 256 MP, 1 GiB of working memory, 10,000 frames, 1,000 scans, 16 MiB of
+    /// metadata, a decompression ratio of 65,536:1, input size unknown. Safe for untrusted input.
     public static let `default` = DecodingLimits()
 
     /// No limits at all: only for trusted input.
@@ -76,13 +87,22 @@ public struct DecodingLimits: Sendable, Equatable {
 
 /// Which of the ``DecodingLimits`` an input exceeded, with the amounts.
 public enum LimitViolation: Sendable, Equatable, CustomStringConvertible {
+    /// The image (or an animation's canvas or frame) has more pixels than ``DecodingLimits/maxPixels``.
     case pixels(requested: Int, limit: Int)
+    /// Decoding would need more bytes than ``DecodingLimits/maxBytes``.
     case memory(requested: Int, limit: Int)
+    /// The animation has more frames than ``DecodingLimits/maxFrames``.
     case frames(limit: Int)
+    /// The progressive JPEG has more scans than ``DecodingLimits/maxScans``.
     case scans(limit: Int)
+    /// The decompressed metadata is larger than ``DecodingLimits/maxMetadataBytes``.
     case metadata(limit: Int)
+    /// The header declares more memory per input byte than ``DecodingLimits/maxDecompressionRatio``
+    /// allows: `requested` bytes from `inputBytes` bytes of input.
     case decompressionRatio(requested: Int, inputBytes: Int, limit: Int)
 
+    /// A one-line English description with the amounts, e.g. "image of 300000000 pixels exceeds
+    /// the limit of 256000000".
     public var description: String {
         switch self {
         case let .pixels(r, l): "image of \(r) pixels exceeds the limit of \(l)"

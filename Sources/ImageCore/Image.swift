@@ -10,11 +10,15 @@
 /// let rgb = image.converted(to: .rgb8)     // alpha dropped
 /// ```
 public struct Image: Sendable, Equatable {
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels (the number of rows).
     public var height: Int
+    /// The layout of each pixel: channels and bits per sample.
     public var format: PixelFormat
     /// Row-major samples, `height * bytesPerRow` bytes.
     public var pixels: [UInt8]
+    /// ICC profile, EXIF, orientation, text and the rest of the file's non-pixel data.
     public var metadata: ImageMetadata
     /// True when colour samples have been multiplied by alpha (see ``premultiplied()``).
     public var isPremultiplied: Bool
@@ -43,7 +47,9 @@ public struct Image: Sendable, Equatable {
         self.isPremultiplied = isPremultiplied
     }
 
+    /// Bytes in one row: `width * format.bytesPerPixel` (rows are not padded).
     @inlinable public var bytesPerRow: Int { width * format.bytesPerPixel }
+    /// `width * height`.
     @inlinable public var pixelCount: Int { width * height }
 
     /// The bytes of row `y`.

@@ -13,9 +13,11 @@ public struct ImageMetadata: Sendable, Equatable {
     public var gamma: Double?
     /// The sRGB rendering intent (PNG sRGB: 0 perceptual ... 3 absolute colorimetric).
     public var sRGBIntent: UInt8?
+    /// The white point and primaries (PNG cHRM).
     public var chromaticities: Chromaticities?
     /// Text entries (PNG tEXt, zTXt, iTXt; JPEG COM and GIF comments have keyword "Comment").
     public var texts: [TextEntry]
+    /// The pixel density or aspect ratio (PNG pHYs, JPEG JFIF).
     public var density: Density?
     /// The last-modification time (PNG tIME).
     public var modificationTime: Timestamp?
@@ -24,6 +26,7 @@ public struct ImageMetadata: Sendable, Equatable {
     /// The number of significant bits per channel (PNG sBIT), in the image's channel order.
     public var significantBits: [UInt8]?
 
+    /// Metadata with the given fields; everything unset by default (``isEmpty`` is then true).
     public init(iccProfile: [UInt8]? = nil, iccProfileName: String? = nil, exif: [UInt8]? = nil,
                 orientation: Orientation = .up, gamma: Double? = nil, sRGBIntent: UInt8? = nil,
                 chromaticities: Chromaticities? = nil, texts: [TextEntry] = [], density: Density? = nil,
@@ -66,6 +69,7 @@ public struct ImageMetadata: Sendable, Equatable {
 
 /// One keyword/value text entry.
 public struct TextEntry: Sendable, Equatable {
+    /// How the entry is (or is to be) stored.
     public enum Kind: String, Sendable, Equatable {
         /// Latin-1 text (PNG tEXt), or a comment (JPEG COM, GIF comment extension).
         case plain
@@ -74,8 +78,11 @@ public struct TextEntry: Sendable, Equatable {
         /// UTF-8 text with a language tag (PNG iTXt), compressed or not.
         case international
     }
+    /// The keyword, such as "Title", "Author" or "Comment" (PNG: 1 to 79 Latin-1 characters).
     public var keyword: String
+    /// The text itself.
     public var text: String
+    /// How the entry is stored.
     public var kind: Kind
     /// iTXt language tag.
     public var language: String
@@ -84,6 +91,11 @@ public struct TextEntry: Sendable, Equatable {
     /// iTXt: whether the text is (to be) stored compressed.
     public var compressed: Bool
 
+    /// A text entry; ``compressed`` is also set when `kind` is ``Kind/compressed``.
+    ///
+    /// ```swift
+    /// image.metadata.texts.append(TextEntry(keyword: "Author", text: "Ada"))
+    /// ```
     public init(keyword: String, text: String, kind: Kind = .plain, language: String = "",
                 translatedKeyword: String = "", compressed: Bool = false) {
         self.keyword = keyword
@@ -98,10 +110,24 @@ public struct TextEntry: Sendable, Equatable {
 /// Pixel density: per metre (PNG pHYs unit 1), per inch or per centimetre (JPEG JFIF), or
 /// an aspect ratio only.
 public struct Density: Sendable, Equatable {
-    public enum Unit: String, Sendable, Equatable { case aspectRatio, perInch, perCentimetre, perMetre }
+    /// What ``x`` and ``y`` count: a ratio only, or pixels per inch, centimetre or metre.
+    public enum Unit: String, Sendable, Equatable {
+        /// No physical unit: ``Density/x`` and ``Density/y`` give only the pixel aspect ratio.
+        case aspectRatio
+        /// Pixels per inch (dpi; JFIF unit 1).
+        case perInch
+        /// Pixels per centimetre (JFIF unit 2).
+        case perCentimetre
+        /// Pixels per metre (PNG pHYs unit 1).
+        case perMetre
+    }
+    /// Horizontal pixels per unit.
     public var x: Int
+    /// Vertical pixels per unit.
     public var y: Int
+    /// The unit of ``x`` and ``y``.
     public var unit: Unit
+    /// A density of `x` by `y` pixels per `unit`.
     public init(x: Int, y: Int, unit: Unit) { self.x = x; self.y = y; self.unit = unit }
 
     /// Dots per inch where the unit allows it.
@@ -117,7 +143,9 @@ public struct Density: Sendable, Equatable {
 
 /// CIE chromaticities of the white point and primaries (PNG cHRM).
 public struct Chromaticities: Sendable, Equatable {
+    /// CIE 1931 x and y of the white point and of the red, green and blue primaries (0 to 1).
     public var whiteX, whiteY, redX, redY, greenX, greenY, blueX, blueY: Double
+    /// Chromaticities from the eight CIE x, y coordinates.
     public init(whiteX: Double, whiteY: Double, redX: Double, redY: Double,
                 greenX: Double, greenY: Double, blueX: Double, blueY: Double) {
         self.whiteX = whiteX; self.whiteY = whiteY; self.redX = redX; self.redY = redY
@@ -127,7 +155,9 @@ public struct Chromaticities: Sendable, Equatable {
 
 /// A calendar time in UTC (PNG tIME).
 public struct Timestamp: Sendable, Equatable {
+    /// Year (e.g. 2024), month (1-12), day (1-31), hour (0-23), minute (0-59), second (0-60).
     public var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
+    /// A timestamp from its calendar fields, UTC.
     public init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
         self.year = year; self.month = month; self.day = day
         self.hour = hour; self.minute = minute; self.second = second

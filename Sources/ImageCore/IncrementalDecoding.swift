@@ -1,18 +1,28 @@
 /// A container format, extensible by apps that register their own decoders.
 public struct ImageFileFormat: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The format's name, such as "PNG"; also its ``description``.
     public var rawValue: String
+    /// A format named `rawValue`, e.g. `ImageFileFormat(rawValue: "QOI")` for an app's own decoder.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// PNG (and APNG).
     public static let png = ImageFileFormat(rawValue: "PNG")
+    /// JPEG (JFIF, EXIF, baseline, extended or progressive).
     public static let jpeg = ImageFileFormat(rawValue: "JPEG")
+    /// GIF 87a and 89a, still or animated.
     public static let gif = ImageFileFormat(rawValue: "GIF")
+    /// JPNG: a JPEG with a PNG alpha mask and a footer.
     public static let jpng = ImageFileFormat(rawValue: "JPNG")
+    /// The format's name.
     public var description: String { rawValue }
 }
 
 /// What a decoder knows once the header is read.
 public struct ImageHeader: Sendable, Equatable {
+    /// The container format.
     public var fileFormat: ImageFileFormat
+    /// Width in pixels (for an animation, the canvas).
     public var width: Int
+    /// Height in pixels (for an animation, the canvas).
     public var height: Int
     /// The format the decoder produces by default (the source's channels and depth).
     public var pixelFormat: PixelFormat
@@ -23,6 +33,7 @@ public struct ImageHeader: Sendable, Equatable {
     /// Frames seen so far (1 for still images).
     public var frameCount: Int
 
+    /// A header; decoders make these, and an app's own decoder reports one in its `.header` event.
     public init(fileFormat: ImageFileFormat, width: Int, height: Int, pixelFormat: PixelFormat,
                 isInterlaced: Bool = false, isProgressive: Bool = false, frameCount: Int = 1) {
         self.fileFormat = fileFormat
@@ -69,6 +80,8 @@ public enum DecodingEvent: Sendable, Equatable {
 ///
 /// After an error every later call throws the same error.
 public protocol IncrementalImageDecoder: Sendable {
+    /// The decoder's error type (`PNGError`, `JPEGError`, `GIFError`, ...): every method throws
+    /// only this type.
     associatedtype Failure: Error
     /// Known once the `.header` event has been reported.
     var header: ImageHeader? { get }

@@ -9,19 +9,24 @@ public struct InputBuffer: Sendable {
     @usableFromInline var start = 0
     /// Bytes consumed since the beginning of the input: the absolute offset of `unread.first`.
     @usableFromInline var _consumed = 0
+    /// Bytes consumed since the beginning of the input: the absolute offset of the first unread byte.
     public var consumedTotal: Int { _consumed }
     /// True once the caller said no more bytes will come.
     public var isFinished = false
 
+    /// An empty buffer.
     public init() {}
 
     /// Number of unread bytes.
     @inlinable public var count: Int { storage.count - start }
+    /// True when no bytes are unread.
     @inlinable public var isEmpty: Bool { count == 0 }
 
     /// Absolute offset of the byte `delta` bytes into the unread part.
     @inlinable public func offset(_ delta: Int = 0) -> Int { _consumed + delta }
 
+    /// Adds bytes that arrived, compacting away the consumed ones first when they are at least half
+    /// of the storage (amortized linear cost).
     public mutating func append<C: Collection>(contentsOf bytes: C) where C.Element == UInt8 {
         if start > 0 && start >= storage.count / 2 {
             storage.removeSubrange(0 ..< start)

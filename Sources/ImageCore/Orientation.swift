@@ -2,12 +2,17 @@
 public enum Orientation: Int, Sendable, Equatable, CaseIterable {
     /// Stored upright.
     case up = 1
+    /// Stored mirrored left to right; display flips it horizontally.
     case upMirrored = 2
+    /// Stored upside down; display turns it 180 degrees.
     case down = 3
+    /// Stored mirrored top to bottom; display flips it vertically.
     case downMirrored = 4
+    /// Stored transposed (mirrored about the top-left to bottom-right diagonal); display transposes it.
     case leftMirrored = 5
     /// Stored rotated; display turns it 90 degrees clockwise.
     case right = 6
+    /// Stored transversed (mirrored about the top-right to bottom-left diagonal); display transverses it.
     case rightMirrored = 7
     /// Stored rotated; display turns it 90 degrees counter-clockwise.
     case left = 8

@@ -9,7 +9,9 @@
 /// format.bytesPerPixel   // 8
 /// ```
 public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// 8-bit formats: gray; gray and alpha; red, green, blue; red, green, blue, alpha (1 byte a sample).
     case gray8, grayAlpha8, rgb8, rgba8
+    /// 16-bit formats with the channels of their 8-bit namesakes (2 bytes a sample, host byte order).
     case gray16, grayAlpha16, rgb16, rgba16
 
     /// Samples per pixel (1 to 4).
@@ -28,8 +30,10 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// Bytes in one sample: 1 or 2.
     @inlinable public var bytesPerSample: Int { is16Bit ? 2 : 1 }
 
+    /// Bytes in one pixel: ``channels`` times ``bytesPerSample`` (1 to 8).
     @inlinable public var bytesPerPixel: Int { channels * bytesPerSample }
 
+    /// True for the four 16-bit formats.
     @inlinable public var is16Bit: Bool {
         switch self {
         case .gray16, .grayAlpha16, .rgb16, .rgba16: true
@@ -37,8 +41,10 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         }
     }
 
+    /// True when the last channel is alpha (`grayAlpha*`, `rgba*`).
     @inlinable public var hasAlpha: Bool { channels == 2 || channels == 4 }
 
+    /// True for RGB and RGBA, false for gray.
     @inlinable public var isColor: Bool { channels >= 3 }
 
     /// The format with the given colour, alpha and depth.
@@ -64,5 +70,6 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// The 16-bit format with the same channels.
     @inlinable public var sixteenBit: PixelFormat { PixelFormat(color: isColor, alpha: hasAlpha, sixteenBit: true) }
 
+    /// The case name, such as "rgba8".
     public var description: String { rawValue }
 }

@@ -12,12 +12,17 @@ public struct RowBand {
     public let y: Int
     /// Number of rows.
     public let count: Int
+    /// Pixels in each row (the image's width).
     public let width: Int
+    /// The layout of each pixel.
     public let format: PixelFormat
     /// Distance in bytes from one row to the next (at least `width * format.bytesPerPixel`).
     public let bytesPerRow: Int
+    /// The first byte of the first row; valid only during the call that lends the band.
     public let base: UnsafeRawPointer
 
+    /// A band over memory the caller owns and keeps alive while the band is in use (for decoders
+    /// that lend rows, and for tests).
     public init(y: Int, count: Int, width: Int, format: PixelFormat, bytesPerRow: Int, base: UnsafeRawPointer) {
         self.y = y
         self.count = count

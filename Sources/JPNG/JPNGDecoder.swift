@@ -22,7 +22,17 @@ public enum JPNGDecoder {
         return (footer, color, mask)
     }
 
-    /// The RGBA8 image (straight alpha; `premultiplied()` on the result converts).
+    /// Decodes a whole JPNG file: the RGBA8 image (straight alpha; `premultiplied()` on the
+    /// result converts), with the colour part's metadata.
+    ///
+    /// ```swift
+    /// let image = try JPNGDecoder.decode([UInt8](try Data(contentsOf: url)))
+    /// ```
+    ///
+    /// - Throws: a container case of ``JPNGError`` (footer, sizes, part signatures),
+    ///   ``JPNGError/colorPart(_:)`` or ``JPNGError/maskPart(_:maskOffset:)`` with the part
+    ///   decoder's error, or ``JPNGError/sizeMismatch(colorWidth:colorHeight:maskWidth:maskHeight:)``.
+    ///   For a file that may be a plain JPEG, PNG or GIF, use `ImageSource.decode` instead.
     public static func decode(_ bytes: [UInt8], limits: DecodingLimits = .default) throws(JPNGError) -> Image {
         let (footer, colorBytes, maskBytes) = try parts(bytes)
         let color = try decodeColorPart(Array(colorBytes), limits: limits)

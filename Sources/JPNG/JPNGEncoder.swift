@@ -2,12 +2,21 @@ import ImageCore
 import PureJPEG
 import PurePNG
 
-/// Options for writing JPNG files.
+/// Options for writing JPNG files: the colour part's JPEG quality, progression and
+/// subsampling, the mask's compression level, and whether hidden pixels are recoloured.
+///
+/// ```swift
+/// var options = JPNGEncodingOptions()      // quality 0.8, baseline 4:2:0
+/// options.quality = 0.9
+/// options.subsampling = .s444              // sharper colour edges, larger file
+/// let jpng = try JPNGEncoder.encode(image, options: options)
+/// ```
 public struct JPNGEncodingOptions: Sendable, Equatable {
     /// JPEG quality in (0, 1] (JPNG's scale; 0.8 is JPEG quality 80).
     public var quality: Double
     /// Write the colour part as a progressive JPEG.
     public var progressive: Bool
+    /// Chroma subsampling of the colour part; 4:2:0 (the default) as the original library wrote.
     public var subsampling: ChromaSubsampling
     /// zlib level 0-9 of the PNG mask.
     public var maskCompressionLevel: Int
@@ -15,6 +24,13 @@ public struct JPNGEncodingOptions: Sendable, Equatable {
     /// (no halo at edges; nothing visible changes).
     public var fillTransparentPixels: Bool
 
+    /// Options with the original library's defaults: quality 0.8, baseline 4:2:0, mask at zlib
+    /// level 9, transparent pixels filled. Checked when encoding: a quality outside (0, 1] or a
+    /// level outside 0-9 throws ``JPNGError/invalidParameter(_:)``.
+    ///
+    /// ```swift
+    /// let options = JPNGEncodingOptions(quality: 0.9, progressive: true)
+    /// ```
     public init(quality: Double = 0.8, progressive: Bool = false, subsampling: ChromaSubsampling = .s420,
                 maskCompressionLevel: Int = 9, fillTransparentPixels: Bool = true) {
         self.quality = quality
@@ -33,7 +49,21 @@ public struct JPNGEncodingOptions: Sendable, Equatable {
 /// try Data(jpng).write(to: url)          // any JPEG viewer shows the colour part
 /// ```
 public enum JPNGEncoder {
-    /// Encodes any image. Without an alpha channel the mask is all opaque (see ``hasTransparency(_:)``).
+    /// Encodes any image as a JPNG file. Without an alpha channel the mask is all opaque (see
+    /// ``hasTransparency(_:)`` to choose a plain JPEG instead).
+    ///
+    /// The colour is encoded as straight RGB (premultiplied input is unpremultiplied; 16-bit
+    /// samples are rounded to 8 bits), with the image's EXIF and ICC profile; the alpha becomes
+    /// an 8-bit gray PNG.
+    ///
+    /// ```swift
+    /// let rgba = try PNGDecoder.decode(pngBytes)
+    /// let jpng = try JPNGEncoder.encode(rgba, options: JPNGEncodingOptions(quality: 0.8))
+    /// ```
+    ///
+    /// - Throws: ``JPNGError/invalidParameter(_:)`` for a quality outside (0, 1], a mask level
+    ///   outside 0-9 or an empty image; ``JPNGError/encodingFailed(_:)`` when a part cannot be
+    ///   encoded (e.g. a side over 65535 pixels, JPEG's limit).
     public static func encode(_ image: Image, options: JPNGEncodingOptions = .init()) throws(JPNGError) -> [UInt8] {
         guard options.quality > 0, options.quality <= 1 else {
             throw .invalidParameter("quality \(options.quality) is not in (0, 1]")

@@ -27,8 +27,10 @@ public enum JPNGError: Error, Sendable, Equatable, CustomStringConvertible {
     case maskPart(PNGError, maskOffset: Int)
     /// The input ended early; `partial` is what could be shown (colour so far, opaque).
     case truncated(offset: Int, partial: Image?)
-    /// Encoding: the colour or mask encoder failed, or an option is out of range.
+    /// Encoding: the colour (JPEG) or mask (PNG) encoder failed, or a part exceeds 4 GiB; the
+    /// text says which and why.
     case encodingFailed(String)
+    /// Encoding: an option out of range or an empty image; the text says which.
     case invalidParameter(String)
 
     /// A stable name for the case.
@@ -50,6 +52,8 @@ public enum JPNGError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// A one-line English message with the byte offset where there is one, e.g.
+    /// "JPNG: unsupported version 2.0 at byte 13037".
     public var description: String {
         switch self {
         case let .tooShort(length): "JPNG: file of \(length) bytes is too short for the 16-byte footer"

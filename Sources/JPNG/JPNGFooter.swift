@@ -9,15 +9,28 @@ public struct JPNGFooter: Sendable, Equatable {
     public static let identifier: UInt32 = 0x4A50_4E47
     /// Files written before version 1.1: bytes `47 45 50 4A` ("GEPJ").
     public static let legacyIdentifier: UInt32 = 0x4A50_4547
+    /// The footer's length in bytes as written (a newer minor version may declare a larger ``footerSize``).
     public static let size = 16
 
+    /// Length of the JPEG colour part, which starts at byte 0.
     public var imageSize: UInt32
+    /// Length of the PNG mask part, which starts right after the JPEG.
     public var maskSize: UInt32
+    /// The footer's declared length: 16, or more for a later minor version with extra fields.
     public var footerSize: UInt16
+    /// The major version: 1 (another major version is incompatible).
     public var majorVersion: UInt8
+    /// The minor version: 0 as written (higher minor versions stay compatible).
     public var minorVersion: UInt8
+    /// The identifier as read: ``identifier``, or ``legacyIdentifier`` for files before version 1.1.
     public var identifierValue: UInt32
 
+    /// A footer for parts of the given lengths, version 1.0, current identifier; ``bytes`` gives its
+    /// 16 bytes.
+    ///
+    /// ```swift
+    /// let file = jpeg + png + JPNGFooter(imageSize: UInt32(jpeg.count), maskSize: UInt32(png.count)).bytes
+    /// ```
     public init(imageSize: UInt32, maskSize: UInt32, footerSize: UInt16 = 16, majorVersion: UInt8 = 1,
                 minorVersion: UInt8 = 0, identifierValue: UInt32 = JPNGFooter.identifier) {
         self.imageSize = imageSize

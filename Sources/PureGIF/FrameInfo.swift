@@ -42,14 +42,19 @@ public struct GIFFrameInfo: Sendable, Equatable {
     public var delayCentiseconds: Int
     /// The delay a browser plays: delays of 10 ms or less (0 or 1 centisecond) play as 100 ms.
     public var displayDelayMilliseconds: Int
+    /// What happens to the frame's rectangle before the next frame is drawn.
     public var disposal: GIFDisposal
     /// The colour index drawn as "leave the canvas alone", if the frame has one.
     public var transparentIndex: UInt8?
+    /// True when the frame's rows are stored in the four interlace passes (GIF89a appendix E).
     public var interlaced: Bool
+    /// True when the frame carries its own colour table instead of using the global one.
     public var hasLocalColorTable: Bool
     /// The graphic control extension's user input flag (browsers ignore it).
     public var userInputFlag: Bool
 
+    /// Frame information as a decoder builds it; ``displayDelayMilliseconds`` is derived from
+    /// `delayCentiseconds` by ``displayDelay(centiseconds:)``.
     public init(index: Int, x: Int, y: Int, width: Int, height: Int, delayCentiseconds: Int = 0,
                 disposal: GIFDisposal = .unspecified, transparentIndex: UInt8? = nil,
                 interlaced: Bool = false, hasLocalColorTable: Bool = false, userInputFlag: Bool = false) {

@@ -14,15 +14,21 @@ import ImageCore
 /// while let canvas = try iterator.nextFrame() { show(canvas) }
 /// ```
 public struct GIFAnimation: Sendable, Sequence {
+    /// The whole file, kept to decode frames on demand.
     public let bytes: [UInt8]
+    /// The limits every frame decode enforces (with `inputSize` set to the file's length).
     public let limits: DecodingLimits
+    /// The leniencies every frame decode uses.
     public let options: GIFDecodingOptions
+    /// Canvas width in pixels (the logical screen); every composited frame has this size.
     public var width: Int
+    /// Canvas height in pixels.
     public var height: Int
     /// Every frame the file declares (the last one may be cut short: see ``truncatedAt``).
     public var frames: [GIFFrameInfo]
     /// nil: no loop extension (play once); 0: forever; N: N + 1 plays.
     public var loopCount: Int?
+    /// Comments (as `TextEntry(keyword: "Comment", ...)`); GIF carries no other metadata.
     public var metadata: ImageMetadata
     /// Where the input ends early, if it does: frames before the last are whole; asking for
     /// an unfinished one throws `.truncated` with what could be drawn.
@@ -64,6 +70,12 @@ public struct GIFAnimation: Sendable, Sequence {
         return try iterator.decode(upTo: index)
     }
 
+    /// An iterator over the composited frames, in order, decoding each as it is asked for (memory
+    /// is one canvas, whatever the frame count).
+    ///
+    /// ```swift
+    /// for canvas in animation { show(canvas) }           // stops quietly at an error
+    /// ```
     public func makeIterator() -> Iterator { Iterator(self) }
 
     /// Composited frames one at a time. `next()` stops at the first error, which ``error`` keeps;
@@ -74,6 +86,7 @@ public struct GIFAnimation: Sendable, Sequence {
         private var fed = false
         private var index = 0
         private let count: Int
+        /// The error that ended ``next()`` early, if one did.
         public private(set) var error: GIFError?
 
         fileprivate init(_ animation: GIFAnimation) {
@@ -83,6 +96,8 @@ public struct GIFAnimation: Sendable, Sequence {
             count = animation.frames.count
         }
 
+        /// The next composited canvas (RGBA8, canvas size), or nil after the last frame or at the
+        /// first error (then kept in ``error``).
         public mutating func next() -> Image? {
             do { return try nextFrame() } catch { self.error = error; return nil }
         }

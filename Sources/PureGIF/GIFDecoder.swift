@@ -2,8 +2,8 @@ import ImageCore
 
 /// A resumable GIF decoder: feed bytes as they arrive, get events, and read the canvas.
 ///
-/// Every frame is composited onto an RGBA8 canvas as its rows are decoded (see ``Compositor``
-/// for the disposal rules). Events:
+/// Every frame is composited onto an RGBA8 canvas as its rows are decoded (disposal applied as
+/// browsers apply it: see ``GIFDisposal``). Events:
 /// - `.header` once the logical screen descriptor and global colour table are read
 ///   (`frameCount` 0 then; ``header`` counts frames as they start);
 /// - `.frameStarted(i)` at each image descriptor;
@@ -25,10 +25,15 @@ import ImageCore
 /// let first = try decoder.finish()   // the first frame on its canvas
 /// ```
 public struct GIFDecoder: IncrementalImageDecoder {
+    /// Every method throws ``GIFError``.
     public typealias Failure = GIFError
 
+    /// The limits checked against the canvas, each frame and the frame count.
     public let limits: DecodingLimits
+    /// The leniencies in force (browser-compatible by default).
     public let options: GIFDecodingOptions
+    /// The canvas size (`pixelFormat` `.rgba8`) once the logical screen descriptor is read;
+    /// `frameCount` counts the frames started so far.
     public private(set) var header: ImageHeader?
     /// Info of the frames seen so far (a frame is listed from its image descriptor on).
     public private(set) var frames: [GIFFrameInfo] = []
@@ -106,6 +111,10 @@ public struct GIFDecoder: IncrementalImageDecoder {
     /// Stop (leaving the rest of the input unread) once this frame is complete.
     var pauseAfterFrame: Int?
 
+    /// A decoder waiting for the first bytes.
+    /// - Parameters:
+    ///   - limits: Bounds on canvas and frame size, memory and frame count.
+    ///   - options: Which malformations are tolerated; the default reads what browsers read.
     public init(limits: DecodingLimits = .default, options: GIFDecodingOptions = .init()) {
         self.limits = limits
         self.options = options
@@ -123,6 +132,9 @@ public struct GIFDecoder: IncrementalImageDecoder {
     /// Absolute offset of the next byte the decoder will read.
     public var offset: Int { input.offset() }
 
+    /// Feeds the next bytes and decodes as far as they allow; returns the events that became true.
+    /// Throws a ``GIFError`` for invalid data (with its byte offset); after an error every call
+    /// throws it again.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) throws(GIFError) -> [DecodingEvent] {
         if let failure { throw failure }
         if state != .ended { input.append(contentsOf: bytes) }
@@ -145,6 +157,12 @@ public struct GIFDecoder: IncrementalImageDecoder {
         return events
     }
 
+    /// Ends the input and returns the first frame composited on its canvas (RGBA8). Use
+    /// ``GIFAnimation`` or ``currentCanvas`` for later frames.
+    ///
+    /// Throws ``GIFError/truncated(offset:partial:)`` when the file is not complete (the partial
+    /// image is the first frame as far as it was decoded), ``GIFError/noFrames(offset:)`` when it
+    /// holds no image.
     public mutating func finish() throws(GIFError) -> Image {
         if let failure { throw failure }
         input.isFinished = true

@@ -28,7 +28,7 @@ public enum GIFError: Error, Sendable, Equatable, CustomStringConvertible {
     case noFrames(offset: Int)
     /// ``GIFAnimation/frame(at:)`` was asked for a frame the file does not have.
     case frameIndexOutOfRange(index: Int, count: Int)
-    /// The input breaks one of the ``DecodingLimits``.
+    /// The input breaks one of the `DecodingLimits`.
     case limitExceeded(LimitViolation, offset: Int)
     /// The input ended early; `partial` holds what was decoded (undecoded pixels transparent).
     case truncated(offset: Int, partial: Image?)
@@ -63,6 +63,7 @@ public enum GIFError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// A one-line English message ending in the byte offset, e.g. "not a GIF file (offset 0)".
     public var description: String {
         switch self {
         case let .invalidSignature(o): "not a GIF file (offset \(o))"

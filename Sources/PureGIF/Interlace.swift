@@ -11,10 +11,12 @@
     static let passStarts = [0, 4, 2, 1]
     static let passSteps = [8, 8, 4, 2]
 
+    /// The frame's height in rows.
     public let height: Int
     /// `passEnds[k]`: the number of stored rows once pass `k` is complete.
     public let passEnds: [Int]
 
+    /// The map for a frame of `height` rows.
     public init(height: Int) {
         self.height = height
         var ends: [Int] = []

@@ -13,6 +13,7 @@
 /// let (status, used) = lzw.decode(data, into: out, capacity: count, position: &position)
 /// ```
 @_spi(Testing) public struct LZWDecoder: Sendable {
+    /// Why ``decode(_:into:capacity:position:)`` or ``decodeTail(_:)`` returned.
     public enum Status: Equatable, Sendable {
         /// Every input byte was used; more may come.
         case needInput
@@ -31,6 +32,7 @@
     private var link: [UInt32]
     /// Entry `c`: length of its string.
     private var length: [UInt16]
+    /// The LZW minimum code size of the image (the byte before its data sub-blocks).
     public let minimumCodeSize: Int
     let clearCode: Int
     let endCode: Int

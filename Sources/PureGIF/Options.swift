@@ -28,6 +28,12 @@ public struct GIFDecodingOptions: Sendable, Equatable {
     /// (the default): such a frame is ``GIFError/missingColorTable(frame:offset:)``.
     public var defaultColorTable: Palette?
 
+    /// Options with each leniency on by default (browser behaviour) and no default colour table.
+    ///
+    /// ```swift
+    /// let options = GIFDecodingOptions(allowMissingTrailer: false, defaultColorTable: GIFDecodingOptions.grayColorTable)
+    /// let animation = try GIFAnimation(bytes: data, options: options)
+    /// ```
     public init(allowExcessPixelData: Bool = true, allowIncompletePixelData: Bool = true,
                 allowMissingEndCode: Bool = true, allowDataAfterEndCode: Bool = true,
                 allowMissingTrailer: Bool = true, defaultColorTable: Palette? = nil) {

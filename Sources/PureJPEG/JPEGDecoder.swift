@@ -17,6 +17,9 @@ public struct JPEGDecodingOptions: Sendable, Equatable {
     /// libjpeg's triangle ("fancy") upsampling of chroma; false replicates samples.
     public var fancyUpsampling: Bool = true
 
+    /// Options with libjpeg-turbo's `djpeg` defaults (full size, RGB, fancy upsampling, stored
+    /// orientation). A `scale` other than 8, 4, 2 or 1 makes decoding throw
+    /// ``JPEGError/invalidOption(_:)``.
     public init(scale: Int = 8, outputCMYK: Bool = false, applyOrientation: Bool = false, fancyUpsampling: Bool = true) {
         self.scale = scale
         self.outputCMYK = outputCMYK
@@ -40,9 +43,12 @@ public struct JPEGDecodingOptions: Sendable, Equatable {
 /// let image = try decoder.finish()     // .rgb8, .gray8 (or .rgba8 CMYK on request)
 /// ```
 public struct JPEGDecoder: IncrementalImageDecoder {
+    /// Every method throws ``JPEGError``.
     public typealias Failure = JPEGError
 
+    /// The limits checked at SOF (pixels, memory, decompression ratio) and per scan and segment.
     public let limits: DecodingLimits
+    /// Output scale, colour and upsampling choices.
     public let options: JPEGDecodingOptions
     /// Known after the `.header` event (at SOF): the output size and pixel format.
     public private(set) var header: ImageHeader?
@@ -104,6 +110,11 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     /// Coefficient mode: the renders kept for reuse, and what changed since (see ``PreviewCache``).
     var previewCache = PreviewCache()
 
+    /// A decoder waiting for the first bytes (SOI).
+    /// - Parameters:
+    ///   - limits: Bounds on size, memory, scans and metadata, checked at the frame header before
+    ///     the image is allocated. Set `inputSize` when the total length is known.
+    ///   - options: Scale, CMYK output, orientation and upsampling.
     public init(limits: DecodingLimits = .default, options: JPEGDecodingOptions = .init()) {
         self.limits = limits
         self.options = options
@@ -121,6 +132,13 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         return try decoder.finish()
     }
 
+    /// Feeds the next bytes and decodes as far as they allow; returns what became available:
+    /// `.header` at SOF, `.rows` as baseline rows become final, `.scanComplete` after each
+    /// progressive scan, `.warning` for recovered damage (a corrupt restart interval), `.end` at
+    /// EOI. Bytes after EOI are ignored.
+    ///
+    /// Throws a ``JPEGError`` whose case carries the byte offset of the problem; after an error,
+    /// every later call throws the same error.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) throws(JPEGError) -> [DecodingEvent] {
         if let failure { throw failure }
         if phase == .done { return [] }
@@ -142,6 +160,13 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         return try result.get()
     }
 
+    /// Ends the input and returns the image: `.gray8` or `.rgb8` (`.rgba8` holding CMYK with
+    /// ``JPEGDecodingOptions/outputCMYK``), with the file's metadata, turned upright when
+    /// ``JPEGDecodingOptions/applyOrientation`` is set.
+    ///
+    /// Throws ``JPEGError/truncated(offset:partial:)`` when the input ended before EOI: `partial`
+    /// holds the rows or scans decoded so far with the rest mid-gray, so a cut-short download still
+    /// shows what arrived.
     public mutating func finish() throws(JPEGError) -> Image {
         if let failure { throw failure }
         if phase != .done {

@@ -27,9 +27,9 @@ public enum JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
     /// code, a run past the block), or header fields out of range (sampling factors, table
     /// indices, DQT precision, a scan naming a component the frame lacks).
     case corruptData(reason: String, offset: Int)
-    /// The input exceeds one of the ``DecodingLimits`` other than the scan count.
+    /// The input exceeds one of the `DecodingLimits` other than the scan count.
     case limitExceeded(LimitViolation, offset: Int)
-    /// More progressive scans than ``DecodingLimits/maxScans``.
+    /// More progressive scans than `DecodingLimits.maxScans`.
     case tooManyScans(limit: Int, offset: Int)
     /// The input ended early; `partial` holds what was decoded (the rest mid-gray).
     case truncated(offset: Int, partial: Image?)
@@ -66,6 +66,7 @@ public enum JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// A one-line English message with the byte offset, e.g. "invalid marker 0xC8 at offset 2".
     public var description: String {
         switch self {
         case let .invalidMarker(m, o): "invalid marker 0x\(hex(m)) at offset \(o)"

@@ -8,9 +8,13 @@ import ImageCore
 /// if let info = decoder.info { print(info.process, info.estimatedQuality ?? 0) }
 /// ```
 public struct JPEGInfo: Sendable, Equatable {
+    /// Width in pixels as stored (SOF), before any scaling.
     public var width: Int
+    /// Height in pixels as stored (SOF), before any scaling.
     public var height: Int
+    /// Number of components: 1 (gray), 3 (YCbCr or RGB) or 4 (CMYK or YCCK).
     public var components: Int
+    /// The coding process of the frame header (SOF0, SOF1 or SOF2).
     public var process: JPEGProcess
     /// (horizontal, vertical) sampling factors per component, in frame order.
     public var samplingFactors: [SamplingFactor]
@@ -28,9 +32,13 @@ public struct JPEGInfo: Sendable, Equatable {
     /// tools estimate it; nil before any DQT.
     public var estimatedQuality: Int?
 
+    /// One component's sampling factors (1 to 4 each, T.81 B.2.2); 2x2 luma with 1x1 chroma is 4:2:0.
     public struct SamplingFactor: Sendable, Equatable {
+        /// Horizontal sampling factor, 1 to 4.
         public var horizontal: Int
+        /// Vertical sampling factor, 1 to 4.
         public var vertical: Int
+        /// Sampling factors `horizontal` x `vertical`.
         public init(horizontal: Int, vertical: Int) { self.horizontal = horizontal; self.vertical = vertical }
     }
 }

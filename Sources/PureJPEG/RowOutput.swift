@@ -97,16 +97,22 @@ extension JPEGDecoder {
 public struct JPEGRowDecoder: RowStreamingDecoder, Sendable {
     var decoder: JPEGDecoder
 
+    /// A row decoder waiting for the first bytes. `options.applyOrientation` is ignored (rows are
+    /// as stored); `limits.maxBytes` counts the band buffers for streamable files.
     public init(limits: DecodingLimits = .default, options: JPEGDecodingOptions = .init()) {
         decoder = JPEGDecoder(limits: limits, options: options)
         decoder.rowOutput = RowOutput()
     }
 
+    /// The limits in force.
     public var limits: DecodingLimits { decoder.limits }
+    /// The decoding options in force.
     public var options: JPEGDecodingOptions { decoder.options }
     /// Size and pixel format of the rows, after the `.header` event.
     public var header: ImageHeader? { decoder.header }
+    /// The frame and table facts, after SOF.
     public var info: JPEGInfo? { decoder.info }
+    /// The metadata read so far (ICC, EXIF, JFIF density, comments).
     public var metadata: ImageMetadata { decoder.metadata }
     /// Input bytes consumed; after `.end`, the offset just past EOI (where a JPNG's mask begins).
     public var bytesConsumed: Int { decoder.bytesConsumed }

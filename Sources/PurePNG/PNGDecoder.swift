@@ -7,10 +7,11 @@ import ImageCore
 /// let image = try PNGDecoder.decode(bytes, options: PNGDecodingOptions(checkCRC: false))
 /// ```
 public struct PNGDecodingOptions: Sendable, Equatable {
-    /// When true (the default) any CRC mismatch is ``PNGError/badCRC``; when false CRC
+    /// When true (the default) any CRC mismatch is ``PNGError/badCRC(chunk:declared:computed:offset:)``; when false CRC
     /// mismatches are ignored (libpng's "benign" CRC option).
     public var checkCRC: Bool = true
 
+    /// Options; by default every chunk's CRC is checked.
     public init(checkCRC: Bool = true) {
         self.checkCRC = checkCRC
     }
@@ -34,10 +35,13 @@ public struct PNGDecodingOptions: Sendable, Equatable {
 /// 16 bits `.gray16`; palette images give `.rgb8` (`.rgba8` with tRNS); a tRNS colour key
 /// adds an alpha channel. The `.header` event comes at the first IDAT, when the format is final.
 public struct PNGDecoder: IncrementalImageDecoder {
+    /// Every method throws ``PNGError``.
     public typealias Failure = PNGError
 
     let limits: DecodingLimits
     let options: PNGDecodingOptions
+    /// Size and output pixel format, known at the `.header` event (the first IDAT, once PLTE and
+    /// tRNS can no longer change the format).
     public private(set) var header: ImageHeader?
     /// IHDR, PLTE and tRNS as parsed so far.
     public private(set) var info: PNGInfo?
@@ -120,6 +124,11 @@ public struct PNGDecoder: IncrementalImageDecoder {
     private var seenOnce: Set<UInt32> = []
     private var metadataBudget: Int
 
+    /// A decoder waiting for the signature.
+    /// - Parameters:
+    ///   - limits: Bounds on pixels, memory, decompression ratio and decompressed metadata,
+    ///     checked at the header before any image buffer is allocated.
+    ///   - options: CRC checking.
     public init(limits: DecodingLimits = .default, options: PNGDecodingOptions = .init()) {
         self.limits = limits
         self.options = options
@@ -138,6 +147,14 @@ public struct PNGDecoder: IncrementalImageDecoder {
         return try decoder.finish()
     }
 
+    /// Feeds the next bytes and decodes as far as they allow; returns what became available:
+    /// `.header` at the first IDAT, `.rows` as rows are unfiltered (non-interlaced),
+    /// `.passComplete` per Adam7 pass, `.warning` for a skipped malformed ancillary chunk, `.end`
+    /// at IEND.
+    ///
+    /// Throws a ``PNGError`` whose case carries the byte offset of the offending chunk or data;
+    /// after an error every later call throws the same error. Bytes after IEND throw
+    /// ``PNGError/chunkAfterEnd(offset:)``.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) throws(PNGError) -> [DecodingEvent] {
         if let failure { throw failure }
         var events: [DecodingEvent] = []
@@ -174,6 +191,11 @@ public struct PNGDecoder: IncrementalImageDecoder {
         return events
     }
 
+    /// Ends the input and returns the image in the decoder's output format (see the type's
+    /// discussion) with the metadata read.
+    ///
+    /// Throws ``PNGError/truncated(offset:partial:)`` before IEND: `partial` holds the rows decoded
+    /// so far (the rest zero), or for Adam7 the passes so far with pixels replicated.
     public mutating func finish() throws(PNGError) -> Image {
         if let failure { throw failure }
         if case .ended = state, let image = preview() { return image }
@@ -200,6 +222,8 @@ public struct PNGDecoder: IncrementalImageDecoder {
 
     var failed: PNGError? { failure }
 
+    /// The image so far: decoded rows, the rest zero; for Adam7, the completed passes with each
+    /// pixel replicated over the gaps later passes fill. Nil before the `.header` event.
     public func preview() -> Image? {
         guard let header, let imageData else { return nil }
         return Image(width: header.width, height: header.height, format: header.pixelFormat,

@@ -2,6 +2,7 @@ import ImageCore
 
 /// How scanlines are filtered before compression (PNG 9.2, 12.8).
 public enum PNGFilterStrategy: String, Sendable, CaseIterable {
+    /// One filter for every row: None, Sub, Up, Average or Paeth (PNG 9.2, filter types 0-4).
     case none, sub, up, average, paeth
     /// Per row, the filter whose output has the smallest sum of magnitudes (bytes read as
     /// signed), as libpng does. For palette and sub-8-bit images it means ``none``, since
@@ -20,10 +21,11 @@ public enum PNGFilterStrategy: String, Sendable, CaseIterable {
 public struct PNGEncodingOptions: Sendable, Equatable {
     /// zlib level 0 (stored) ... 9 (smallest).
     public var compressionLevel: Int = 6
+    /// Which filter each row gets; ``PNGFilterStrategy/adaptive`` (the default) picks per row.
     public var filter: PNGFilterStrategy = .adaptive
     /// Adam7 interlacing (PNG 8.2).
     public var interlaced: Bool = false
-    /// nil: the colour type of the image's ``PixelFormat``. Others convert losslessly or throw
+    /// nil: the colour type of the image's `PixelFormat`. Others convert losslessly or throw
     /// ``PNGError/unrepresentable(_:)``: gray needs R == G == B, dropping alpha needs an opaque
     /// image, ``PNGColorType/palette`` needs at most 2^bitDepth distinct colours (from a 16-bit
     /// image, colours 8 bits hold exactly: every sample a multiple of 257).
@@ -32,10 +34,16 @@ public struct PNGEncodingOptions: Sendable, Equatable {
     /// 16 from an 8-bit image widens by 257; 8 from a 16-bit image rounds; gray at 1, 2 or 4
     /// bits needs every value to be exact at that depth.
     public var bitDepth: Int? = nil
-    /// Write the image's ``ImageMetadata`` as iCCP/sRGB, gAMA, cHRM, sBIT, bKGD, pHYs, eXIf,
+    /// Write the image's `ImageMetadata` as iCCP/sRGB, gAMA, cHRM, sBIT, bKGD, pHYs, eXIf,
     /// tIME and text chunks.
     public var writeMetadata: Bool = true
 
+    /// Options with libpng's defaults unless given; checked when encoding (a level outside 0...9 or
+    /// a depth the colour type does not allow throws ``PNGError/invalidParameter(_:)``).
+    ///
+    /// ```swift
+    /// let options = PNGEncodingOptions(compressionLevel: 9, colorType: .gray, bitDepth: 16)
+    /// ```
     public init(compressionLevel: Int = 6, filter: PNGFilterStrategy = .adaptive, interlaced: Bool = false,
                 colorType: PNGColorType? = nil, bitDepth: Int? = nil, writeMetadata: Bool = true) {
         self.compressionLevel = compressionLevel
@@ -47,7 +55,7 @@ public struct PNGEncodingOptions: Sendable, Equatable {
     }
 }
 
-/// Encodes an ``Image`` as a PNG file in memory.
+/// Encodes an `Image` as a PNG file in memory.
 ///
 /// ```swift
 /// let image = Image(width: 64, height: 64, format: .rgba8)
@@ -55,6 +63,24 @@ public struct PNGEncodingOptions: Sendable, Equatable {
 /// let small = try PNGEncoder.encode(image, options: .init(compressionLevel: 9, interlaced: true))
 /// ```
 public enum PNGEncoder {
+    /// Encodes `image` as a complete PNG file.
+    ///
+    /// Premultiplied input is unpremultiplied first (PNG stores straight alpha). The output
+    /// colour type and depth follow the image unless the options ask for others; the image's
+    /// metadata is written unless ``PNGEncodingOptions/writeMetadata`` is off.
+    ///
+    /// ```swift
+    /// let png = try PNGEncoder.encode(image, options: PNGEncodingOptions(compressionLevel: 9))
+    /// try Data(png).write(to: url)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - image: Any `Image`: every `PixelFormat` is accepted.
+    ///   - options: Compression level, filtering, interlacing, colour type, depth, metadata.
+    /// - Returns: The PNG file's bytes.
+    /// - Throws: ``PNGError/invalidParameter(_:)`` for options or metadata out of range,
+    ///   ``PNGError/unrepresentable(_:)`` when the requested colour type or depth cannot hold the
+    ///   pixels exactly, ``PNGError/compressionFailed(status:)`` if zlib fails.
     public static func encode(_ image: Image, options: PNGEncodingOptions = .init()) throws(PNGError) -> [UInt8] {
         // PNG stores straight alpha (PNG 12.4).
         let image = image.isPremultiplied ? image.unpremultiplied() : image

@@ -4,41 +4,75 @@ import ImageCore
 /// byte offset in the file where the problem was found (and its evidence where useful).
 public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
     // Container (PNG 5.2-5.6)
+    /// The file does not start with the 8-byte PNG signature (PNG 5.2); `offset` is the first byte that differs.
     case invalidSignature(offset: Int)
+    /// A chunk length over 2^31 - 1 (PNG 5.3).
     case invalidChunkLength(length: UInt32, offset: Int)
+    /// A chunk type whose bytes are not all ASCII letters (PNG 5.4).
     case invalidChunkType(type: String, offset: Int)
+    /// A chunk's CRC does not match its type and data (PNG 5.3); only when
+    /// ``PNGDecodingOptions/checkCRC`` is on.
     case badCRC(chunk: String, declared: UInt32, computed: UInt32, offset: Int)
+    /// The first chunk is not IHDR.
     case missingHeader(offset: Int)
+    /// A chunk that may appear once (IHDR, PLTE, tRNS, ...) appears again (PNG 5.6).
     case duplicateChunk(chunk: String, offset: Int)
+    /// A chunk where the ordering rules forbid it, such as PLTE after IDAT (PNG 5.6).
     case chunkOutOfOrder(chunk: String, offset: Int)
+    /// A critical chunk (upper-case first letter) this decoder does not know (PNG 5.4).
     case unknownCriticalChunk(chunk: String, offset: Int)
+    /// Bytes follow the IEND chunk.
     case chunkAfterEnd(offset: Int)
+    /// IDAT chunks separated by another chunk (PNG 5.6: they must be consecutive).
     case nonContiguousImageData(offset: Int)
+    /// IEND arrived with no IDAT before it.
     case missingImageData(offset: Int)
     // Header values (PNG 11.2.2)
+    /// Width or height 0 or over 2^31 - 1 (PNG 11.2.2).
     case invalidDimensions(width: UInt32, height: UInt32, offset: Int)
+    /// A colour type PNG does not define, or a bit depth it does not allow for that type (PNG 11.2.2, Table 11.1).
     case invalidColorTypeAndDepth(colorType: UInt8, bitDepth: UInt8, offset: Int)
+    /// An IHDR compression method other than 0 (deflate).
     case invalidCompressionMethod(UInt8, offset: Int)
+    /// An IHDR filter method other than 0 (adaptive filtering).
     case invalidFilterMethod(UInt8, offset: Int)
+    /// An IHDR interlace method other than 0 (none) or 1 (Adam7).
     case invalidInterlaceMethod(UInt8, offset: Int)
+    /// An IHDR chunk whose length is not 13.
     case invalidHeaderLength(length: UInt32, offset: Int)
     // Palette and transparency (PNG 11.2.3, 11.3.2.1)
+    /// A palette image reached its image data without a PLTE chunk.
     case missingPalette(offset: Int)
+    /// A PLTE chunk in a gray or gray-alpha image (PNG 11.2.3 forbids it).
     case unexpectedPalette(offset: Int)
+    /// A PLTE that is not a whole number of RGB triples, has 0 or more than 256 entries, or more
+    /// than the bit depth can index.
     case invalidPalette(entries: Int, offset: Int)
+    /// A tRNS chunk of the wrong length for the colour type, with more alphas than palette
+    /// entries, or in an image that already has alpha (PNG 11.3.2.1).
     case invalidTransparency(reason: String, offset: Int)
     // Image data (PNG 9, 10)
+    /// A row whose filter-type byte is not 0-4 (PNG 9.2); `row` is the row in the (pass) image.
     case invalidFilterType(UInt8, row: Int, offset: Int)
+    /// The zlib stream of the image data is invalid; `message` is zlib's.
     case corruptImageData(message: String, offset: Int)
+    /// The image data decompresses to more bytes than the image's rows hold.
     case tooMuchImageData(offset: Int)
+    /// The image data ends (IDAT over, or the zlib stream ended) before the last row.
     case notEnoughImageData(offset: Int)
     // Limits and truncation
+    /// The input breaks one of the `DecodingLimits` (pixels, memory, decompression ratio,
+    /// metadata); the violation says which, with the amounts.
     case limitExceeded(LimitViolation, offset: Int)
     /// The input ended early; `partial` holds the rows decoded so far (the rest zero).
     case truncated(offset: Int, partial: Image?)
     // Encoding
+    /// Encoding: an option, argument or metadata value out of range; the text says which.
     case invalidParameter(String)
+    /// Encoding: the requested colour type or bit depth cannot hold the image exactly (more than
+    /// 256 colours for a palette, colour for gray, ...); the text says why.
     case unrepresentable(String)
+    /// Encoding: zlib's deflate returned the error `status`.
     case compressionFailed(status: Int32)
 
     /// A stable name for the case (vector tables record it).
@@ -95,6 +129,7 @@ public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// A one-line English message ending in the byte offset, e.g. "PNG: duplicate PLTE chunk at byte 57".
     public var description: String {
         let at = offset.map { " at byte \($0)" } ?? ""
         let what: String = switch self {

@@ -19,10 +19,13 @@ public struct PNGInfo: Sendable, Equatable {
         case palette([UInt8])
     }
 
+    /// Width in pixels (1 to 2^31 - 1).
     public var width: Int
+    /// Height in pixels (1 to 2^31 - 1).
     public var height: Int
     /// 1, 2, 4, 8 or 16 bits per sample (PNG 11.2.2, Table 11.1).
     public var bitDepth: Int
+    /// The colour type of the encoded data.
     public var colorType: PNGColorType
     /// Adam7 interlacing (PNG 8.2).
     public var interlaced: Bool
@@ -31,6 +34,7 @@ public struct PNGInfo: Sendable, Equatable {
     /// The tRNS chunk, when present and valid.
     public var transparency: Transparency?
 
+    /// Header facts as IHDR, PLTE and tRNS state them (the decoder validates them; this initializer does not).
     public init(width: Int, height: Int, bitDepth: Int, colorType: PNGColorType, interlaced: Bool,
                 palette: Palette? = nil, transparency: Transparency? = nil) {
         self.width = width

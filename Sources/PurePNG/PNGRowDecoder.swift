@@ -27,6 +27,7 @@ public struct PNGRowDecoder: RowStreamingDecoder, Sendable {
     var decoder: PNGDecoder
     private var handedWhole = false
 
+    /// A row decoder waiting for the signature; `limits` apply as for ``PNGDecoder``.
     public init(limits: DecodingLimits = .default, options: PNGDecodingOptions = .init()) {
         decoder = PNGDecoder(limits: limits, options: options)
         decoder.rowMode = true
@@ -34,7 +35,9 @@ public struct PNGRowDecoder: RowStreamingDecoder, Sendable {
 
     /// Size and pixel format of the rows, after the `.header` event (at the first IDAT).
     public var header: ImageHeader? { decoder.header }
+    /// IHDR, PLTE and tRNS as parsed so far.
     public var info: PNGInfo? { decoder.info }
+    /// The ancillary chunks parsed so far.
     public var metadata: ImageMetadata { decoder.metadata }
 
     /// True when rows come out as the bytes arrive, false when they come at IEND (Adam7);

@@ -11,6 +11,24 @@ import ImageCore
 /// let jpeg = try JPEGEncoder.encode(image, options: .init(quality: 85))
 /// ```
 public enum JPEGEncoder {
+    /// Encodes `image` as a complete JPEG file.
+    ///
+    /// Premultiplied input is unpremultiplied first; the image's EXIF and ICC profile are written
+    /// unless ``JPEGEncodingOptions/writeMetadata`` is off.
+    ///
+    /// ```swift
+    /// let jpeg = try JPEGEncoder.encode(image, options: JPEGEncodingOptions(quality: 85, progressive: true))
+    /// try Data(jpeg).write(to: url)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - image: Any pixel format; alpha is dropped, 16-bit samples are rounded to 8 bits.
+    ///   - options: Quality, subsampling, progressive or baseline, and the rest.
+    /// - Returns: The JPEG file's bytes.
+    /// - Throws: ``JPEGEncoderError/invalidParameter(_:)`` for options out of range or a pixel
+    ///   buffer that does not match the size, ``JPEGEncoderError/emptyImage``,
+    ///   ``JPEGEncoderError/imageTooLarge(width:height:)`` over 65535 pixels a side, or
+    ///   ``JPEGEncoderError/metadataTooLarge(_:)``.
     public static func encode(_ image: Image, options: JPEGEncodingOptions = .init()) throws(JPEGEncoderError) -> [UInt8] {
         try options.validate()
         guard image.width > 0, image.height > 0 else { throw .emptyImage }

@@ -3,6 +3,8 @@ import ImageCore
 /// Chroma subsampling of a colour JPEG: luma sampling factors 1x1 (4:4:4), 2x1 (4:2:2) or
 /// 2x2 (4:2:0) against 1x1 chroma, as cjpeg's `-sample`.
 public enum ChromaSubsampling: String, Sendable, CaseIterable {
+    /// 4:4:4 (no subsampling: best colour, largest file), 4:2:2 (chroma halved horizontally) and
+    /// 4:2:0 (chroma halved both ways: the usual choice for photographs, and the default).
     case s444 = "444", s422 = "422", s420 = "420"
 }
 
@@ -21,6 +23,7 @@ public enum JPEGEncoderError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The stream encoder was used after ``JPEGStreamEncoder/finish()``.
     case alreadyFinished
 
+    /// A one-line English message, e.g. "invalid JPEG encoding parameter: quality 0 is not in 1...100".
     public var description: String {
         switch self {
         case .invalidParameter(let what): "invalid JPEG encoding parameter: \(what)"
@@ -37,12 +40,22 @@ public enum JPEGEncoderError: Error, Sendable, Equatable, CustomStringConvertibl
 /// the spectral band `spectralStart...spectralEnd` and the successive-approximation bit
 /// positions (`successiveHigh` 0 for a first scan, else the previous scan's low bit).
 public struct JPEGScan: Sendable, Equatable {
+    /// The components the scan codes, as frame indices (0 Y, 1 Cb, 2 Cr); several only for DC scans.
     public var components: [Int]
+    /// First coefficient of the band in zigzag order, 0...63 (0 for a DC scan).
     public var spectralStart: Int
+    /// Last coefficient of the band in zigzag order, `spectralStart...63` (0 for a DC scan).
     public var spectralEnd: Int
+    /// The previous scan's low bit for a refinement scan; 0 for a band's first scan.
     public var successiveHigh: Int
+    /// The bit position this scan codes down to (the point transform), 0...13.
     public var successiveLow: Int
 
+    /// A scan as the SOS header will declare it.
+    ///
+    /// ```swift
+    /// let dcFirst = JPEGScan(components: [0, 1, 2], spectralStart: 0, spectralEnd: 0, successiveHigh: 0, successiveLow: 1)
+    /// ```
     public init(components: [Int], spectralStart: Int, spectralEnd: Int, successiveHigh: Int, successiveLow: Int) {
         self.components = components
         self.spectralStart = spectralStart
@@ -63,6 +76,7 @@ public struct JPEGScan: Sendable, Equatable {
 public struct JPEGEncodingOptions: Sendable, Equatable {
     /// 1...100, mapped to quantization tables exactly as libjpeg's `jpeg_set_quality`.
     public var quality: Int
+    /// Chroma subsampling of colour output (ignored for gray). Default 4:2:0.
     public var subsampling: ChromaSubsampling
     /// Write a progressive JPEG (SOF2) with libjpeg's default scan script.
     public var progressive: Bool
@@ -82,6 +96,12 @@ public struct JPEGEncodingOptions: Sendable, Equatable {
     /// Write EXIF (APP1, as stored in the metadata, orientation included) and ICC (APP2).
     public var writeMetadata: Bool
 
+    /// Options with `cjpeg`'s defaults unless given; checked when encoding, where a value out of range
+    /// throws ``JPEGEncoderError/invalidParameter(_:)``.
+    ///
+    /// ```swift
+    /// let options = JPEGEncodingOptions(quality: 90, subsampling: .s444, restartInterval: 64)
+    /// ```
     public init(quality: Int = 75, subsampling: ChromaSubsampling = .s420, progressive: Bool = false,
                 optimizeHuffman: Bool? = nil, restartInterval: Int = 0, grayscale: Bool = false,
                 quantizationTables: [[UInt16]]? = nil, scanScript: [JPEGScan]? = nil,

@@ -34,6 +34,15 @@ public struct JPEGStreamEncoder {
     private var done = false
     private var failure: JPEGEncoderError?
 
+    /// An encoder for an image of the given size, fed rows in `format`.
+    /// - Parameters:
+    ///   - width: Pixels per row, 1...65535.
+    ///   - height: Rows, 1...65535; ``finish()`` checks that exactly this many arrived.
+    ///   - format: The layout of the rows to come; alpha is dropped, 16-bit samples rounded.
+    ///   - metadata: EXIF and ICC to write (with ``JPEGEncodingOptions/writeMetadata``).
+    ///   - options: Baseline options; `progressive` or `optimizeHuffman: true` throw
+    ///     ``JPEGEncoderError/invalidParameter(_:)``.
+    /// - Throws: ``JPEGEncoderError`` for a bad size or options.
     public init(width: Int, height: Int, format: PixelFormat, metadata: ImageMetadata = .init(),
                 options: JPEGEncodingOptions = .init()) throws(JPEGEncoderError) {
         try options.validate()
@@ -62,7 +71,7 @@ public struct JPEGStreamEncoder {
     private var rowsDone: Int { mcuRow * setup.layout.mcuHeight }
 
     /// Takes the next bytes of pixel rows in `format` (rows top to bottom, packed as in
-    /// ``Image``; a call may end mid-row) and returns the JPEG bytes now final.
+    /// `Image`; a call may end mid-row) and returns the JPEG bytes now final.
     public mutating func append(rows: UnsafeRawBufferPointer) throws(JPEGEncoderError) -> [UInt8] {
         if let failure { throw failure }
         guard !done else { throw fail(.alreadyFinished) }
