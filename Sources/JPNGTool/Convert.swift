@@ -37,6 +37,9 @@ struct Convert: ParsableCommand {
     @Flag(help: "Overwrite existing outputs.")
     var force = false
 
+    @Flag(help: "Skip inputs whose output already exists (with --to auto: a .png, .jpg or .jpng of that name), so that an interrupted batch can be run again as it is.")
+    var skipExisting = false
+
     @Flag(help: "Print a line per converted file.")
     var verbose = false
 
@@ -45,6 +48,7 @@ struct Convert: ParsableCommand {
             throw ValidationError("--to must be auto or one of \(OutputFormat.names)")
         }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        if force && skipExisting { throw ValidationError("--force and --skip-existing exclude each other") }
     }
 
     func run() throws {
@@ -53,10 +57,16 @@ struct Convert: ParsableCommand {
         let fixed = to == "auto" ? nil : OutputFormat(fileExtension: to)
         let settings = encoder.settings
         let queue = WorkQueue(count: tasks.count)
-        let (force, verbose, auto) = (self.force, self.verbose, to == "auto")
+        let (force, verbose, auto, skipExisting) = (self.force, self.verbose, to == "auto", self.skipExisting)
+        // The outputs an input may have: the one format asked for, or any that auto picks.
+        let candidates = fixed.map { [$0] } ?? [.png, .jpeg, .jpng]
         DispatchQueue.concurrentPerform(iterations: min(jobs, max(tasks.count, 1))) { _ in
             while let index = queue.next() {
                 let task = tasks[index]
+                if skipExisting, candidates.contains(where: { fileExists(task.outputBase + "." + $0.fileExtension) }) {
+                    progress.skipped()
+                    continue
+                }
                 do {
                     let bytes = try readInput(task.input)
                     let image = try decodeImage(bytes, name: task.input)
@@ -163,6 +173,7 @@ final class ConversionProgress: @unchecked Sendable {
     private let showBar: Bool
     private var done = 0
     private(set) var failures = 0
+    private var skips = 0
     private var bytesIn = 0, bytesOut = 0
     private var lastDraw = ContinuousClock.now
     private let clock = ContinuousClock()
@@ -187,6 +198,14 @@ final class ConversionProgress: @unchecked Sendable {
         emit(message, toStderr: true)
     }
 
+    /// An input whose output was already there (`--skip-existing`).
+    func skipped() {
+        lock.lock(); defer { lock.unlock() }
+        done += 1
+        skips += 1
+        draw(force: false)
+    }
+
     func failed(_ message: String) {
         lock.lock(); defer { lock.unlock() }
         done += 1
@@ -200,7 +219,8 @@ final class ConversionProgress: @unchecked Sendable {
         draw(force: true)
         if showBar { FileHandle.standardError.write(Data("\n".utf8)) }
         let failed = failures > 0 ? ", \(failures) failed" : ""
-        print("converted \(done - failures) of \(total) files\(failed); \(format(bytesIn)) in, \(format(bytesOut)) out")
+        let skippedText = skips > 0 ? ", \(skips) skipped (output already there)" : ""
+        print("converted \(done - failures - skips) of \(total) files\(failed)\(skippedText); \(format(bytesIn)) in, \(format(bytesOut)) out")
     }
 
     private func emit(_ line: String, toStderr: Bool) {

@@ -34,6 +34,21 @@ import Testing
         #expect(bad.status != 0)
     }
 
+    @Test func convertSkipsExistingOutputs() throws {
+        let dir = try CLI.scratchFolder()
+        let a = try Self.write(try PNGEncoder.encode(sampleImage(width: 20, height: 10)), "in/a.png", in: dir)
+        let b = try Self.write(try PNGEncoder.encode(sampleImage(width: 30, height: 10)), "in/b.png", in: dir)
+        let out = dir.appendingPathComponent("out").path
+        #expect(try CLI.run(["convert", a, "--to", "jpeg", "--out-dir", out]).status == 0)
+        let first = try Data(contentsOf: URL(fileURLWithPath: out + "/a.jpg"))
+        let again = try CLI.run(["convert", a, b, "--to", "jpeg", "--out-dir", out, "--skip-existing"])
+        #expect(again.status == 0 && again.stdoutText.contains("converted 1 of 2 files, 1 skipped"), "\(again.stdoutText)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/a.jpg")) == first)
+        #expect(FileManager.default.fileExists(atPath: out + "/b.jpg"))
+        let refused = try CLI.run(["convert", a, "--to", "jpeg", "--out-dir", out])
+        #expect(refused.status != 0 && refused.stderr.contains("already exists"))
+    }
+
     @Test func versionAndFactsOnce() throws {
         let version = try CLI.run(["--version"])
         #expect(version.status == 0 && version.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == PureImagePackage.version)
