@@ -71,7 +71,7 @@ public struct GIFFrameInfo: Sendable, Equatable {
 
     /// The browsers' rule (Chromium, Firefox, Safari): a delay of 10 ms or less plays as 100 ms.
     public static func displayDelay(centiseconds: Int) -> Int {
-        centiseconds <= 1 ? 100 : centiseconds * 10
+        AnimationFrameInfo.displayDelay(milliseconds: centiseconds * 10)
     }
 }
 

@@ -114,8 +114,7 @@ public struct ImageSource: Sendable {
     /// ```
     public static func describe(_ bytes: [UInt8], registry: ImageDecoderRegistry = .standard,
                                 options: ImageSourceOptions = .init()) throws -> ImageDescription {
-        var known = options
-        known.limits = options.limits.knowingInputSize(bytes.count)
+        let known = options.knowingInputSize(bytes.count)
         var source = ImageSource(registry: registry, options: known)
         _ = try source.append(bytes)
         _ = try source.finish()
@@ -138,8 +137,7 @@ public struct ImageSource: Sendable {
         guard case let .some(found) = registry.lookup(bytes, final: true), let entry = found else {
             throw ImageSourceError.unknownFormat(prefix: Array(bytes.prefix(16)))
         }
-        var known = options
-        known.limits = options.limits.knowingInputSize(bytes.count)
+        let known = options.knowingInputSize(bytes.count)
         return try entry.makeAnimation?(bytes, known)
     }
 
@@ -151,8 +149,7 @@ public struct ImageSource: Sendable {
     /// ```
     public static func decode(_ bytes: [UInt8], registry: ImageDecoderRegistry = .standard,
                               options: ImageSourceOptions = .init()) throws -> Image {
-        var known = options
-        known.limits = options.limits.knowingInputSize(bytes.count)
+        let known = options.knowingInputSize(bytes.count)
         var source = ImageSource(registry: registry, options: known)
         _ = try source.append(bytes)
         return try source.finish()
@@ -201,5 +198,15 @@ public struct ImageSource: Sendable {
         }
         if options.premultiplyAlpha { image = image.premultiplied() }
         return image
+    }
+}
+
+extension ImageSourceOptions {
+    /// The options for a whole file of `size` bytes: the limits know the input's size, so the
+    /// decompression-ratio check applies from the header on.
+    func knowingInputSize(_ size: Int) -> ImageSourceOptions {
+        var known = self
+        known.limits = limits.knowingInputSize(size)
+        return known
     }
 }
