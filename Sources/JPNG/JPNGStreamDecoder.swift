@@ -37,6 +37,9 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
     /// The mask PNG's pixel format as stored (it is read as 8-bit gray), once recognised.
     public private(set) var maskFormat: PixelFormat?
 
+    /// Whether the JPEG colour part has ended (its EOI read): errors before that are the JPEG's.
+    public var colorPartComplete: Bool { jpegDone }
+
     /// The colour part's frame facts (process, sampling, quality estimate, ...), once its frame
     /// header has arrived.
     public var jpegInfo: JPEGInfo? { jpeg.info }

@@ -105,6 +105,39 @@ extension JPNGStreamDecoder: ImageSourceDecoder {
     public var storedSize: (width: Int, height: Int)? { jpegInfo.map { ($0.width, $0.height) } }
 }
 
+/// What the standard registry makes for files that start as a JPEG: a JPNG is a JPEG until its
+/// mask arrives, so one decoder reads both; errors of the colour part are the JPEG decoder's own
+/// (`JPEGError`, a truncated JPEG `JPEGError.truncated` with its partial image), as they would
+/// be from `JPEGDecoder`, and `JPNGError` is left for what is JPNG's (the mask and footer).
+struct JPEGFamilyDecoder: ImageSourceDecoder {
+    var decoder: JPNGStreamDecoder
+
+    var header: ImageHeader? { decoder.header }
+    var metadata: ImageMetadata { decoder.metadata }
+    var detectedFormat: ImageFileFormat { decoder.detectedFormat }
+    var details: [ImageDetail] { decoder.details }
+    var storedSize: (width: Int, height: Int)? { decoder.storedSize }
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer) throws -> [DecodingEvent] {
+        do { return try decoder.append(bytes) } catch { throw unwrapped(error) }
+    }
+
+    mutating func finish() throws -> Image {
+        do { return try decoder.finish() } catch { throw unwrapped(error) }
+    }
+
+    func preview() -> Image? { decoder.preview() }
+
+    private func unwrapped(_ error: JPNGError) -> any Error {
+        switch error {
+        case let .colorPart(jpegError): jpegError
+        case let .truncated(offset, partial) where !decoder.colorPartComplete:
+            JPEGError.truncated(offset: offset, partial: partial)
+        default: error
+        }
+    }
+}
+
 extension JPEGInfo {
     /// The facts `jpng info` lists for a JPEG.
     var details: [ImageDetail] {
@@ -220,8 +253,9 @@ public struct ImageDecoderRegistry: Sendable {
               make: { PNGDecoder(limits: $0.limits) }),
         Entry(format: .jpeg, minimumBytes: 3, matches: { $0.starts(with: [0xFF, 0xD8, 0xFF]) },
               make: { options in
-                  JPNGStreamDecoder(limits: options.limits, options: JPEGDecodingOptions(scale: options.dctScale),
-                                    maxPixelSize: options.maxPixelSize)
+                  JPEGFamilyDecoder(decoder: JPNGStreamDecoder(limits: options.limits,
+                                                               options: JPEGDecodingOptions(scale: options.dctScale),
+                                                               maxPixelSize: options.maxPixelSize))
               }),
         Entry(format: .gif, minimumBytes: 6,
               matches: { $0.starts(with: Array("GIF87a".utf8)) || $0.starts(with: Array("GIF89a".utf8)) },

@@ -91,6 +91,19 @@ func feed(_ bytes: [UInt8], pieces size: Int, options: ImageSourceOptions = .ini
         }
     }
 
+    @Test func truncatedJPEGIsAJPEGError() throws {
+        let bytes = try JPEGEncoder.encode(Self.rgba)
+        var source = ImageSource()
+        _ = try source.append(bytes.prefix(bytes.count / 2))
+        #expect {
+            try source.finish()
+        } throws: { error in
+            guard case let .truncated(_, partial)? = error as? JPEGError else { return false }
+            return partial?.width == 40
+        }
+        #expect(throws: JPEGError.self) { try ImageSource.decode([0xFF, 0xD8, 0xFF, 0xC0, 0, 4, 0, 0, 0xFF, 0xD9]) }
+    }
+
     @Test func unknownAndEmptyInputs() throws {
         var source = ImageSource()
         #expect(throws: ImageSourceError.unknownFormat(prefix: Array("hello, world".utf8))) {
