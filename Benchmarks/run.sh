@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# PureImage vs libpng / libjpeg-turbo / giflib, side by side; writes BENCHMARKS.md at the
-# repository root. See Benchmarks/README.md.
+# PureImage vs libpng / libjpeg-turbo / giflib, side by side, in process; writes
+# Benchmarks/results/inprocess.tsv, redraws Benchmarks/chart.svg (chart.py) and prints the
+# Markdown tables that BENCHMARKS.md shows. See Benchmarks/README.md.
 #
 #   Benchmarks/run.sh [--only png|jpeg|gif] [-n N] [--rounds R] [--v3] [--out FILE]
 #
@@ -9,7 +10,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-only="" n="" rounds=3 v3=0 out="$root/BENCHMARKS.md"
+only="" n="" rounds=3 v3=0 out="$here/results/inprocess.tsv"
 
 usage() { echo "usage: $0 [--only png|jpeg|gif] [-n N] [--rounds R] [--v3] [--out FILE]" >&2; exit 2; }
 while (( $# )); do
@@ -77,11 +78,14 @@ if (( v3 )); then
     fi
 fi
 
-# 4. Measure and write the report.
+# 4. Measure, write the results file, draw the chart and print the tables.
 args=(--cbench "$here/bin/cbench" --jpng "$jpng" --jpng-note "$jpng_note"
       --corpus "$here/corpus" --out "$out" --rounds "$rounds" --swift-flags "$v3_flags"
       --commit "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || true)")
 [[ -n "$only" ]] && args+=(--only "$only")
 [[ -n "$n" ]] && args+=(-n "$n")
 (( v3 )) && args+=(--jpng-v3 "$jpng_v3" --jpng-v3-note "$jpng_v3_note")
-exec python3 "$here/harness/compare.py" "${args[@]}"
+python3 "$here/harness/compare.py" "${args[@]}"
+chart="$here/chart.svg"
+[[ "$out" == "$here/results/inprocess.tsv" ]] || chart="${out%.tsv}.svg"
+python3 "$here/chart.py" --inprocess "$out" --out "$chart" --tables

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Whole-process timings: `jpng` commands against the command-line tools of the C libraries.
+
+Called by Benchmarks/cli.sh (which builds jpng and makes the corpus first); see
+Benchmarks/README.md. Each comparison runs the jpng command (A) and the reference command (B)
+once each untimed, then RUNS times in turn, A B A B ..., with the output going to /dev/null.
+For every run: wall time (a monotonic clock around start and reaping) and peak resident memory
+(`ru_maxrss` from wait4: the largest single process the command waited for, so for a pipeline
+the larger of its two processes). Reported: each side's median wall time and peak memory, and
+the median of the per-pair ratios A/B (pairing keeps the ratio meaningful when the machine's
+speed drifts), with its minimum and maximum. Writes Benchmarks/results/cli.tsv for chart.py.
+"""
+
+import argparse
+import datetime
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+# (operation, reference tool, jpng arguments, reference command). Every pair writes the same
+# bytes: the PPMs are identical, the JPEG is byte-identical to cjpeg's, and the PNGs decode to
+# the same pixels (zlib level 6 both, sizes differ by 0.1%).
+COMPARISONS = [
+    ("JPEG 12 MP baseline 4:2:0 → PPM", "djpeg",
+     "decode photo12_420.jpg -o - --format ppm", "djpeg photo12_420.jpg"),
+    ("JPEG 12 MP progressive → PPM", "djpeg",
+     "decode photo12_prog.jpg -o - --format ppm", "djpeg photo12_prog.jpg"),
+    ("JPEG 1 MP baseline 4:2:0 → PPM", "djpeg",
+     "decode photo1.jpg -o - --format ppm", "djpeg photo1.jpg"),
+    ("PNG 12 MP → PPM", "pngtopnm",
+     "decode photo12.png -o - --format ppm", "pngtopnm photo12.png"),
+    ("PNG 12 MP → JPEG q85 4:2:0", "pngtopnm | cjpeg",
+     "decode photo12.png -o - --format jpeg --quality 85", "pngtopnm photo12.png | cjpeg -quality 85"),
+    ("PNG 12 MP → PNG level 6", "pngtopnm | pnmtopng",
+     "decode photo12.png -o - --format png", "pngtopnm photo12.png | pnmtopng"),
+]
+
+COLUMNS = ["operation", "reference", "ours_cmd", "ref_cmd", "runs", "ours_wall_s", "ref_wall_s",
+           "wall_ratio", "wall_ratio_min", "wall_ratio_max", "ours_rss_mb", "ref_rss_mb", "measured"]
+
+
+def run(argv, cwd):
+    """One run to /dev/null: (wall seconds, peak RSS in MiB, exit status)."""
+    start = time.monotonic()
+    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_maxrss / 1024, proc.returncode
+
+
+def argv_of(command):
+    """A pipeline goes through sh; a plain command runs directly."""
+    return ["sh", "-c", command] if "|" in command else command.split()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jpng", required=True)
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("-n", "--runs", type=int, default=7)
+    ap.add_argument("--warmup", type=int, default=1)
+    args = ap.parse_args()
+    rows = []
+    for operation, reference, jpng_args, ref_cmd in COMPARISONS:
+        ours = [args.jpng] + jpng_args.split()
+        ref = argv_of(ref_cmd)
+        for _ in range(args.warmup):
+            run(ours, args.corpus)
+            run(ref, args.corpus)
+        a, b = [], []
+        for _ in range(args.runs):
+            a.append(run(ours, args.corpus))
+            b.append(run(ref, args.corpus))
+        failed = [r for r in a + b if r[2] != 0]
+        if failed:
+            sys.exit(f"cli.py: {operation}: a command exited {failed[0][2]}")
+        ratios = [x[0] / y[0] for x, y in zip(a, b)]
+        row = {
+            "operation": operation, "reference": reference,
+            "ours_cmd": "jpng " + jpng_args, "ref_cmd": ref_cmd, "runs": str(args.runs),
+            "ours_wall_s": f"{statistics.median(x[0] for x in a):.3f}",
+            "ref_wall_s": f"{statistics.median(y[0] for y in b):.3f}",
+            "wall_ratio": f"{statistics.median(ratios):.2f}",
+            "wall_ratio_min": f"{min(ratios):.2f}", "wall_ratio_max": f"{max(ratios):.2f}",
+            "ours_rss_mb": f"{statistics.median(x[1] for x in a):.1f}",
+            "ref_rss_mb": f"{statistics.median(y[1] for y in b):.1f}",
+            "measured": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+        }
+        print(f"{operation}: jpng {row['ours_wall_s']} s {row['ours_rss_mb']} MiB, {reference} "
+              f"{row['ref_wall_s']} s {row['ref_rss_mb']} MiB, wall ratio {row['wall_ratio']} "
+              f"({row['wall_ratio_min']}-{row['wall_ratio_max']})", flush=True)
+        rows.append(row)
+    with open(args.out, "w") as f:
+        f.write("# Whole-process wall time and peak memory, jpng against the C tools: written by Benchmarks/cli.sh; read by chart.py.\n")
+        f.write(f"# {args.runs} runs of each after {args.warmup} warm-up, in turn; medians; wall_ratio = median of the per-pair ratios jpng / reference (min, max beside it); RSS in MiB.\n")
+        f.write("\t".join(COLUMNS) + "\n")
+        for row in rows:
+            f.write("\t".join(row[c] for c in COLUMNS) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
