@@ -49,8 +49,19 @@ extension PNGDecoder: ImageSourceDecoder {
         var details = [ImageDetail("colour type", "\(info.colorType) (\(info.colorType.rawValue))"),
                        ImageDetail("bit depth", "\(info.bitDepth)")]
         if let palette = info.palette { details.append(ImageDetail("palette", "\(palette.count) entries")) }
+        if let control = animationControl {
+            let plays = control.plays == 0 ? "forever" : control.plays == 1 ? "once" : "\(control.plays) times"
+            details.append(ImageDetail("animation", "APNG, \(control.frameCount) frames, plays \(plays)"))
+        }
         return details
     }
+
+    /// The APNG frames, when the file is a valid animation.
+    public var animationFrames: [AnimationFrameInfo] { frameControls.enumerated().map { $1.animationFrameInfo(index: $0) } }
+    /// acTL's `num_plays` as a loop count (see `APNGAnimationControl.loopCount`).
+    public var animationLoopCount: Int? { animationControl?.loopCount }
+    /// A PNG is an animation when it has a valid acTL (APNG).
+    public var isAnimation: Bool { isAnimated }
 }
 
 extension GIFDecoder: ImageSourceDecoder {
@@ -223,13 +234,14 @@ public struct ImageDecoderRegistry: Sendable {
         public var matches: @Sendable ([UInt8]) -> Bool
         /// Makes a decoder for one file.
         public var make: @Sendable (ImageSourceOptions) -> any ImageSourceDecoder
-        /// For animated formats: the animation of a whole file, frames composited on request.
-        public var makeAnimation: (@Sendable ([UInt8], ImageSourceOptions) throws -> any ImageAnimation)?
+        /// For animated formats: the animation of a whole file, frames composited on request (nil
+        /// for a file of the format that is a still image).
+        public var makeAnimation: (@Sendable ([UInt8], ImageSourceOptions) throws -> (any ImageAnimation)?)?
 
         /// An entry; `makeAnimation` only for animated formats.
         public init(format: ImageFileFormat, minimumBytes: Int, matches: @escaping @Sendable ([UInt8]) -> Bool,
                     make: @escaping @Sendable (ImageSourceOptions) -> any ImageSourceDecoder,
-                    makeAnimation: (@Sendable ([UInt8], ImageSourceOptions) throws -> any ImageAnimation)? = nil) {
+                    makeAnimation: (@Sendable ([UInt8], ImageSourceOptions) throws -> (any ImageAnimation)?)? = nil) {
             self.format = format
             self.minimumBytes = minimumBytes
             self.matches = matches
@@ -250,7 +262,11 @@ public struct ImageDecoderRegistry: Sendable {
     /// PNG, JPEG (and JPNG, which starts as a JPEG), GIF.
     public static let standard = ImageDecoderRegistry(entries: [
         Entry(format: .png, minimumBytes: 8, matches: { $0.starts(with: pngSignature) },
-              make: { PNGDecoder(limits: $0.limits) }),
+              make: { PNGDecoder(limits: $0.limits) },
+              makeAnimation: { bytes, options in
+                  let animation = try APNGAnimation(bytes: bytes, limits: options.limits)
+                  return animation.isAnimated ? animation : nil
+              }),
         Entry(format: .jpeg, minimumBytes: 3, matches: { $0.starts(with: [0xFF, 0xD8, 0xFF]) },
               make: { options in
                   JPEGFamilyDecoder(decoder: JPNGStreamDecoder(limits: options.limits,

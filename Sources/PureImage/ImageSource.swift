@@ -122,8 +122,8 @@ public struct ImageSource: Sendable {
         return description
     }
 
-    /// The animation of a whole file in an animated format (GIF), frames composited on request;
-    /// nil for a format without animation. Throws ``ImageSourceError/unknownFormat(prefix:)``
+    /// The animation of a whole file that is one (a GIF, an APNG), frames composited on
+    /// request; nil for a still image. Throws ``ImageSourceError/unknownFormat(prefix:)``
     /// for bytes no registered format matches, and the codec's error for a broken animation.
     ///
     /// ```swift
@@ -138,7 +138,7 @@ public struct ImageSource: Sendable {
             throw ImageSourceError.unknownFormat(prefix: Array(bytes.prefix(16)))
         }
         let known = options.knowingInputSize(bytes.count)
-        return try entry.makeAnimation?(bytes, known)
+        return try entry.makeAnimation?(bytes, known) ?? nil
     }
 
     /// Decodes a whole file: the same decoder as incremental decoding, fed everything at once, so

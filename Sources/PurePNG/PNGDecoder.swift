@@ -10,10 +10,17 @@ public struct PNGDecodingOptions: Sendable, Equatable {
     /// When true (the default) any CRC mismatch is ``PNGError/badCRC(chunk:declared:computed:offset:)``; when false CRC
     /// mismatches are ignored (libpng's "benign" CRC option).
     public var checkCRC: Bool = true
+    /// When false (the default), an APNG whose animation chunks break the APNG specification is
+    /// read as its static image, with a `.warning`, as browsers show it; when true, the broken
+    /// rule is thrown (`PNGError.apngSequence`, `.apngFrameOutsideCanvas`, `.apngInvalidChunk`,
+    /// `.apngFrameCount`, `.apngFrameData`).
+    public var strict: Bool = false
 
-    /// Options; by default every chunk's CRC is checked.
-    public init(checkCRC: Bool = true) {
+    /// Options; by default every chunk's CRC is checked and a broken animation falls back to
+    /// the static image.
+    public init(checkCRC: Bool = true, strict: Bool = false) {
         self.checkCRC = checkCRC
+        self.strict = strict
     }
 }
 
@@ -47,6 +54,8 @@ public struct PNGDecoder: IncrementalImageDecoder {
     public private(set) var info: PNGInfo?
     /// The ancillary chunks parsed so far.
     public private(set) var metadata = ImageMetadata()
+    /// The animation chunks read so far (APNG); their frames are decoded by ``APNGDecoder``.
+    var animation = APNGState()
 
     private struct Chunk: Sendable {
         var type: ChunkType
@@ -104,6 +113,10 @@ public struct PNGDecoder: IncrementalImageDecoder {
         case skipping(Chunk, remaining: Int, crc: UInt)
         /// The 4 CRC bytes of a streamed chunk.
         case checksum(Chunk, computed: UInt)
+        /// An fdAT's sequence number (its first 4 bytes).
+        case frameSequence(Chunk)
+        /// The rest of an fdAT: a frame's compressed data, decoded or dropped.
+        case frameData(Chunk, remaining: Int, crc: UInt)
         case ended
     }
 
@@ -191,6 +204,13 @@ public struct PNGDecoder: IncrementalImageDecoder {
         return events
     }
 
+    /// Whether the file is an APNG whose animation chunks are valid so far.
+    public var isAnimated: Bool { animation.isAnimated }
+    /// The APNG animation control (acTL), when the file has a valid one.
+    public var animationControl: APNGAnimationControl? { animation.isAnimated ? animation.control : nil }
+    /// The APNG frames (fcTL) read so far, while the animation is valid.
+    public var frameControls: [APNGFrameControl] { animation.isAnimated ? animation.frames : [] }
+
     /// Ends the input and returns the image in the decoder's output format (see the type's
     /// discussion) with the metadata read.
     ///
@@ -233,15 +253,22 @@ public struct PNGDecoder: IncrementalImageDecoder {
     private mutating func flushRows(_ events: inout [DecodingEvent]) {
         let rows = imageData?.rowsDecoded ?? 0
         if rows > reportedRows {
-            events.append(.rows(reportedRows ..< rows))
+            // Decoding frames, the static image's rows are news only when it is frame 0.
+            if !animation.decodesFrames || animation.fcTLBeforeIDAT && animation.broken == nil {
+                events.append(.rows(reportedRows ..< rows))
+            }
             reportedRows = rows
+        }
+        if let frame = animation.frameData, frame.rowsDecoded > animation.reportedRows {
+            events.append(.rows(animation.reportedRows ..< frame.rowsDecoded))
+            animation.reportedRows = frame.rowsDecoded
         }
     }
 
     /// The outer loop: each state waits for the bytes it needs and returns when they are short.
     private mutating func run(_ input: inout Cursor, _ events: inout [DecodingEvent]) throws(PNGError) {
         while true {
-            if imageData?.pendingRows.isEmpty == false { return }
+            if imageData?.pendingRows.isEmpty == false || animation.paused { return }
             switch state {
             case .signature:
                 guard input.count >= 8 else {
@@ -288,6 +315,49 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 input.consume(used)
                 remaining -= used
                 state = .imageData(chunk, remaining: remaining, crc: crc)
+                if animation.decodesFrames { try completeStaticFrame(&events) }
+
+            case let .frameSequence(chunk):
+                guard let sequence = input.uint32BE(at: 0) else { return }
+                var crc = Self.crc(CZlib.crc32(0, nil, 0), chunk.type.bytes)
+                crc = CZlib.crc32(crc, input.unread(4).baseAddress, 4)
+                input.consume(4)
+                state = .frameData(chunk, remaining: chunk.length - 4, crc: crc)
+                try animationStep(&events) { (a: inout APNGState) throws(PNGError) in
+                    try a.take(sequence: sequence, offset: chunk.start)
+                    try a.acceptFrameData(offset: chunk.start)
+                }
+
+            case .frameData(let chunk, var remaining, var crc):
+                if remaining == 0 {
+                    state = .checksum(chunk, computed: crc)
+                    continue
+                }
+                guard !input.isEmpty else { return }
+                let n = min(remaining, input.count)
+                let bytes = input.unread(n)
+                crc = CZlib.crc32(crc, bytes.baseAddress, UInt32(n))
+                let fileOffset = input.offset()
+                input.consume(n)
+                remaining -= n
+                state = .frameData(chunk, remaining: remaining, crc: crc)
+                if animation.decodesFrames && animation.broken == nil, var frame = animation.frameData {
+                    animation.frameData = nil
+                    let index = animation.frames.count - 1
+                    var feedError: PNGError?
+                    do throws(PNGError) {
+                        try frame.feed(UnsafeRawBufferPointer(bytes), fileOffset: fileOffset, events: &events)
+                    } catch {
+                        feedError = .apngFrameData(frame: index, reason: "\(error)", offset: fileOffset)
+                    }
+                    if let feedError {
+                        try animationStep(&events) { (_: inout APNGState) throws(PNGError) in throw feedError }
+                    } else {
+                        animation.frameData = frame
+                        flushRows(&events)
+                        if frame.rowsComplete && animation.completed == index { try completeFrame(index, from: frame, &events) }
+                    }
+                }
 
             case .skipping(let chunk, var remaining, var crc):
                 if remaining == 0 {
@@ -345,6 +415,24 @@ public struct PNGDecoder: IncrementalImageDecoder {
             if let imageData, imageData.rowsComplete && !imageData.streamEnded {
                 events.append(.warning("zlib stream of the image data not terminated before byte \(chunk.start)"))
             }
+        }
+        if type == .acTL || type == .fcTL || type == .fdAT {
+            if animation.broken != nil || type != .acTL && animation.control == nil {
+                // No animation (or a broken one): an ancillary chunk like any other.
+                state = .skipping(chunk, remaining: chunk.length, crc: Self.crc(CZlib.crc32(0, nil, 0), type.bytes))
+                return
+            }
+            let expected = type == .acTL ? 8 : type == .fcTL ? 26 : 4
+            let lengthOK = type == .fdAT ? chunk.length >= expected : chunk.length == expected
+            if !lengthOK {
+                try animationStep(&events) { (_: inout APNGState) throws(PNGError) in
+                    throw .apngInvalidChunk(chunk: type.description, reason: "length \(chunk.length)", offset: chunk.start)
+                }
+                state = .skipping(chunk, remaining: chunk.length, crc: Self.crc(CZlib.crc32(0, nil, 0), type.bytes))
+                return
+            }
+            state = type == .fdAT ? .frameSequence(chunk) : .chunkBody(chunk)
+            return
         }
         switch type {
         case .IHDR:
@@ -410,6 +498,10 @@ public struct PNGDecoder: IncrementalImageDecoder {
         case .IEND:
             if !data.isEmpty { skip("IEND has \(data.count) data bytes") }
             flushRows(&events)
+            try animationStep(&events) { (a: inout APNGState) throws(PNGError) in
+                try a.endFrameData(offset: chunk.start)
+                try a.checkFrameCount(offset: chunk.start)
+            }
             events.append(.end)
             state = .ended
             return
@@ -418,6 +510,23 @@ public struct PNGDecoder: IncrementalImageDecoder {
         }
         guard var info else { return }
         switch type {
+        case .acTL:
+            let seenIDAT = seenIDAT
+            try animationStep(&events) { (a: inout APNGState) throws(PNGError) in
+                try a.readAnimationControl(data, seenIDAT: seenIDAT, offset: chunk.start)
+            }
+            if let control = animation.control, animation.broken == nil, control.frameCount > limits.maxFrames {
+                throw .limitExceeded(.frames(limit: limits.maxFrames), offset: chunk.start)
+            }
+            return
+        case .fcTL:
+            let seenIDAT = seenIDAT
+            try animationStep(&events) { (a: inout APNGState) throws(PNGError) in
+                try a.endFrameData(offset: chunk.start)
+                _ = try a.readFrameControl(data, info: info, seenIDAT: seenIDAT, offset: chunk.start)
+            }
+            if animation.decodesFrames && animation.broken == nil { startFrame(info, &events) }
+            return
         case .PLTE:
             info.palette = try info.parsePalette(data, offset: chunk.start)
             seenPLTE = true
@@ -466,5 +575,75 @@ public struct PNGDecoder: IncrementalImageDecoder {
             break
         }
         return nil
+    }
+}
+
+// APNG: the animation chunks' rules, and frames decoded and composited when asked for.
+extension PNGDecoder {
+    /// Runs one animation rule check. A broken rule ends the animation: strict decoding throws
+    /// it, the default notes it as a `.warning` and goes on with the static image.
+    private mutating func animationStep(_ events: inout [DecodingEvent],
+                                        _ body: (inout APNGState) throws(PNGError) -> Void) throws(PNGError) {
+        guard animation.broken == nil else { return }
+        do throws(PNGError) {
+            try body(&animation)
+        } catch {
+            if options.strict { throw error }
+            animation.broken = error
+            animation.frameData = nil
+            events.append(.warning("APNG animation ignored, the static image stands: \(error)"))
+        }
+    }
+
+    /// An fcTL was read: frame decoding starts (frame 0's data is the IDAT image when its fcTL
+    /// came before IDAT).
+    private mutating func startFrame(_ info: PNGInfo, _ events: inout [DecodingEvent]) {
+        guard let frame = animation.frames.last else { return }
+        if animation.compositor == nil {
+            animation.compositor = APNGCompositor(width: info.width, height: info.height, sixteenBit: info.bitDepth == 16)
+        }
+        events.append(.frameStarted(animation.frames.count - 1))
+        animation.reportedRows = 0
+        if seenIDAT { animation.frameData = ImageDataDecoder(info: APNGState.frameInfo(info, frame)) }
+    }
+
+    /// Draws frame `index` onto the canvas once all its rows are decoded.
+    private mutating func completeFrame(_ index: Int, from decoder: ImageDataDecoder,
+                                        _ events: inout [DecodingEvent]) throws(PNGError) {
+        // Moved out while drawing, so the canvas is not copied on write.
+        guard var compositor = animation.compositor else { return }
+        animation.compositor = nil
+        let frame = animation.frames[index]
+        compositor.draw(APNGState.canvasImage(from: decoder, frame, preview: false, format: compositor.format), control: frame)
+        animation.compositor = compositor
+        animation.completed += 1
+        events.append(.frameComplete(index))
+        if animation.pausesAfterEachFrame { animation.paused = true }
+    }
+
+    /// Frame 0 from the IDAT image, once its last row is decoded.
+    private mutating func completeStaticFrame(_ events: inout [DecodingEvent]) throws(PNGError) {
+        guard animation.fcTLBeforeIDAT, animation.broken == nil, animation.completed == 0,
+              let imageData, imageData.rowsComplete, !animation.frames.isEmpty else { return }
+        flushRows(&events)
+        try completeFrame(0, from: imageData, &events)
+    }
+
+    /// Frame-by-frame iteration: go on after the pause that followed a frame.
+    mutating func resume() { animation.paused = false }
+
+    /// The canvas with the frame being decoded drawn as far as it has arrived; nil before the
+    /// first frame starts.
+    func animationPreview() -> Image? {
+        guard let compositor = animation.compositor else { return nil }
+        let index = animation.frames.count - 1
+        if index >= animation.completed, index >= 0 {
+            let frame = animation.frames[index]
+            if let decoder = index == 0 && animation.fcTLBeforeIDAT ? imageData : animation.frameData {
+                return compositor.preview(with: APNGState.canvasImage(from: decoder, frame, preview: true, format: compositor.format),
+                                          control: frame)
+            }
+        }
+        return compositor.image(metadata: metadata)
     }
 }

@@ -66,6 +66,18 @@ public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
     case limitExceeded(LimitViolation, offset: Int)
     /// The input ended early; `partial` holds the rows decoded so far (the rest zero).
     case truncated(offset: Int, partial: Image?)
+    // Animation (APNG); in the default mode each is a `.warning` and the file decodes as its
+    // static image, as browsers show it; strict decoding throws them.
+    /// An fcTL or fdAT whose sequence number is not the next one (0, 1, 2, ... over both).
+    case apngSequence(expected: UInt32, found: UInt32, offset: Int)
+    /// A frame of zero size, or one that reaches past the canvas.
+    case apngFrameOutsideCanvas(x: UInt32, y: UInt32, width: UInt32, height: UInt32, offset: Int)
+    /// An acTL or fcTL that breaks the specification (length, values, placement); the text says how.
+    case apngInvalidChunk(chunk: String, reason: String, offset: Int)
+    /// The file has a different number of frames than its acTL declares.
+    case apngFrameCount(declared: UInt32, found: Int, offset: Int)
+    /// A frame's compressed data is missing, corrupt, or not the frame's size.
+    case apngFrameData(frame: Int, reason: String, offset: Int)
     // Encoding
     /// Encoding: an option, argument or metadata value out of range; the text says which.
     case invalidParameter(String)
@@ -105,6 +117,11 @@ public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notEnoughImageData: "notEnoughImageData"
         case .limitExceeded: "limitExceeded"
         case .truncated: "truncated"
+        case .apngSequence: "apngSequence"
+        case .apngFrameOutsideCanvas: "apngFrameOutsideCanvas"
+        case .apngInvalidChunk: "apngInvalidChunk"
+        case .apngFrameCount: "apngFrameCount"
+        case .apngFrameData: "apngFrameData"
         case .invalidParameter: "invalidParameter"
         case .unrepresentable: "unrepresentable"
         case .compressionFailed: "compressionFailed"
@@ -122,7 +139,9 @@ public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
              let .invalidFilterMethod(_, o), let .invalidInterlaceMethod(_, o), let .invalidHeaderLength(_, o),
              let .missingPalette(o), let .unexpectedPalette(o), let .invalidPalette(_, o),
              let .invalidTransparency(_, o), let .invalidFilterType(_, _, o), let .corruptImageData(_, o),
-             let .tooMuchImageData(o), let .notEnoughImageData(o), let .limitExceeded(_, o), let .truncated(o, _):
+             let .tooMuchImageData(o), let .notEnoughImageData(o), let .limitExceeded(_, o), let .truncated(o, _),
+             let .apngSequence(_, _, o), let .apngFrameOutsideCanvas(_, _, _, _, o), let .apngInvalidChunk(_, _, o),
+             let .apngFrameCount(_, _, o), let .apngFrameData(_, _, o):
             o
         case .invalidParameter, .unrepresentable, .compressionFailed:
             nil
@@ -161,6 +180,11 @@ public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notEnoughImageData: "image data ends before the last row"
         case let .limitExceeded(violation, _): "limit exceeded: \(violation)"
         case .truncated: "file is truncated"
+        case let .apngSequence(expected, found, _): "APNG sequence number \(found) where \(expected) was expected"
+        case let .apngFrameOutsideCanvas(x, y, w, h, _): "APNG frame \(w)x\(h) at \(x),\(y) is empty or outside the canvas"
+        case let .apngInvalidChunk(chunk, reason, _): "invalid \(chunk): \(reason)"
+        case let .apngFrameCount(declared, found, _): "acTL declares \(declared) frames, the file has \(found)"
+        case let .apngFrameData(frame, reason, _): "APNG frame \(frame): \(reason)"
         case let .invalidParameter(message): "invalid parameter: \(message)"
         case let .unrepresentable(message): "cannot encode: \(message)"
         case let .compressionFailed(status): "zlib deflate failed (status \(status))"

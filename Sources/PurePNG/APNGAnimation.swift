@@ -1,0 +1,139 @@
+import ImageCore
+
+/// An APNG's structure, with frames composited on request (APNG specification 1.0), as browsers
+/// show them; the counterpart of `GIFAnimation`, and an `ImageAnimation`.
+///
+/// Making one reads the whole file once (its static image included, so a damaged file is
+/// refused here); frames are decoded only when asked for: ``frame(at:)`` composites frames
+/// 0...index, ``forEachFrame(_:)`` walks them all with one canvas alive at a time. A still PNG,
+/// or an APNG whose animation chunks are broken (``fallback`` says why), is an animation of one
+/// frame: its static image.
+///
+/// ```swift
+/// let animation = try APNGAnimation(bytes: bytes)
+/// print(animation.canvasWidth, animation.frameInfo.count, animation.playCount ?? 0)
+/// try animation.forEachFrame { index, canvas in
+///     show(canvas, for: animation.frameInfo[index].displayDelayMilliseconds)
+/// }
+/// ```
+public struct APNGAnimation: Sendable {
+    /// The file.
+    public let bytes: [UInt8]
+    /// The limits every frame decode checks.
+    public let limits: DecodingLimits
+    /// CRC checking and strictness.
+    public let options: PNGDecodingOptions
+    /// The canvas width (IHDR).
+    public let width: Int
+    /// The canvas height (IHDR).
+    public let height: Int
+    /// The acTL of a valid animation; nil for a still PNG or a broken animation.
+    public let control: APNGAnimationControl?
+    /// The frames of a valid animation (empty otherwise).
+    public let frames: [APNGFrameControl]
+    /// The file's metadata.
+    public let metadata: ImageMetadata
+    /// Why a file with animation chunks is shown as its still image (the rule it breaks); nil
+    /// when the animation is valid or there is none.
+    public let fallback: PNGError?
+    /// The canvas's pixel format: `.rgba8`, or `.rgba16` for 16-bit images.
+    public let format: PixelFormat
+
+    /// Reads the file's structure and checks its static image. Throws what `PNGDecoder` throws
+    /// (and, with ``PNGDecodingOptions/strict``, the broken animation rule).
+    public init(bytes: [UInt8], limits: DecodingLimits = .default, options: PNGDecodingOptions = .init()) throws(PNGError) {
+        self.bytes = bytes
+        self.limits = limits.knowingInputSize(bytes.count)
+        self.options = options
+        var decoder = PNGDecoder(limits: self.limits, options: options)
+        _ = try decoder.append(bytes)
+        _ = try decoder.finish()
+        guard let info = decoder.info else { throw .missingHeader(offset: 8) }
+        width = info.width
+        height = info.height
+        format = info.bitDepth == 16 ? .rgba16 : .rgba8
+        control = decoder.animationControl
+        frames = decoder.frameControls
+        metadata = decoder.metadata
+        fallback = decoder.animation.broken
+    }
+
+    /// Whether the file is a valid animation (acTL and its frames).
+    public var isAnimated: Bool { control != nil }
+
+    /// The canvas after frame `index` has been drawn (earlier frames decoded on the way).
+    public func frame(at index: Int) throws(PNGError) -> Image {
+        let count = frameCount
+        guard index >= 0 && index < count else {
+            throw .invalidParameter("frame \(index) of an animation of \(count) frames")
+        }
+        var result: Image?
+        try walk { (i: Int, canvas: Image) throws(PNGError) -> Bool in
+            if i == index { result = canvas }
+            return i < index
+        }
+        guard let result else { throw .apngFrameData(frame: index, reason: "not decoded", offset: bytes.count) }
+        return result
+    }
+
+    /// Every composited frame in order, one canvas alive at a time.
+    public func forEachFrame(_ body: (Int, Image) throws -> Void) throws {
+        var failure: (any Error)?
+        try walk { (i: Int, canvas: Image) throws(PNGError) -> Bool in
+            do { try body(i, canvas) } catch {
+                failure = error
+                return false
+            }
+            return true
+        }
+        if let failure { throw failure }
+    }
+
+    private var frameCount: Int { isAnimated ? frames.count : 1 }
+
+    /// Decodes frames in order, handing each canvas to `body` until it returns false.
+    private func walk(_ body: (Int, Image) throws(PNGError) -> Bool) throws(PNGError) {
+        guard isAnimated else {
+            _ = try body(0, try PNGDecoder.decode(bytes, limits: limits, options: options).converted(to: format))
+            return
+        }
+        var decoder = PNGDecoder(limits: limits, options: options)
+        decoder.animation.decodesFrames = true
+        decoder.animation.pausesAfterEachFrame = true
+        _ = try decoder.append(bytes)
+        for index in 0 ..< frames.count {
+            guard decoder.animation.completed == index + 1, let compositor = decoder.animation.compositor else {
+                throw .apngFrameData(frame: index, reason: "the frame could not be decoded", offset: bytes.count)
+            }
+            guard try body(index, compositor.image(metadata: metadata)) else { return }
+            decoder.resume()
+            _ = try decoder.append(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+    }
+}
+
+extension APNGAnimation: ImageAnimation {
+    /// The canvas width.
+    public var canvasWidth: Int { width }
+    /// The canvas height.
+    public var canvasHeight: Int { height }
+
+    /// The frames in the shared terms; a still image is one frame covering the canvas.
+    public var frameInfo: [AnimationFrameInfo] {
+        guard isAnimated else {
+            return [AnimationFrameInfo(index: 0, x: 0, y: 0, width: width, height: height, delayMilliseconds: 0,
+                                       disposal: .none, blend: .source)]
+        }
+        return frames.enumerated().map { $1.animationFrameInfo(index: $0) }
+    }
+
+    /// acTL's `num_plays` in GIF's terms: 0 (forever) stays 0, N plays are N - 1 loops after the
+    /// first, and one play (or a still image) is nil.
+    public var loopCount: Int? { control?.loopCount }
+
+    /// How many times browsers play it: nil for forever.
+    public var playCount: Int? {
+        guard let plays = control?.plays else { return 1 }
+        return plays == 0 ? nil : plays
+    }
+}
