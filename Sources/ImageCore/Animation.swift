@@ -59,7 +59,8 @@ public struct AnimationFrameInfo: Sendable, Equatable, Hashable {
 /// animated file.
 ///
 /// Frames are composited as browsers show them. Asking for frame N composites the frames before
-/// it (no frame is kept decoded), and ``forEachFrame(_:)`` walks them all in constant memory.
+/// it (no frame is kept decoded), and ``makeFrameIterator()`` (or ``forEachFrame(_:)``) walks
+/// them all in constant memory.
 ///
 /// ```swift
 /// if let animation = try ImageSource.animation(bytes) {
@@ -85,7 +86,26 @@ public protocol ImageAnimation: Sendable {
     var metadata: ImageMetadata { get }
     /// The full canvas after frames 0...index have been drawn, as RGBA.
     func frame(at index: Int) throws -> Image
+    /// The composited frames in order, decoded one at a time as they are asked for.
+    func makeFrameIterator() -> any AnimationFrameIterator
+}
+
+/// Composited frames of an ``ImageAnimation``, one at a time: a pull iterator whose decoding
+/// can fail.
+public protocol AnimationFrameIterator {
+    /// The next composited frame (the full canvas), nil after the last; throws the codec's error.
+    mutating func nextFrame() throws -> Image?
+}
+
+extension ImageAnimation {
     /// Every composited frame in order, one canvas alive at a time. Stops at the first error
-    /// and throws it.
-    func forEachFrame(_ body: (Int, Image) throws -> Void) throws
+    /// (the codec's, or `body`'s) and throws it.
+    public func forEachFrame(_ body: (Int, Image) throws -> Void) throws {
+        var iterator = makeFrameIterator()
+        var index = 0
+        while let frame = try iterator.nextFrame() {
+            try body(index, frame)
+            index += 1
+        }
+    }
 }

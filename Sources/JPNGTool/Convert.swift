@@ -8,8 +8,9 @@ struct Convert: ParsableCommand {
         discussion: """
         --to auto picks per image: PNG for images with few colours or large flat areas (where JPEG \
         would be both larger and worse), JPNG for photographs with real transparency, JPEG for \
-        opaque photographs; it says what it chose. A failure in one file does not stop the others; \
-        the exit status is non-zero if any failed. A progress bar shows on a terminal.
+        opaque photographs, APNG for animations (every frame kept); it says what it chose. A failure \
+        in one file does not stop the others; the exit status is non-zero if any failed. A progress \
+        bar shows on a terminal.
 
         Examples:
           jpng convert photos/ --to jpeg --out-dir small/ --quality 80 --recursive
@@ -20,7 +21,7 @@ struct Convert: ParsableCommand {
     @Argument(help: "Files and folders to convert.")
     var inputs: [String]
 
-    @Option(help: "Output format: png, jpeg, jpng, pam or auto.")
+    @Option(help: "Output format: png, apng, jpeg, jpng, pam or auto (an animation stays animated, as APNG).")
     var to: String
 
     @Option(help: "Folder for the outputs (default: beside each input).")
@@ -59,7 +60,7 @@ struct Convert: ParsableCommand {
         let queue = WorkQueue(count: tasks.count)
         let (force, verbose, auto, skipExisting) = (self.force, self.verbose, to == "auto", self.skipExisting)
         // The outputs an input may have: the one format asked for, or any that auto picks.
-        let candidates = fixed.map { [$0] } ?? [.png, .jpeg, .jpng]
+        let candidates = fixed.map { [$0] } ?? [.png, .jpeg, .jpng, .apng]
         DispatchQueue.concurrentPerform(iterations: min(jobs, max(tasks.count, 1))) { _ in
             while let index = queue.next() {
                 let task = tasks[index]
@@ -69,12 +70,17 @@ struct Convert: ParsableCommand {
                 }
                 do {
                     let bytes = try readInput(task.input)
-                    let image = try decodeImage(bytes, name: task.input)
-                    let (format, reason) = fixed.map { ($0, "") } ?? chooseFormat(for: image)
+                    // An animation stays one with --to auto; --to apng takes every frame.
+                    let animated = fixed == .apng || fixed == nil && isAnimation(bytes)
+                    let image = animated ? nil : try decodeImage(bytes, name: task.input)
+                    let (format, reason) = fixed.map { ($0, "") }
+                        ?? image.map(chooseFormat(for:)) ?? (.apng, "animation: APNG keeps every frame")
                     let output = task.outputBase + "." + format.fileExtension
                     if output == task.input { throw CLIError("\(task.input): the output would overwrite the input (use --out-dir)") }
                     if !force && fileExists(output) { throw CLIError("\(output): already exists (use --force to overwrite)") }
-                    let encoded = try encodeImage(image, as: format, settings: settings) { progress.note("jpng: \(task.input): \($0)") }
+                    let encoded = try image.map { image in
+                        try encodeImage(image, as: format, settings: settings) { progress.note("jpng: \(task.input): \($0)") }
+                    } ?? encodeAnimation(bytes, name: task.input, settings: settings)
                     try writeOutput(encoded, to: output)
                     let line = auto || verbose ? "\(task.input) -> \(output)" + (auto ? " (\(format.rawValue.uppercased()): \(reason))" : "") : nil
                     progress.finished(bytesIn: bytes.count, bytesOut: encoded.count, line: line)
@@ -134,6 +140,13 @@ struct Convert: ParsableCommand {
 }
 
 /// The `--to auto` choice, with the reason shown to the user.
+/// Whether the file is an animation of more than one frame (a GIF or APNG); a file that cannot be
+/// read says no here and fails when it is decoded.
+func isAnimation(_ bytes: [UInt8]) -> Bool {
+    guard let animation = try? ImageSource.animation(bytes) else { return false }
+    return animation.frameInfo.count > 1
+}
+
 func chooseFormat(for image: Image) -> (OutputFormat, String) {
     let rgba = image.converted(to: .rgba8)
     var colours = Set<UInt32>()

@@ -77,8 +77,13 @@ struct Decode: ParsableCommand {
                 throw CLIError("\(output): already exists (use --force to overwrite)")
             }
             let bytes = try readInput(input)
-            let image = try decodeImage(bytes, name: input, request: request)
-            let encoded = try encodeImage(image, as: outputFormat, settings: encoder.settings)
+            let encoded: [UInt8]
+            if outputFormat == .apng && frame == 0 {
+                encoded = try encodeAnimation(bytes, name: input, settings: encoder.settings)
+            } else {
+                let image = try decodeImage(bytes, name: input, request: request)
+                encoded = try encodeImage(image, as: outputFormat, settings: encoder.settings)
+            }
             try writeOutput(encoded, to: output)
         }
     }

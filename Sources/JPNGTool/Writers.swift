@@ -3,10 +3,13 @@ import PureImage
 /// Output formats chosen by extension (or `--format` for stdout).
 enum OutputFormat: String, CaseIterable {
     case png, jpeg, jpng, pam, ppm, pgm
+    /// Animated PNG: every frame of an animation (a still image gives one frame).
+    case apng
 
     init?(fileExtension ext: String) {
         switch ext {
         case "png": self = .png
+        case "apng": self = .apng
         case "jpg", "jpeg": self = .jpeg
         case "jpng": self = .jpng
         case "pam": self = .pam
@@ -16,10 +19,16 @@ enum OutputFormat: String, CaseIterable {
         }
     }
 
-    static let names = "png, jpg/jpeg, jpng, pam, ppm, pgm"
+    static let names = "png, apng, jpg/jpeg, jpng, pam, ppm, pgm"
 
-    /// The file extension written for this format.
-    var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
+    /// The file extension written for this format (an APNG is a .png).
+    var fileExtension: String {
+        switch self {
+        case .jpeg: "jpg"
+        case .apng: "png"
+        default: rawValue
+        }
+    }
 }
 
 /// Encoder settings gathered from the command line.
@@ -61,6 +70,8 @@ func encodeImage(_ original: Image, as format: OutputFormat, settings: EncodeSet
                                           progressive: settings.progressive, subsampling: settings.subsampling,
                                           maskCompressionLevel: settings.maskLevel)
         do { return try JPNGEncoder.encode(image, options: options) } catch { throw CLIError("\(error)") }
+    case .apng:
+        return try encodeAnimation(StillFrames(image: image), settings: settings)
     case .pam:
         return Netpbm.pam(image)
     case .ppm, .pgm:
@@ -69,5 +80,69 @@ func encodeImage(_ original: Image, as format: OutputFormat, settings: EncodeSet
             ? PixelFormat(color: false, alpha: false, sixteenBit: image.format.is16Bit)
             : PixelFormat(color: true, alpha: false, sixteenBit: image.format.is16Bit)
         return Netpbm.pnm(image.converted(to: target))
+    }
+}
+
+/// Encodes every frame of a file as an APNG: the file's animation (GIF or APNG), frames as
+/// composited, delays and play count kept; a still image gives one frame.
+func encodeAnimation(_ bytes: [UInt8], name: String, settings: EncodeSettings) throws -> [UInt8] {
+    let found: (any ImageAnimation)?
+    do { found = try ImageSource.animation(bytes) } catch { throw CLIError("\(name): \(error)") }
+    guard let animation = found else {
+        return try encodeAnimation(StillFrames(image: try decodeImage(bytes, name: name)), settings: settings)
+    }
+    let frames = AnimationFrames(animation: animation)
+    do {
+        let encoded = try encodeAnimation(frames, plays: animation.playCount ?? 0, settings: settings)
+        if let error = frames.failure.error { throw error }
+        return encoded
+    } catch let error as CLIError {
+        throw error
+    } catch {
+        throw CLIError("\(name): \(frames.failure.error ?? error)")
+    }
+}
+
+private func encodeAnimation<Frames: Sequence>(_ frames: Frames, plays: Int = 0,
+                                                settings: EncodeSettings) throws -> [UInt8] where Frames.Element == APNGFrame {
+    var png = PNGEncodingOptions()
+    png.compressionLevel = settings.pngLevel
+    return try APNGEncoder.encode(frames, options: APNGEncodingOptions(png: png, plays: plays))
+}
+
+/// One still image as an animation's only frame.
+private struct StillFrames: Sequence {
+    let image: Image
+    func makeIterator() -> IndexingIterator<[APNGFrame]> { [APNGFrame(image: image, delayMilliseconds: 0)].makeIterator() }
+}
+
+/// The frames of an animation for the APNG encoder, decoded one at a time each time the
+/// sequence is iterated (the encoder reads it twice); a decoding error ends the sequence and
+/// is kept in `failure`.
+private struct AnimationFrames: Sequence {
+    final class Failure: @unchecked Sendable { var error: (any Error)? }
+    let animation: any ImageAnimation
+    let failure = Failure()
+
+    func makeIterator() -> Iterator {
+        Iterator(frames: animation.makeFrameIterator(), info: animation.frameInfo, failure: failure)
+    }
+
+    struct Iterator: IteratorProtocol {
+        var frames: any AnimationFrameIterator
+        let info: [AnimationFrameInfo]
+        let failure: Failure
+        var index = 0
+
+        mutating func next() -> APNGFrame? {
+            do {
+                guard let image = try frames.nextFrame(), index < info.count else { return nil }
+                defer { index += 1 }
+                return APNGFrame(image: image, delayMilliseconds: info[index].delayMilliseconds)
+            } catch {
+                failure.error = failure.error ?? error
+                return nil
+            }
+        }
     }
 }

@@ -32,13 +32,8 @@ extension GIFAnimation: ImageAnimation {
     /// ``frames`` in the shared terms.
     public var frameInfo: [AnimationFrameInfo] { frames.map(\.animationFrameInfo) }
 
-    /// Every composited frame in order through ``Iterator``, one canvas alive at a time.
-    public func forEachFrame(_ body: (Int, Image) throws -> Void) throws {
-        var iterator = makeIterator()
-        var index = 0
-        while let frame = try iterator.nextFrame() {
-            try body(index, frame)
-            index += 1
-        }
-    }
+    /// The composited frames through ``Iterator``.
+    public func makeFrameIterator() -> any AnimationFrameIterator { makeIterator() }
 }
+
+extension GIFAnimation.Iterator: AnimationFrameIterator {}

@@ -76,43 +76,65 @@ public struct APNGAnimation: Sendable {
         return result
     }
 
-    /// Every composited frame in order, one canvas alive at a time.
-    public func forEachFrame(_ body: (Int, Image) throws -> Void) throws {
-        var failure: (any Error)?
-        try walk { (i: Int, canvas: Image) throws(PNGError) -> Bool in
-            do { try body(i, canvas) } catch {
-                failure = error
-                return false
-            }
-            return true
-        }
-        if let failure { throw failure }
-    }
-
     private var frameCount: Int { isAnimated ? frames.count : 1 }
 
     /// Decodes frames in order, handing each canvas to `body` until it returns false.
     private func walk(_ body: (Int, Image) throws(PNGError) -> Bool) throws(PNGError) {
-        guard isAnimated else {
-            _ = try body(0, try PNGDecoder.decode(bytes, limits: limits, options: options).converted(to: format))
-            return
+        var iterator = makeIterator()
+        var index = 0
+        while let frame = try iterator.nextFrame() {
+            guard try body(index, frame) else { return }
+            index += 1
         }
-        var decoder = PNGDecoder(limits: limits, options: options)
-        decoder.animation.decodesFrames = true
-        decoder.animation.pausesAfterEachFrame = true
-        _ = try decoder.append(bytes)
-        for index in 0 ..< frames.count {
-            guard decoder.animation.completed == index + 1, let compositor = decoder.animation.compositor else {
-                throw .apngFrameData(frame: index, reason: "the frame could not be decoded", offset: bytes.count)
+    }
+
+    /// Composited frames one at a time, in order.
+    public func makeIterator() -> Iterator { Iterator(self) }
+
+    /// Composited frames one at a time: a decoder that pauses after each frame, so memory is one
+    /// canvas (and the rectangle a PREVIOUS frame saves) whatever the number of frames.
+    public struct Iterator: Sendable, AnimationFrameIterator {
+        private let animation: APNGAnimation
+        private var decoder: PNGDecoder
+        private var started = false
+        private var index = 0
+
+        fileprivate init(_ animation: APNGAnimation) {
+            self.animation = animation
+            decoder = PNGDecoder(limits: animation.limits, options: animation.options)
+            decoder.animation.decodesFrames = true
+            decoder.animation.pausesAfterEachFrame = true
+        }
+
+        /// The next composited frame, nil after the last.
+        public mutating func nextFrame() throws(PNGError) -> Image? {
+            guard animation.isAnimated else {
+                guard index == 0 else { return nil }
+                index = 1
+                return try PNGDecoder.decode(animation.bytes, limits: animation.limits, options: animation.options)
+                    .converted(to: animation.format)
             }
-            guard try body(index, compositor.image(metadata: metadata)) else { return }
-            decoder.resume()
-            _ = try decoder.append(UnsafeRawBufferPointer(start: nil, count: 0))
+            guard index < animation.frames.count else { return nil }
+            if started {
+                decoder.resume()
+                _ = try decoder.append(UnsafeRawBufferPointer(start: nil, count: 0))
+            } else {
+                started = true
+                _ = try decoder.append(animation.bytes)
+            }
+            guard decoder.animation.completed == index + 1, let compositor = decoder.animation.compositor else {
+                throw .apngFrameData(frame: index, reason: "the frame could not be decoded", offset: animation.bytes.count)
+            }
+            index += 1
+            return compositor.image(metadata: animation.metadata)
         }
     }
 }
 
 extension APNGAnimation: ImageAnimation {
+    /// The composited frames through ``Iterator``.
+    public func makeFrameIterator() -> any AnimationFrameIterator { makeIterator() }
+
     /// The canvas width.
     public var canvasWidth: Int { width }
     /// The canvas height.
