@@ -81,6 +81,12 @@ final class ImageDataEncoder: @unchecked Sendable {
 
     /// Filters and compresses ``currentRow``; finished IDAT chunks are appended to `w`.
     func encodeRow(into w: inout ChunkWriter) throws(PNGError) {
+        try encodeRow { w.append(.IDAT, $0) }
+    }
+
+    /// Filters and compresses ``currentRow``, handing each full block of compressed bytes to
+    /// `sink` (APNG frames after the first go to fdAT chunks, not IDAT).
+    func encodeRow(sink: (UnsafeRawBufferPointer) -> Void) throws(PNGError) {
         let n = rowBytes
         let type: UInt8
         switch mode {
@@ -103,12 +109,17 @@ final class ImageDataEncoder: @unchecked Sendable {
             if type == ForwardFilter.none { (candidates + 1).update(from: cur, count: n) }
         }
         let chosen = UnsafeRawBufferPointer(start: candidates + Int(type) * candidateStride, count: n + 1)
-        try deflater.write(chosen) { w.append(.IDAT, $0) }
+        try deflater.write(chosen, sink: sink)
         swap(&cur, &prev)
     }
 
     /// Ends the zlib stream and writes the last IDAT chunk.
     func finish(into w: inout ChunkWriter) throws(PNGError) {
-        try deflater.finish { w.append(.IDAT, $0) }
+        try finish { w.append(.IDAT, $0) }
+    }
+
+    /// Ends the zlib stream, handing what is still pending to `sink`.
+    func finish(sink: (UnsafeRawBufferPointer) -> Void) throws(PNGError) {
+        try deflater.finish(sink: sink)
     }
 }
