@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with swiftc (no SwiftPM) and runs one of them.
 #   Fuzz/run.sh TARGET [SECONDS] [extra libFuzzer flags...]
 #   Fuzz/run.sh build            # build every target only
-# TARGET: png jpeg gif jpng imagesource. Exits non-zero on a crash, leaving crash-*/timeout-*/
+# TARGET: png apng jpeg gif jpng imagesource. Exits non-zero on a crash, leaving crash-*/timeout-*/
 # oom-* files in Fuzz/out/artifacts-TARGET/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +12,7 @@ mkdir -p "$out"
 if ! command -v swiftc >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swiftc ]; then
     export PATH=/opt/swift/usr/bin:$PATH
 fi
-targets="png jpeg gif jpng imagesource"
+targets="png apng jpeg gif jpng imagesource"
 
 # Library modules are compiled with ASan and libFuzzer's coverage instrumentation
 # (-sanitize=fuzzer on a library adds edge/cmp coverage without a main), optimised like release.
@@ -68,6 +68,7 @@ seed_corpus() {
     local dirs=() exts=()
     case $t in
         png) dirs=(Vectors/png); exts=(png) ;;
+        apng) dirs=(Vectors/apng); exts=(png) ;;
         jpeg) dirs=(Vectors/jpeg Vectors/jpeg-encoder); exts=(jpg jpeg) ;;
         gif) dirs=(Vectors/gif); exts=(gif) ;;
         jpng) dirs=(Vectors/jpeg-encoder Fuzz/seeds/jpng); exts=(jpg jpng) ;;

@@ -3,8 +3,8 @@ import ImageCore
 /// An incremental APNG decoder: frames are decoded as their bytes arrive and composited onto
 /// the canvas as browsers show them (APNG specification 1.0).
 ///
-/// Events: `.header` (the canvas: the image's size, `.rgba8` or `.rgba16`) as soon as IHDR is
-/// read, then per frame `.frameStarted(i)`, `.rows` of that frame as they are decoded,
+/// Events: `.header` (the canvas: the image's size, `.rgba8` or `.rgba16`, the declared frame
+/// count) as the first frame starts, then per frame `.frameStarted(i)`, `.rows` of that frame as they are decoded,
 /// `.frameComplete(i)` once it is drawn; `.end` at IEND. ``preview()`` is the canvas so far,
 /// with the frame that is arriving drawn as far as it has come. A still PNG is an animation of
 /// one frame, its image. Memory: the canvas, the rectangle a PREVIOUS frame saves, and the frame
@@ -28,8 +28,6 @@ public struct APNGDecoder: IncrementalImageDecoder {
 
     private var png: PNGDecoder
     private var announced = false
-    /// Frame 0 synthesised for a file without a (valid) animation.
-    private var stillFrameStarted = false
 
     /// A decoder waiting for the signature; `limits.maxFrames` bounds acTL's frame count.
     public init(limits: DecodingLimits = .default, options: PNGDecodingOptions = .init()) {
@@ -37,14 +35,24 @@ public struct APNGDecoder: IncrementalImageDecoder {
         png.animation.decodesFrames = true
     }
 
-    /// The canvas: the image's size, `.rgba8` (or `.rgba16` for 16-bit images), and the frames
-    /// started so far; known once IHDR is read.
+    /// When true, ``append(_:)`` and ``resume()`` return right after each `.frameComplete`,
+    /// keeping the rest of the input buffered, so ``preview()`` shows every frame's canvas; call
+    /// ``resume()`` to go on (it returns no events once the buffered input is used up).
+    public var pausesAfterEachFrame: Bool {
+        get { png.animation.pausesAfterEachFrame }
+        set { png.animation.pausesAfterEachFrame = newValue }
+    }
+
+    /// Paused after a frame (see ``pausesAfterEachFrame``).
+    public var isPaused: Bool { png.animation.paused }
+
+    /// The canvas: the image's size, `.rgba8` (or `.rgba16` for 16-bit images), and the frame
+    /// count acTL declares (1 for a still PNG); reported when the first frame starts.
     public var header: ImageHeader? {
         guard let info = png.info else { return nil }
-        let frames = png.isAnimated ? max(png.frameControls.count, 1) : 1
         return ImageHeader(fileFormat: .png, width: info.width, height: info.height,
                            pixelFormat: info.bitDepth == 16 ? .rgba16 : .rgba8, isInterlaced: info.interlaced,
-                           frameCount: frames)
+                           frameCount: png.animation.control?.frameCount ?? 1)
     }
 
     /// The ancillary chunks read so far.
@@ -58,28 +66,27 @@ public struct APNGDecoder: IncrementalImageDecoder {
 
     /// Feeds the next bytes; returns what became available (see the type's discussion).
     public mutating func append(_ bytes: UnsafeRawBufferPointer) throws(PNGError) -> [DecodingEvent] {
-        let inner = try png.append(bytes)
+        png.resume()
+        return translate(try png.append(bytes))
+    }
+
+    /// Goes on after a pause (see ``pausesAfterEachFrame``).
+    public mutating func resume() throws(PNGError) -> [DecodingEvent] {
+        try append(UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+
+    /// The frame events of the inner decoder, with the canvas header before the first frame's
+    /// start and the static image's own header left out.
+    private mutating func translate(_ inner: [DecodingEvent]) -> [DecodingEvent] {
         var events: [DecodingEvent] = []
-        if !announced, let header {
-            announced = true
-            events.append(.header(header))
-        }
+        events.reserveCapacity(inner.count + 1)
         for event in inner {
-            switch event {
-            case .header:
-                // The static image's header: for a still PNG (or a broken animation) it starts frame 0.
-                if !png.isAnimated && !stillFrameStarted {
-                    stillFrameStarted = true
-                    events.append(.frameStarted(0))
-                }
-            case .rows:
-                if png.isAnimated || stillFrameStarted { events.append(event) }
-            case .end:
-                if stillFrameStarted { events.append(.frameComplete(0)) }
-                events.append(.end)
-            default:
-                events.append(event)
+            if case .header = event { continue }
+            if case .frameStarted = event, !announced, let header {
+                announced = true
+                events.append(.header(header))
             }
+            events.append(event)
         }
         return events
     }

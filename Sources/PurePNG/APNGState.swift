@@ -33,6 +33,9 @@ struct APNGState: Sendable {
     /// Stop after each composited frame until the caller resumes (frame-by-frame iteration).
     var pausesAfterEachFrame = false
     var paused = false
+    /// A file without a valid acTL at its first IDAT: decoding frames, its static image is
+    /// reported as the one frame.
+    var stillFrame = false
 
     /// Whether the file is an animation that is (so far) valid.
     var isAnimated: Bool { control != nil && broken == nil }

@@ -254,7 +254,7 @@ public struct PNGDecoder: IncrementalImageDecoder {
         let rows = imageData?.rowsDecoded ?? 0
         if rows > reportedRows {
             // Decoding frames, the static image's rows are news only when it is frame 0.
-            if !animation.decodesFrames || animation.fcTLBeforeIDAT && animation.broken == nil {
+            if !animation.decodesFrames || animation.stillFrame || animation.fcTLBeforeIDAT && animation.broken == nil {
                 events.append(.rows(reportedRows ..< rows))
             }
             reportedRows = rows
@@ -348,7 +348,7 @@ public struct PNGDecoder: IncrementalImageDecoder {
                     do throws(PNGError) {
                         try frame.feed(UnsafeRawBufferPointer(bytes), fileOffset: fileOffset, events: &events)
                     } catch {
-                        feedError = .apngFrameData(frame: index, reason: "\(error)", offset: fileOffset)
+                        feedError = .apngFrameData(frame: index, reason: error.message, offset: error.offset ?? fileOffset)
                     }
                     if let feedError {
                         try animationStep(&events) { (_: inout APNGState) throws(PNGError) in throw feedError }
@@ -478,6 +478,12 @@ public struct PNGDecoder: IncrementalImageDecoder {
                                  isInterlaced: info.interlaced)
         self.header = header
         events.append(.header(header))
+        if animation.decodesFrames && !animation.isAnimated {
+            // Decoding frames, a still image (or one whose animation broke before its image
+            // data) is an animation of one frame.
+            animation.stillFrame = true
+            events.append(.frameStarted(0))
+        }
     }
 
     /// A complete chunk other than IDAT.
@@ -502,6 +508,7 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 try a.endFrameData(offset: chunk.start)
                 try a.checkFrameCount(offset: chunk.start)
             }
+            if animation.stillFrame { events.append(.frameComplete(0)) }
             events.append(.end)
             state = .ended
             return
@@ -592,6 +599,12 @@ extension PNGDecoder {
             animation.broken = error
             animation.frameData = nil
             events.append(.warning("APNG animation ignored, the static image stands: \(error)"))
+            if animation.decodesFrames && !animation.stillFrame && animation.frames.isEmpty && seenIDAT {
+                // Broken before any frame began: the static image is the one frame after all.
+                animation.stillFrame = true
+                events.append(.frameStarted(0))
+                if reportedRows > 0 { events.append(.rows(0 ..< reportedRows)) }
+            }
         }
     }
 

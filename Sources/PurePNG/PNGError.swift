@@ -150,8 +150,12 @@ public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// A one-line English message ending in the byte offset, e.g. "PNG: duplicate PLTE chunk at byte 57".
     public var description: String {
-        let at = offset.map { " at byte \($0)" } ?? ""
-        let what: String = switch self {
+        "PNG: " + message + (offset.map { " at byte \($0)" } ?? "")
+    }
+
+    /// What went wrong, without the "PNG:" prefix and the byte offset ("duplicate PLTE chunk").
+    public var message: String {
+        switch self {
         case .invalidSignature: "not a PNG file (bad signature)"
         case let .invalidChunkLength(length, _): "chunk length \(length) exceeds 2^31-1"
         case let .invalidChunkType(type, _): "invalid chunk type \"\(type)\""
@@ -189,7 +193,6 @@ public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .unrepresentable(message): "cannot encode: \(message)"
         case let .compressionFailed(status): "zlib deflate failed (status \(status))"
         }
-        return "PNG: " + what + at
     }
 }
 
