@@ -1,16 +1,22 @@
 import ImageCore
 import PurePNG
 
-/// Feeds `pieces` to an APNG decoder; returns the CRC-32 of the canvas at each completed frame
-/// and the final image (nil after an error).
+/// Feeds `pieces` to an APNG decoder that pauses after each frame; returns the CRC-32 of the
+/// canvas at each completed frame and the final image (nil after an error).
 func decodeFrames(_ bytes: [UInt8], pieces: [Int]) -> ([UInt32], Image?) {
     var decoder = APNGDecoder(limits: fuzzLimits.knowingInputSize(bytes.count))
+    decoder.pausesAfterEachFrame = true
     var canvases: [UInt32] = []
+    func note(_ events: [DecodingEvent]) {
+        for case .frameComplete in events { canvases.append(CRC32.checksum(decoder.preview()?.pixels ?? [])) }
+    }
     var offset = 0
     for n in pieces {
         guard let events = try? decoder.append(bytes[offset ..< offset + n]) else { return (canvases, nil) }
-        for case .frameComplete in events {
-            canvases.append(CRC32.checksum(decoder.preview()?.pixels ?? []))
+        note(events)
+        while decoder.isPaused {
+            guard let more = try? decoder.resume() else { return (canvases, nil) }
+            note(more)
         }
         offset += n
     }

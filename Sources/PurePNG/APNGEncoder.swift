@@ -84,9 +84,17 @@ public struct APNGEncodingOptions: Sendable, Equatable {
 /// frames (all four channels, the colour of transparent pixels included).
 ///
 /// Colour type: a palette (``APNGEncodingOptions/allowPalette``) when all frames together use
-/// at most 256 RGBA8 colours (bit depth 1, 2, 4 or 8, the smallest that holds them); otherwise
-/// gray, gray + alpha, RGB or RGBA, the smallest that holds every frame exactly, at 16 bits when
-/// any frame is 16-bit and 8 otherwise.
+/// at most 256 RGBA8 colours (bit depth 1, 2, 4 or 8, the smallest that holds them; entries with
+/// alpha below 255 first, so tRNS is short); otherwise gray, gray + alpha, RGB or RGBA, the
+/// smallest that holds every frame exactly, at 16 bits when any frame is 16-bit and 8 otherwise.
+/// Gray and RGB output carry a tRNS colour key (a colour no frame uses) so that blend OVER can
+/// leave pixels of the canvas alone.
+///
+/// Frame 0 is the default image (IDAT), full canvas, as ffmpeg and apngasm write it. Each later
+/// frame is the smallest rectangle that differs from the canvas a decoder will have, drawn with
+/// blend SOURCE or OVER (whichever compresses smaller, OVER only where it is exact) and followed
+/// by the dispose op (NONE, BACKGROUND or PREVIOUS) that leaves the next frame the least to
+/// store.
 ///
 /// ```swift
 /// let frames = sprites.map { APNGFrame(image: $0, delayMilliseconds: 50) }
@@ -119,10 +127,11 @@ public enum APNGEncoder {
 
     /// Encodes `frames`, handing the bytes to `output` as they are made, for writing to a file.
     ///
-    /// Memory: two canvases (the frame being written and the canvas a decoder will have under
-    /// it), the frame just received, and one frame's compressed data; frames are never all held.
-    /// Each frame's bytes are handed out once the next frame has been seen (its dispose op,
-    /// written first, depends on the next frame).
+    /// Memory: two canvases (the frame waiting to be written and the canvas a decoder will have
+    /// under it), the frame just received, and one frame's compressed data (two while SOURCE
+    /// and OVER are compared); frames are never all held. Each frame's bytes are handed out
+    /// once the next frame has been seen: its fcTL, written first, holds a dispose op chosen
+    /// by looking at the next frame.
     ///
     /// ```swift
     /// try APNGEncoder.encode(frames) { try file.write(contentsOf: $0) }
@@ -182,12 +191,32 @@ struct APNGSurvey {
     var colours = ColourTable()
     let checksOpaque: Bool, checksGray: Bool
     var opaque = true, gray = true
+    /// Looks for a colour no frame uses, for a tRNS colour key: gray and RGB output have no
+    /// alpha, and OVER needs a pixel that leaves the canvas alone. Only while every frame is
+    /// opaque, and only the candidates below are tracked (bitmaps of used values), so the
+    /// first pass keeps no set of every colour.
+    let tracksKey: Bool
+    /// Gray levels used by 8-bit frames.
+    var usedGray8 = [UInt64](repeating: 0, count: 4)
+    /// 16-bit gray levels below 256 used (8-bit frames widen to multiples of 257: only 0 is one).
+    var usedGray16 = [UInt64](repeating: 0, count: 4)
+    /// Colours (1, g, b) used by 8-bit frames, bit `g << 8 | b`.
+    var usedRGB8 = [UInt64](repeating: 0, count: 1024)
+    /// 16-bit colours (1, g, b) with g, b < 256 used (no widened 8-bit sample is 1).
+    var usedRGB16 = [UInt64](repeating: 0, count: 1024)
 
     init(options: APNGEncodingOptions) {
         let requested = options.png.colorType
         countsColours = requested == .palette || (requested == nil && options.allowPalette)
         checksOpaque = requested == nil || requested == .gray || requested == .rgb
         checksGray = requested == nil || requested == .gray || requested == .grayAlpha
+        tracksKey = options.optimizeFrames && checksOpaque && options.png.bitDepth == nil
+    }
+
+    /// The first value in `0 ..< bits.count * 64` whose bit is clear.
+    static func firstUnused(_ bits: [UInt64]) -> Int? {
+        for (i, word) in bits.enumerated() where word != .max { return i * 64 + (~word).trailingZeroBitCount }
+        return nil
     }
 
     mutating func add(_ frame: APNGFrame) throws(PNGError) {
@@ -215,7 +244,7 @@ struct APNGSurvey {
     private mutating func scan(_ image: Image) {
         let format = image.format
         guard countsColours || (checksOpaque && opaque && format.hasAlpha) || (checksGray && gray && format.isColor)
-        else { return }
+            || (tracksKey && opaque) else { return }
         let sixteen = format.is16Bit, isColor = format.isColor, hasAlpha = format.hasAlpha
         let channels = format.channels, bpp = format.bytesPerPixel
         let maxValue: UInt32 = sixteen ? 65535 : 255
@@ -226,7 +255,7 @@ struct APNGSurvey {
             for y in 0 ..< height {
                 // Nothing left to learn from the remaining pixels.
                 guard countsColours || (checksOpaque && opaque && hasAlpha) || (checksGray && gray && isColor)
-                else { return }
+                    || (tracksKey && opaque) else { return }
                 let row = base + y * width * bpp
                 for x in 0 ..< width {
                     let px = row + x * bpp
@@ -239,6 +268,19 @@ struct APNGSurvey {
                     let a = hasAlpha ? s(channels - 1) : maxValue
                     if a != maxValue { opaque = false }
                     if r != g || g != b { gray = false }
+                    if tracksKey && opaque {
+                        @inline(__always) func mark(_ bits: inout [UInt64], _ i: UInt32) { bits[Int(i >> 6)] |= 1 << (i & 63) }
+                        if sixteen {
+                            if r == g && g == b && r < 256 { mark(&usedGray16, r) }
+                            if r == 1 && g < 256 && b < 256 { mark(&usedRGB16, g << 8 | b) }
+                        } else {
+                            if r == g && g == b {
+                                mark(&usedGray8, r)
+                                if r == 0 { mark(&usedGray16, 0) }
+                            }
+                            if r == 1 { mark(&usedRGB8, g << 8 | b) }
+                        }
+                    }
                     guard countsColours else { continue }
                     if sixteen && (r % 257 != 0 || g % 257 != 0 || b % 257 != 0 || a % 257 != 0) {
                         countsColours = false
@@ -265,28 +307,30 @@ struct APNGSurvey {
 /// the pending frame is drawn, i.e. after the previous frame's dispose op; the pending frame's
 /// pixels are what the canvas holds after it is drawn (the output is lossless).
 struct APNGFrameWriter {
-    private struct Pending {
+    struct Pending {
         var pixels: [UInt8]
         var rect: FrameRect
         var delay: (UInt16, UInt16)
         var index: Int
     }
 
-    private let plan: EncodingPlan
-    private let packer: ScanlinePacker
-    private let options: APNGEncodingOptions
+    let plan: EncodingPlan
+    let packer: ScanlinePacker
+    let options: APNGEncodingOptions
     /// The canvas layout: RGBA8, or RGBA16 when the output is 16-bit.
-    private let working: PixelFormat
-    private let width: Int, height: Int
+    let working: PixelFormat
+    let width: Int, height: Int
     private let frameCount: Int
     private let anySixteenBit: Bool
-    /// The bytes of a pixel that blend OVER leaves the canvas under (alpha 0), in `working`
-    /// layout; nil when the output cannot hold one (no alpha, or a full palette without one).
-    private let keep: [UInt8]?
+    /// The bytes of a pixel that blend OVER leaves the canvas under (alpha 0 once decoded), in
+    /// `working` layout; nil when the output cannot hold one.
+    let keep: [UInt8]?
+    /// tRNS for gray or RGB output: the colour key that `keep` is.
+    private let colourKey: [UInt8]?
     private var out = ChunkWriter()
     private var sequence = 0
     private var received = 0
-    private var canvas: [UInt8] = []
+    var canvas: [UInt8] = []
     private var pending: Pending?
 
     init<Frames: Sequence>(surveying frames: Frames, options: APNGEncodingOptions) throws(PNGError)
@@ -308,13 +352,14 @@ struct APNGFrameWriter {
         height = survey.height
         frameCount = survey.frameCount
         anySixteenBit = survey.anySixteenBit
-        (plan, working, keep) = try APNGFrameWriter.layout(survey: survey, options: options)
+        (plan, working, keep, colourKey) = try APNGFrameWriter.layout(survey: survey, options: options)
         packer = plan.packer
     }
 
-    /// The output layout after the first pass, the canvas format and the OVER "keep" pixel.
+    /// The output layout after the first pass, the canvas format, the OVER "keep" pixel and,
+    /// for gray or RGB, the tRNS colour key that makes it transparent.
     private static func layout(survey: APNGSurvey, options: APNGEncodingOptions) throws(PNGError)
-        -> (EncodingPlan, PixelFormat, [UInt8]?) {
+        -> (EncodingPlan, PixelFormat, [UInt8]?, [UInt8]?) {
         var png = options.png
         let optimize = options.optimizeFrames && survey.frameCount > 1
         let paletteDepths = PNGColorType.palette.allowedBitDepths
@@ -342,7 +387,7 @@ struct APNGFrameWriter {
             let plan = try EncodingPlan(width: survey.width, height: survey.height, format: .rgba8,
                                         options: png, image: swatch)
             let keep = keepColour.map { c in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: c >> UInt32($0)) } }
-            return (plan, .rgba8, keep)
+            return (plan, .rgba8, keep, nil)
         }
         let colorType: PNGColorType
         if let requested = png.colorType {
@@ -366,8 +411,31 @@ struct APNGFrameWriter {
         png.bitDepth = png.bitDepth ?? (survey.anySixteenBit ? 16 : 8)
         let working: PixelFormat = png.bitDepth == 16 ? .rgba16 : .rgba8
         let plan = try EncodingPlan(width: survey.width, height: survey.height, format: working, options: png, image: nil)
-        let keep = optimize && plan.layout.hasAlpha ? [UInt8](repeating: 0, count: working.bytesPerPixel) : nil
-        return (plan, working, keep)
+        if plan.layout.hasAlpha {
+            return (plan, working, optimize ? [UInt8](repeating: 0, count: working.bytesPerPixel) : nil, nil)
+        }
+        // No alpha: a tRNS colour key (PNG 11.3.2.1) that no frame uses, when one was found.
+        guard optimize, survey.tracksKey else { return (plan, working, nil, nil) }
+        let sixteen = working.is16Bit
+        let key: [Int]
+        if colorType == .gray {
+            guard let v = APNGSurvey.firstUnused(sixteen ? survey.usedGray16 : survey.usedGray8) else {
+                return (plan, working, nil, nil)
+            }
+            key = [v, v, v]
+        } else {
+            guard let gb = APNGSurvey.firstUnused(sixteen ? survey.usedRGB16 : survey.usedRGB8) else {
+                return (plan, working, nil, nil)
+            }
+            key = [1, gb >> 8, gb & 255]
+        }
+        var trns: [UInt8] = []
+        for v in colorType == .gray ? [key[0]] : key { trns.appendBigEndian16(UInt16(v)) }
+        var keep: [UInt8] = []
+        for v in key + [sixteen ? 65535 : 255] {
+            if sixteen { withUnsafeBytes(of: UInt16(v)) { keep += $0 } } else { keep.append(UInt8(v)) }
+        }
+        return (plan, working, keep, trns)
     }
 
     private static func paletteDepth(_ count: Int) -> Int {
@@ -436,6 +504,7 @@ struct APNGFrameWriter {
 
     private mutating func writeHeader(metadata: ImageMetadata) throws(PNGError) {
         try plan.writeHeader(metadata: options.png.writeMetadata ? metadata : ImageMetadata(), into: &out)
+        if let colourKey { try out.write(.tRNS, colourKey) }
         var actl: [UInt8] = []
         actl.appendBigEndian32(UInt32(frameCount))
         actl.appendBigEndian32(UInt32(options.plays))
@@ -478,111 +547,5 @@ struct APNGFrameWriter {
             }
             start = end
         }
-    }
-
-    // MARK: Frame decisions
-
-    /// Dispose op of `frame` (APNG spec, fcTL `dispose_op`) and the rectangle the next frame
-    /// then needs. Each candidate canvas (NONE: the frame as drawn; BACKGROUND: the same with
-    /// its rectangle cleared; PREVIOUS: the canvas before it, not for frame 0, whose PREVIOUS
-    /// decoders treat as BACKGROUND) is compared with the next frame, and the one with the
-    /// smallest ``FrameChange/cost`` wins, ties going to NONE, then BACKGROUND.
-    private func chooseDispose(of frame: Pending, next: [UInt8]) -> (FrameDisposal, FrameRect) {
-        let wide = working.is16Bit
-        let (w, h) = (width, height)
-        func change(_ target: UnsafeRawPointer, _ reference: UnsafeRawPointer, cleared: FrameRect?) -> FrameChange {
-            wide ? FrameOptimizer.changes(UInt64.self, target: target, reference: reference, cleared: cleared,
-                                          width: w, height: h, countChanged: true)
-                 : FrameOptimizer.changes(UInt32.self, target: target, reference: reference, cleared: cleared,
-                                          width: w, height: h, countChanged: true)
-        }
-        var candidates: [(FrameDisposal, FrameChange)] = []
-        next.withUnsafeBytes { t in
-            frame.pixels.withUnsafeBytes { drawn in
-                candidates.append((.none, change(t.baseAddress!, drawn.baseAddress!, cleared: nil)))
-                candidates.append((.background, change(t.baseAddress!, drawn.baseAddress!, cleared: frame.rect)))
-            }
-            if frame.index > 0 {
-                canvas.withUnsafeBytes { before in
-                    candidates.append((.previous, change(t.baseAddress!, before.baseAddress!, cleared: nil)))
-                }
-            }
-        }
-        var best = candidates[0]
-        for c in candidates.dropFirst() where c.1.cost < best.1.cost { best = c }
-        return (best.0, best.1.rect ?? .unchanged)
-    }
-
-    /// APNG dispose BACKGROUND: the rectangle becomes transparent black.
-    private mutating func clear(_ rect: FrameRect) {
-        let bpp = working.bytesPerPixel, w = width
-        canvas.withUnsafeMutableBytes { raw in
-            for y in rect.y ..< rect.y + rect.height {
-                (raw.baseAddress! + (y * w + rect.x) * bpp).initializeMemory(as: UInt8.self, repeating: 0,
-                                                                             count: rect.width * bpp)
-            }
-        }
-    }
-
-    /// The frame's zlib data and its blend op. SOURCE stores the rectangle as it is; OVER,
-    /// when it is exact (``FrameOptimizer/overEligibility``), stores pixels equal to the canvas
-    /// as the transparent `keep` pixel. When both are possible both are compressed and the
-    /// smaller is kept (ties to SOURCE): estimates were wrong often enough on real frames
-    /// (a transparent run costs little, but so does a run repeating the row above).
-    private func compress(_ frame: Pending) throws(PNGError) -> (FrameBlend, [UInt8]) {
-        let rect = frame.rect
-        let bpp = working.bytesPerPixel, w = width
-        return try frame.pixels.withPNGBytes { (target) throws(PNGError) -> (FrameBlend, [UInt8]) in
-            let base = target.baseAddress!
-            let source = try compressRows(rect) { y, _ in UnsafeRawPointer(base + (y * w + rect.x) * bpp) }
-            guard let keep, frame.index > 0, options.optimizeFrames else { return (.source, source) }
-            return try canvas.withPNGBytes { (under) throws(PNGError) -> (FrameBlend, [UInt8]) in
-                let canvasBase = under.baseAddress!
-                let wide = working.is16Bit
-                let eligibility = wide
-                    ? FrameOptimizer.overEligibility(UInt64.self, target: base, canvas: canvasBase, width: w, rect: rect,
-                                                     alphaMask: alphaMask(UInt64.self), keep: FrameOptimizer.word(keep, as: UInt64.self))
-                    : FrameOptimizer.overEligibility(UInt32.self, target: base, canvas: canvasBase, width: w, rect: rect,
-                                                     alphaMask: alphaMask(UInt32.self), keep: FrameOptimizer.word(keep, as: UInt32.self))
-                guard eligibility.eligible && eligibility.differsFromSource else { return (.source, source) }
-                let over = try compressRows(rect) { y, scratch in
-                    if wide {
-                        FrameOptimizer.overRow(UInt64.self, target: base, canvas: canvasBase, width: w, rect: rect, y: y,
-                                               keep: FrameOptimizer.word(keep, as: UInt64.self), into: scratch)
-                    } else {
-                        FrameOptimizer.overRow(UInt32.self, target: base, canvas: canvasBase, width: w, rect: rect, y: y,
-                                               keep: FrameOptimizer.word(keep, as: UInt32.self), into: scratch)
-                    }
-                    return UnsafeRawPointer(scratch)
-                }
-                return over.count < source.count ? (.over, over) : (.source, source)
-            }
-        }
-    }
-
-    /// A word with the alpha sample's bits set.
-    private func alphaMask<P: FixedWidthInteger & UnsignedInteger>(_: P.Type) -> P {
-        let bytes = (0 ..< MemoryLayout<P>.size).map { $0 >= MemoryLayout<P>.size - working.bytesPerSample ? UInt8(0xFF) : 0 }
-        return FrameOptimizer.word(bytes, as: P.self)
-    }
-
-    /// Packs, filters and deflates the rows of `rect`; `row(y, scratch)` gives row `y`'s pixels
-    /// in `working` layout, either in place or written into `scratch` (one row of the rectangle).
-    private func compressRows(_ rect: FrameRect,
-                              row: (Int, UnsafeMutableRawPointer) -> UnsafeRawPointer) throws(PNGError) -> [UInt8] {
-        let layout = plan.layout
-        let engine = try ImageDataEncoder(layout: layout, mode: plan.mode, level: options.png.compressionLevel,
-                                          capacity: layout.bytesPerRow(width: rect.width))
-        engine.beginPass(rowBytes: layout.bytesPerRow(width: rect.width))
-        let scratch = UnsafeMutableRawPointer.allocate(byteCount: rect.width * working.bytesPerPixel,
-                                                       alignment: MemoryLayout<UInt64>.alignment)
-        defer { scratch.deallocate() }
-        var out: [UInt8] = []
-        for y in rect.y ..< rect.y + rect.height {
-            try packer.pack(row: row(y, scratch), first: 0, step: 1, count: rect.width, y: y, into: engine.currentRow)
-            try engine.encodeRow { out.append(contentsOf: $0) }
-        }
-        try engine.finish { out.append(contentsOf: $0) }
-        return out
     }
 }
