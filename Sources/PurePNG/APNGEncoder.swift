@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
 import ImageCore
 
 /// One frame of an animation to encode: the full canvas as it should look (any `PixelFormat`;
@@ -66,15 +74,23 @@ public struct APNGEncodingOptions: Sendable, Equatable {
     /// Write a palette (with tRNS for its non-opaque entries) when all frames together use at
     /// most 256 distinct RGBA8 colours.
     public var allowPalette: Bool
+    /// Frames compressed at once on other threads: nil (the default) uses the processors
+    /// online, 1 compresses on the calling thread. The output is the same byte for byte;
+    /// each thread holds one more frame and canvas.
+    public var threads: Int?
 
     /// Options with the defaults unless given.
     public init(png: PNGEncodingOptions = .init(), plays: Int = 0, optimizeFrames: Bool = true,
-                allowPalette: Bool = true) {
+                allowPalette: Bool = true, threads: Int? = nil) {
         self.png = png
         self.plays = plays
         self.optimizeFrames = optimizeFrames
         self.allowPalette = allowPalette
+        self.threads = threads
     }
+
+    /// The processors online, at least 1.
+    static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 }
 
 /// Encodes an animation as an APNG file: a PNG whose default image (IDAT) is the first frame,
@@ -307,7 +323,7 @@ struct APNGSurvey {
 /// the pending frame is drawn, i.e. after the previous frame's dispose op; the pending frame's
 /// pixels are what the canvas holds after it is drawn (the output is lossless).
 struct APNGFrameWriter {
-    struct Pending {
+    struct Pending: Sendable {
         var pixels: [UInt8]
         var rect: FrameRect
         var delay: (UInt16, UInt16)
@@ -332,6 +348,8 @@ struct APNGFrameWriter {
     private var received = 0
     var canvas: [UInt8] = []
     private var pending: Pending?
+    /// Frames being compressed on other threads, in file order, with the dispose op each gets.
+    private var inFlight: [(frame: Pending, dispose: FrameDisposal, job: CompressionJob)] = []
 
     init<Frames: Sequence>(surveying frames: Frames, options: APNGEncodingOptions) throws(PNGError)
         where Frames.Element == APNGFrame {
@@ -497,7 +515,14 @@ struct APNGFrameWriter {
         }
         pending = nil
         try write(last, dispose: .none)
+        while !inFlight.isEmpty { try writeFirstInFlight() }
         out.append(.IEND, UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+
+    /// What compresses frames: the writer's layout and the canvas as it is now.
+    private var compressor: FrameCompressor {
+        FrameCompressor(plan: plan, packer: packer, options: options, working: working, width: width, keep: keep,
+                        canvas: canvas)
     }
 
     // MARK: Header and chunks
@@ -521,7 +546,24 @@ struct APNGFrameWriter {
     /// fcTL, then the frame's data: IDAT for frame 0 (the default image), fdAT after, each in
     /// blocks of ``Deflater/defaultBlockSize`` like a still PNG's IDAT.
     private mutating func write(_ frame: Pending, dispose: FrameDisposal) throws(PNGError) {
-        let (blend, data) = try compress(frame)
+        let threads = options.threads ?? APNGEncodingOptions.processorCount
+        guard threads > 1 else {
+            let (blend, data) = try compressor.compress(frame)
+            return try write(frame, dispose: dispose, blend: blend, data: data)
+        }
+        // Up to `threads` frames compress at once; they are written in order, so sequence
+        // numbers and bytes are those of one thread.
+        inFlight.append((frame, dispose, CompressionJob(compressor, frame)))
+        while inFlight.count >= threads { try writeFirstInFlight() }
+    }
+
+    private mutating func writeFirstInFlight() throws(PNGError) {
+        let (frame, dispose, job) = inFlight.removeFirst()
+        let (blend, data) = try job.result()
+        try write(frame, dispose: dispose, blend: blend, data: data)
+    }
+
+    private mutating func write(_ frame: Pending, dispose: FrameDisposal, blend: FrameBlend, data: [UInt8]) throws(PNGError) {
         let rect = frame.rect
         var fctl: [UInt8] = []
         fctl.appendBigEndian32(try nextSequenceNumber())
@@ -547,5 +589,27 @@ struct APNGFrameWriter {
             }
             start = end
         }
+    }
+}
+
+/// One frame compressing on another thread; `result()` waits for it.
+final class CompressionJob: @unchecked Sendable {
+    // `@unchecked`: `outcome` is written once by the worker before `done` is signalled and read
+    // only after waiting on it.
+    private let done = DispatchSemaphore(value: 0)
+    private var outcome: Result<(FrameBlend, [UInt8]), PNGError>?
+
+    init(_ compressor: FrameCompressor, _ frame: APNGFrameWriter.Pending) {
+        DispatchQueue.global().async {
+            self.outcome = Result { () throws(PNGError) -> (FrameBlend, [UInt8]) in try compressor.compress(frame) }
+            self.done.signal()
+        }
+    }
+
+    func result() throws(PNGError) -> (FrameBlend, [UInt8]) {
+        done.wait()
+        done.signal()
+        guard let outcome else { throw .invalidParameter("frame compression did not finish") }
+        return try outcome.get()
     }
 }

@@ -230,6 +230,21 @@ extension APNGFrameWriter {
             }
         }
     }
+}
+
+/// Compresses one frame: everything it reads is its own (the frame, a snapshot of the canvas
+/// under it, the layout), so frames can be compressed on other threads while the writer goes
+/// on with the next ones; each frame's zlib stream is its own, so the bytes are the same
+/// whichever thread makes them.
+struct FrameCompressor: Sendable {
+    let plan: EncodingPlan
+    let packer: ScanlinePacker
+    let options: APNGEncodingOptions
+    let working: PixelFormat
+    let width: Int
+    let keep: [UInt8]?
+    /// The canvas a decoder has under the frame (after the previous frame's dispose op).
+    let canvas: [UInt8]
 
     /// The frame's zlib data and its blend op. SOURCE stores the rectangle as it is; OVER,
     /// when it is exact (``FrameOptimizer/overEligibility``), stores pixels equal to the canvas
@@ -239,7 +254,7 @@ extension APNGFrameWriter {
     /// kept pixels is cheap, and so is a run that repeats the row above). Below 1/32 the
     /// second deflate is not worth it: on 30 frames of 320x240 noise where 0.2% of pixels stay,
     /// it doubled the time (0.9 s to 1.8 s, release) and OVER was never the smaller.
-    func compress(_ frame: Pending) throws(PNGError) -> (FrameBlend, [UInt8]) {
+    func compress(_ frame: APNGFrameWriter.Pending) throws(PNGError) -> (FrameBlend, [UInt8]) {
         let rect = frame.rect
         let bpp = working.bytesPerPixel, w = width
         return try frame.pixels.withPNGBytes { (target) throws(PNGError) -> (FrameBlend, [UInt8]) in

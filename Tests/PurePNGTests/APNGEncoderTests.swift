@@ -479,6 +479,18 @@ import ImageCore
         #expect(APNGFrame.fraction(milliseconds: 100_000_000) == (65535, 1))
     }
 
+    /// Frames compressed on other threads give the same bytes as on one.
+    @Test(arguments: [2, 3, 8])
+    func threadsGiveTheSameBytes(threads: Int) throws {
+        for frames in [Self.randomEdits(seed: 5, count: 12), Self.movingSprite(64, 48, count: 10), Self.popup()] {
+            let one = try APNGEncoder.encode(frames, options: .init(threads: 1))
+            #expect(try APNGEncoder.encode(frames, options: .init(threads: threads)) == one)
+            var pieces: [UInt8] = []
+            try APNGEncoder.encode(frames, options: .init(threads: threads)) { pieces += $0 }
+            #expect(pieces == one)
+        }
+    }
+
     @Test func streamingOutputMatches() throws {
         let frames = Self.randomEdits(seed: 77, count: 9)
         let whole = try APNGEncoder.encode(frames, options: .init(plays: 2))
