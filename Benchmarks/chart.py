@@ -75,11 +75,13 @@ def bars(inprocess, cli):
 
 
 def svg(sections):
-    width, label_w, right_pad = 960, 400, 50
+    width, label_w, right_pad = 1040, 480, 50
     bar_h, gap, head_h, top = 18, 8, 30, 80
     values = [v for _, rows in sections for _, v, _ in rows] + [t for _, rows in sections for _, _, t in rows if t]
     scale_max = max(1.6, max(values, default=1) * 1.08)
-    scale_max = (int(scale_max * 4) + 1) / 4  # a multiple of 0.25 above the longest bar
+    # Grid and labels every 0.25 up to 3, coarser beyond, so the labels never overlap.
+    step = 0.25 if scale_max <= 3 else 0.5 if scale_max <= 6 else 1.0
+    scale_max = (int(scale_max / step) + 1) * step  # a multiple of the step above the longest bar
     plot_w = width - label_w - right_pad
     x = lambda v: label_w + v / scale_max * plot_w  # noqa: E731
     # Layout first: the grid and the 1.0 line go under the bars and the section titles.
@@ -98,11 +100,11 @@ def svg(sections):
            '<text x="16" y="26" font-size="16" font-weight="bold">PureImage against the C libraries and tools</text>',
            '<text x="16" y="46" fill="#444">Speed ratio: PureImage / reference. Above 1.0 PureImage is faster.'
            ' Black ticks: the target, where there is one.</text>']
-    tick = 0.25
+    tick = step
     while tick <= scale_max + 1e-9:
         if abs(tick - 1.0) > 1e-9:
             out.append(f'<line x1="{x(tick):.1f}" x2="{x(tick):.1f}" y1="{plot_top}" y2="{plot_bottom}" stroke="#ddd"/>')
-        tick += 0.25
+        tick += step
     one = x(1.0)
     out.append(f'<line x1="{one:.1f}" x2="{one:.1f}" y1="{plot_top - 4}" y2="{plot_bottom + 4}" '
                'stroke="#c0392b" stroke-width="2" stroke-dasharray="6 3"/>')
@@ -124,7 +126,7 @@ def svg(sections):
     tick = 0.0
     while tick <= scale_max + 1e-9:
         out.append(f'<text x="{x(tick):.1f}" y="{plot_bottom + 16}" text-anchor="middle" fill="#444">{tick:.2f}</text>')
-        tick += 0.25
+        tick += step
     out.append(f'<text x="{label_w + plot_w / 2:.1f}" y="{plot_bottom + 36}" text-anchor="middle" fill="#444">'
                'speed ratio (PureImage / reference)</text>')
     out.append("</svg>")

@@ -3,7 +3,8 @@
 # benchmark photographs (wall time and peak memory, start-up and file I/O included); writes
 # Benchmarks/results/cli.tsv and redraws Benchmarks/chart.svg. See Benchmarks/README.md.
 #
-#   Benchmarks/cli.sh [-n RUNS]       # RUNS pairs after one warm-up pair (default 7)
+#   Benchmarks/cli.sh [-n RUNS] [--only PREFIX]   # RUNS pairs after one warm-up pair (default 7);
+#                                                 # --only: those operations, the file's other rows kept
 #
 # Environment: JPNG=/path/to/jpng uses that binary instead of building one.
 set -euo pipefail
@@ -11,10 +12,12 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 runs=7
+only=()
 while (( $# )); do
     case "$1" in
-        -n) [[ $# -ge 2 ]] || { echo "usage: $0 [-n RUNS]" >&2; exit 2; }; runs="$2"; shift 2 ;;
-        *) echo "usage: $0 [-n RUNS]" >&2; exit 2 ;;
+        -n) [[ $# -ge 2 ]] || { echo "usage: $0 [-n RUNS] [--only PREFIX]" >&2; exit 2; }; runs="$2"; shift 2 ;;
+        --only) [[ $# -ge 2 ]] || { echo "usage: $0 [-n RUNS] [--only PREFIX]" >&2; exit 2; }; only=(--only "$2"); shift 2 ;;
+        *) echo "usage: $0 [-n RUNS] [--only PREFIX]" >&2; exit 2 ;;
     esac
 done
 
@@ -24,6 +27,7 @@ done
 need=()
 command -v djpeg >/dev/null && command -v cjpeg >/dev/null || need+=(libjpeg-turbo-progs)
 command -v pngtopnm >/dev/null && command -v pnmtopng >/dev/null || need+=(netpbm)
+command -v ffmpeg >/dev/null || need+=(ffmpeg)
 if (( ${#need[@]} )); then
     echo "cli: installing ${need[*]}"
     sudo_if_needed() { if [[ $(id -u) == 0 ]]; then "$@"; else sudo "$@"; fi; }
@@ -39,6 +43,10 @@ else
     jpng="$root/.build/release/jpng"
 fi
 
+# The APNG comparisons read ffmpeg's conversion of the GIF benchmark animation; Pillow walks it.
+python3 -c "import PIL" 2>/dev/null || python3 -m pip install -q pillow
+[[ -f "$here/corpus/anim100_apng.png" ]] || ffmpeg -v error -y -i "$here/corpus/anim100.gif" -plays 0 -f apng "$here/corpus/anim100_apng.png"
+
 mkdir -p "$here/results"
-python3 "$here/harness/cli.py" --jpng "$jpng" --corpus "$here/corpus" --out "$here/results/cli.tsv" -n "$runs"
+python3 "$here/harness/cli.py" --jpng "$jpng" --corpus "$here/corpus" --out "$here/results/cli.tsv" -n "$runs" "${only[@]}"
 python3 "$here/chart.py"

@@ -35,6 +35,14 @@ COMPARISONS = [
      "decode photo12.png -o - --format jpeg --quality 85", "pngtopnm photo12.png | cjpeg -quality 85"),
     ("PNG 12 MP → PNG level 6", "pngtopnm | pnmtopng",
      "decode photo12.png -o - --format png", "pngtopnm photo12.png | pnmtopng"),
+    # APNG: anim100_apng.png is ffmpeg's conversion of anim100.gif (cli.sh makes it). Decoding
+    # composites every frame on both sides (ffmpeg on one thread; Pillow seeks and loads each).
+    ("APNG decode + composite, 100 frames 500x500", "ffmpeg -threads 1",
+     "bench anim100_apng.png -n 1", "ffmpeg -v error -threads 1 -i anim100_apng.png -f null -"),
+    ("APNG decode + composite, 100 frames 500x500", "Pillow",
+     "bench anim100_apng.png -n 1", "python3 HARNESS/apng_walk.py anim100_apng.png"),
+    ("GIF → APNG, 100 frames 500x500", "ffmpeg",
+     "convert anim100.gif --to apng --out-dir OUT --force", "ffmpeg -v error -y -i anim100.gif -plays 0 -f apng OUT/ffmpeg.png"),
 ]
 
 COLUMNS = ["operation", "reference", "ours_cmd", "ref_cmd", "runs", "ours_wall_s", "ref_wall_s",
@@ -64,11 +72,25 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("-n", "--runs", type=int, default=7)
     ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--only", help="run only the operations whose name contains this; keep the file's other rows")
     args = ap.parse_args()
+    here = os.path.dirname(os.path.abspath(__file__))
+    scratch = os.path.join(args.corpus, "cli-out")
+    os.makedirs(scratch, exist_ok=True)
+    kept = []
+    if args.only and os.path.exists(args.out):
+        with open(args.out) as f:
+            lines = [l.rstrip("\n").split("\t") for l in f if not l.startswith("#")][1:]
+        kept = [dict(zip(COLUMNS, l)) for l in lines if args.only not in l[0]]
     rows = []
     for operation, reference, jpng_args, ref_cmd in COMPARISONS:
-        ours = [args.jpng] + jpng_args.split()
-        ref = argv_of(ref_cmd)
+        if args.only and args.only not in operation:
+            continue
+        # Shown with short paths; run with the real ones.
+        shown_ours = "jpng " + jpng_args.replace("OUT", "out")
+        shown_ref = ref_cmd.replace("OUT", "out").replace("HARNESS", "Benchmarks/harness")
+        ours = [args.jpng] + jpng_args.replace("OUT", scratch).split()
+        ref = argv_of(ref_cmd.replace("OUT", scratch).replace("HARNESS", here))
         for _ in range(args.warmup):
             run(ours, args.corpus)
             run(ref, args.corpus)
@@ -82,7 +104,7 @@ def main():
         ratios = [x[0] / y[0] for x, y in zip(a, b)]
         row = {
             "operation": operation, "reference": reference,
-            "ours_cmd": "jpng " + jpng_args, "ref_cmd": ref_cmd, "runs": str(args.runs),
+            "ours_cmd": shown_ours, "ref_cmd": shown_ref, "runs": str(args.runs),
             "ours_wall_s": f"{statistics.median(x[0] for x in a):.3f}",
             "ref_wall_s": f"{statistics.median(y[0] for y in b):.3f}",
             "wall_ratio": f"{statistics.median(ratios):.2f}",
@@ -99,7 +121,8 @@ def main():
         f.write("# Whole-process wall time and peak memory, jpng against the C tools: written by Benchmarks/cli.sh; read by chart.py.\n")
         f.write(f"# {args.runs} runs of each after {args.warmup} warm-up, in turn; medians; wall_ratio = median of the per-pair ratios jpng / reference (min, max beside it); RSS in MiB.\n")
         f.write("\t".join(COLUMNS) + "\n")
-        for row in rows:
+        for row in sorted(kept + rows, key=lambda r: [c[0] for c in COMPARISONS].index(r["operation"])
+                          if r["operation"] in [c[0] for c in COMPARISONS] else 99):
             f.write("\t".join(row[c] for c in COLUMNS) + "\n")
     print(f"wrote {args.out}")
 

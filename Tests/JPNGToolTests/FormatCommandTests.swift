@@ -63,6 +63,41 @@ import Testing
         #expect(help.stdoutText.contains("(keeps channels and 16-bit") && !help.stdoutText.contains("depth),\n.ppm/.pgm"))
     }
 
+    /// GIF to APNG keeps every composited frame, the delays and the loop count; frames, info and
+    /// --frame read the APNG as they read the GIF.
+    @Test func gifToAPNG() throws {
+        let dir = try CLI.scratchFolder()
+        let out = dir.appendingPathComponent("out").path
+        for name in TestVectors.files(in: "gif", withExtension: "gif").filter({ $0.hasPrefix("anim") || $0.hasPrefix("pillow_anim") }) {
+            let gif = TestVectors.url("gif/" + name).path
+            let converted = try CLI.run(["convert", gif, "--to", "apng", "--out-dir", out, "--force"])
+            #expect(converted.status == 0, "\(converted.stderr)")
+            let apng = out + "/" + name.replacingOccurrences(of: ".gif", with: ".png")
+            let gifAnimation = try GIFAnimation(bytes: TestVectors.bytes("gif/" + name))
+            let apngAnimation = try APNGAnimation(bytes: [UInt8](Data(contentsOf: URL(fileURLWithPath: apng))))
+            #expect(apngAnimation.isAnimated && apngAnimation.frames.count == gifAnimation.frames.count)
+            #expect(apngAnimation.frameInfo.map(\.delayMilliseconds) == gifAnimation.frameInfo.map(\.delayMilliseconds))
+            #expect(apngAnimation.playCount == gifAnimation.playCount)
+            var gifFrames: [Image] = [], apngFrames: [Image] = []
+            try gifAnimation.forEachFrame { gifFrames.append($1) }
+            try apngAnimation.forEachFrame { apngFrames.append($1) }
+            #expect(gifFrames == apngFrames, "\(name)")
+            let info = try CLI.run(["info", apng, "--json"])
+            let object = try JSONSerialization.jsonObject(with: Data(info.stdout)) as? [String: Any]
+            #expect((object?["frameList"] as? [[String: Any]])?.count == gifFrames.count)
+            #expect(object?["frames"] as? Int == gifFrames.count)
+            let last = gifFrames.count - 1
+            let one = try CLI.run(["decode", apng, "-o", dir.appendingPathComponent("last.pam").path, "--frame", "\(last)", "--force"])
+            #expect(one.status == 0)
+            let pam = Self.pamPixels([UInt8](try Data(contentsOf: dir.appendingPathComponent("last.pam"))))
+            #expect(pam.pixels == gifFrames[last].pixels)
+        }
+        // --to auto keeps an animation animated.
+        let auto = try CLI.run(["convert", TestVectors.url("gif/pillow_anim.gif").path, "--to", "auto", "--out-dir",
+                                dir.appendingPathComponent("auto").path])
+        #expect(auto.status == 0 && auto.stdoutText.contains("APNG"))
+    }
+
     @Test func gifFramesAndInfo() throws {
         guard let name = TestVectors.files(in: "gif", withExtension: "gif").first(where: { $0.hasPrefix("anim") }) else {
             Issue.record("no animated GIF vector")
