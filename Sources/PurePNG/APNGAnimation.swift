@@ -1,3 +1,4 @@
+import Dispatch
 import ImageCore
 
 /// An APNG's structure, with frames composited on request (APNG specification 1.0), as browsers
@@ -38,6 +39,10 @@ public struct APNGAnimation: Sendable {
     public let fallback: PNGError?
     /// The canvas's pixel format: `.rgba8`, or `.rgba16` for 16-bit images.
     public let format: PixelFormat
+    /// IHDR, PLTE and tRNS: each frame is a PNG image of its size with these.
+    let info: PNGInfo
+    /// Where each frame's zlib stream lies in `bytes`.
+    let dataRanges: [[Range<Int>]]
 
     /// Reads the file's structure and checks its static image. Throws what `PNGDecoder` throws
     /// (and, with ``PNGDecodingOptions/strict``, the broken animation rule).
@@ -46,9 +51,12 @@ public struct APNGAnimation: Sendable {
         self.limits = limits.knowingInputSize(bytes.count)
         self.options = options
         var decoder = PNGDecoder(limits: self.limits, options: options)
+        decoder.animation.recordsData = true
         _ = try decoder.append(bytes)
         _ = try decoder.finish()
         guard let info = decoder.info else { throw .missingHeader(offset: 8) }
+        self.info = info
+        dataRanges = decoder.animation.dataRanges
         width = info.width
         height = info.height
         format = info.bitDepth == 16 ? .rgba16 : .rgba8
@@ -91,19 +99,33 @@ public struct APNGAnimation: Sendable {
     /// Composited frames one at a time, in order.
     public func makeIterator() -> Iterator { Iterator(self) }
 
-    /// Composited frames one at a time: a decoder that pauses after each frame, so memory is one
-    /// canvas (and the rectangle a PREVIOUS frame saves) whatever the number of frames.
+    /// Composited frames one at a time, in order: memory is one canvas (and the rectangle a
+    /// PREVIOUS frame saves) whatever the number of frames.
+    ///
+    /// With more than one thread (`PNGDecodingOptions.threads`), frames are decoded (inflated,
+    /// unfiltered, expanded to RGBA) ahead on other threads, a few at a time, while this one
+    /// composites them in order; with one, a decoder that pauses after each frame does both.
     public struct Iterator: Sendable, AnimationFrameIterator {
         private let animation: APNGAnimation
         private var decoder: PNGDecoder
         private var started = false
         private var index = 0
+        /// Parallel decoding: the canvas, and the frames being decoded ahead, in order.
+        private var compositor: APNGCompositor?
+        private var ahead: [FrameDecodeJob] = []
+        private var nextToStart = 0
+        private let threads: Int
 
         fileprivate init(_ animation: APNGAnimation) {
             self.animation = animation
             decoder = PNGDecoder(limits: animation.limits, options: animation.options)
             decoder.animation.decodesFrames = true
             decoder.animation.pausesAfterEachFrame = true
+            threads = animation.options.threads ?? APNGEncodingOptions.processorCount
+            if threads > 1 && animation.isAnimated && animation.dataRanges.count == animation.frames.count {
+                compositor = APNGCompositor(width: animation.width, height: animation.height,
+                                            sixteenBit: animation.format == .rgba16)
+            }
         }
 
         /// The next composited frame, nil after the last.
@@ -115,6 +137,7 @@ public struct APNGAnimation: Sendable {
                     .converted(to: animation.format)
             }
             guard index < animation.frames.count else { return nil }
+            if compositor != nil { return try nextFrameDecodedAhead() }
             if started {
                 decoder.resume()
                 _ = try decoder.append(UnsafeRawBufferPointer(start: nil, count: 0))
@@ -128,6 +151,68 @@ public struct APNGAnimation: Sendable {
             index += 1
             return compositor.image(metadata: animation.metadata)
         }
+
+        private mutating func nextFrameDecodedAhead() throws(PNGError) -> Image? {
+            // Keep `threads` frames decoding beyond the one about to be drawn.
+            while nextToStart < animation.frames.count && nextToStart <= index + threads {
+                ahead.append(FrameDecodeJob(animation, frame: nextToStart))
+                nextToStart += 1
+            }
+            let frame = try ahead.removeFirst().result()
+            guard var canvas = compositor else { return nil }
+            compositor = nil  // moved out while drawing, so the canvas is not copied on write
+            canvas.draw(frame, control: animation.frames[index])
+            compositor = canvas
+            index += 1
+            return canvas.image(metadata: animation.metadata)
+        }
+    }
+}
+
+/// One APNG frame decoded on another thread from its recorded data ranges: a PNG image of the
+/// frame's size, expanded to the canvas's RGBA. `result()` waits for it.
+final class FrameDecodeJob: @unchecked Sendable {
+    // `@unchecked`: `outcome` is written once by the worker before `done` is signalled and read
+    // only after waiting on it.
+    private let done = DispatchSemaphore(value: 0)
+    private var outcome: Result<Image, PNGError>?
+
+    init(_ animation: APNGAnimation, frame index: Int) {
+        DispatchQueue.global().async {
+            self.outcome = Result { () throws(PNGError) -> Image in try FrameDecodeJob.decode(animation, index) }
+            self.done.signal()
+        }
+    }
+
+    func result() throws(PNGError) -> Image {
+        done.wait()
+        done.signal()
+        guard let outcome else { throw .invalidParameter("frame decoding did not finish") }
+        return try outcome.get()
+    }
+
+    private static func decode(_ animation: APNGAnimation, _ index: Int) throws(PNGError) -> Image {
+        let control = animation.frames[index]
+        var decoder = ImageDataDecoder(info: APNGState.frameInfo(animation.info, control))
+        var ignored: [DecodingEvent] = []
+        var failure: PNGError?
+        animation.bytes.withUnsafeBytes { raw in
+            for range in animation.dataRanges[index] {
+                do throws(PNGError) {
+                    _ = try decoder.feed(UnsafeRawBufferPointer(rebasing: raw[range]), fileOffset: range.lowerBound,
+                                         events: &ignored)
+                } catch {
+                    failure = .apngFrameData(frame: index, reason: error.message, offset: error.offset ?? range.lowerBound)
+                    return
+                }
+            }
+        }
+        if let failure { throw failure }
+        guard decoder.rowsComplete else {
+            throw .apngFrameData(frame: index, reason: "the data ends before the last row",
+                                 offset: animation.dataRanges[index].last?.upperBound ?? animation.bytes.count)
+        }
+        return APNGState.canvasImage(from: decoder, control, preview: false, format: animation.format)
     }
 }
 

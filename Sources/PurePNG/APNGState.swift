@@ -36,6 +36,23 @@ struct APNGState: Sendable {
     /// A file without a valid acTL at its first IDAT: decoding frames, its static image is
     /// reported as the one frame.
     var stillFrame = false
+    /// Record where each frame's compressed data lies in the file (``frameData``), so frames can
+    /// be decoded apart from the chunk stream, on other threads (`APNGAnimation`).
+    var recordsData = false
+    /// Per frame, the file ranges of its zlib stream (IDAT payloads for frame 0 when the static
+    /// image is frame 0, else fdAT payloads after their sequence numbers).
+    var dataRanges: [[Range<Int>]] = []
+
+    /// Adds a range of frame `frame`'s data.
+    mutating func record(_ range: Range<Int>, frame: Int) {
+        guard frame >= 0, !range.isEmpty else { return }
+        while dataRanges.count <= frame { dataRanges.append([]) }
+        if let last = dataRanges[frame].last, last.upperBound == range.lowerBound {
+            dataRanges[frame][dataRanges[frame].count - 1] = last.lowerBound ..< range.upperBound
+        } else {
+            dataRanges[frame].append(range)
+        }
+    }
 
     /// Whether the file is an animation that is (so far) valid.
     var isAnimated: Bool { control != nil && broken == nil }

@@ -15,12 +15,17 @@ public struct PNGDecodingOptions: Sendable, Equatable {
     /// rule is thrown (`PNGError.apngSequence`, `.apngFrameOutsideCanvas`, `.apngInvalidChunk`,
     /// `.apngFrameCount`, `.apngFrameData`).
     public var strict: Bool = false
+    /// Threads that decode APNG frames ahead while `APNGAnimation`'s iterator composites them:
+    /// nil (the default) uses the processors online, 1 decodes each frame when it is asked for.
+    /// The frames are the same whatever the count.
+    public var threads: Int?
 
-    /// Options; by default every chunk's CRC is checked and a broken animation falls back to
-    /// the static image.
-    public init(checkCRC: Bool = true, strict: Bool = false) {
+    /// Options; by default every chunk's CRC is checked, a broken animation falls back to the
+    /// static image, and APNG frames are decoded ahead on every core.
+    public init(checkCRC: Bool = true, strict: Bool = false, threads: Int? = nil) {
         self.checkCRC = checkCRC
         self.strict = strict
+        self.threads = threads
     }
 }
 
@@ -311,6 +316,9 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 let n = min(remaining, input.count)
                 let bytes = input.unread(n)
                 let used = min(try imageData?.feed(UnsafeRawBufferPointer(bytes), fileOffset: input.offset(), events: &events) ?? n, n)
+                if animation.recordsData && animation.fcTLBeforeIDAT {
+                    animation.record(input.offset() ..< input.offset() + used, frame: 0)
+                }
                 crc = CZlib.crc32(crc, bytes.baseAddress, UInt32(used))
                 input.consume(used)
                 remaining -= used
@@ -341,6 +349,9 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 input.consume(n)
                 remaining -= n
                 state = .frameData(chunk, remaining: remaining, crc: crc)
+                if animation.recordsData && animation.broken == nil {
+                    animation.record(fileOffset ..< fileOffset + n, frame: animation.frames.count - 1)
+                }
                 if animation.decodesFrames && animation.broken == nil, var frame = animation.frameData {
                     animation.frameData = nil
                     let index = animation.frames.count - 1

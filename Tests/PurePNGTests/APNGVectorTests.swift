@@ -87,7 +87,10 @@ struct APNGVectorTests {
         let animation = try APNGAnimation(bytes: bytes)
         if damagedFrameData(vector) {
             #expect(animation.isAnimated)
-            #expect { try animation.forEachFrame { _, _ in } } throws: { ($0 as? PNGError)?.code == "apngFrameData" }
+            for threads in [1, 2] {
+                let walked = try APNGAnimation(bytes: bytes, options: PNGDecodingOptions(threads: threads))
+                #expect { try walked.forEachFrame { _, _ in } } throws: { ($0 as? PNGError)?.code == "apngFrameData" }
+            }
             return
         }
         #expect(animation.isAnimated == vector.animated)
@@ -107,9 +110,13 @@ struct APNGVectorTests {
             #expect([FrameDisposal.none, .background, .previous][expected.dispose] == control.dispose)
             #expect([FrameBlend.source, .over][expected.blend] == control.blend)
         }
-        var crcs: [UInt32] = []
-        try animation.forEachFrame { _, canvas in crcs.append(canvas.rgba16Checksum) }
-        #expect(crcs == vector.frames.map(\.crc))
+        // Frames decoded when asked for (one thread) and decoded ahead on other threads.
+        for threads in [1, 2, 3, 8] {
+            let walked = try APNGAnimation(bytes: bytes, options: PNGDecodingOptions(threads: threads))
+            var crcs: [UInt32] = []
+            try walked.forEachFrame { _, canvas in crcs.append(canvas.rgba16Checksum) }
+            #expect(crcs == vector.frames.map(\.crc), "\(threads) threads")
+        }
         if let last = vector.frames.indices.last {
             #expect(try animation.frame(at: last).rgba16Checksum == vector.frames[last].crc)
         }
