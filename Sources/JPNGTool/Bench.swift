@@ -73,7 +73,7 @@ struct Bench: ParsableCommand {
                 var pixels = 0, frames = 0, size = (0, 0)
                 let seconds = try medianSeconds(n) {
                     pixels = 0; frames = 0
-                    try forEachFrame(bytes, name: input) { _, frame in
+                    try forEachFrame(bytes, name: input, threads: encoder.threads) { _, frame in
                         pixels += frame.width * frame.height
                         frames += 1
                         size = (frame.width, frame.height)

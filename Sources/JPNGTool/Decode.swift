@@ -66,7 +66,7 @@ struct Decode: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let request = DecodeRequest(subsample: subsample ?? 1, autoOrient: autoOrient, frame: frame)
+            let request = DecodeRequest(subsample: subsample ?? 1, autoOrient: autoOrient, frame: frame, threads: encoder.threads)
             if let frames { return try writeFrames(to: frames, request: request) }
             guard let output else { return }
             let ext = output == "-" ? (format ?? "") : (format ?? fileExtension(output))
@@ -94,7 +94,7 @@ struct Decode: ParsableCommand {
         }
         let bytes = try readInput(input)
         let ext = outputFormat == .jpeg ? "jpg" : outputFormat.rawValue
-        try forEachFrame(bytes, name: input) { index, frame in
+        try forEachFrame(bytes, name: input, threads: encoder.threads) { index, frame in
             var image = frame
             if request.autoOrient { image = image.oriented(image.metadata.orientation) }
             let name = String(index).count >= 4 ? String(index) : String(repeating: "0", count: 4 - String(index).count) + String(index)

@@ -20,13 +20,17 @@ struct EncoderOptionGroup: ParsableArguments {
     @Flag(help: "JPEG output: optimized Huffman tables (always on for progressive).")
     var optimize = false
 
+    @Option(help: "Threads for animations: APNG frames decoded ahead and compressed at once (default: the processors online; 1: one thread). The output is the same for any count.")
+    var threads: Int?
+
     func validate() throws {
         guard (0 ... 9).contains(level) else { throw ValidationError("--level must be 0 to 9") }
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         guard (1 ... 100).contains(quality) else { throw ValidationError("--quality must be 1 to 100") }
     }
 
     var settings: EncodeSettings {
         EncodeSettings(pngLevel: level, jpegQuality: quality, progressive: progressive,
-                       subsampling: subsampling, optimize: optimize)
+                       subsampling: subsampling, optimize: optimize, threads: threads)
     }
 }

@@ -11,6 +11,8 @@ struct DecodeRequest {
     var autoOrient = false
     /// Animations: the frame to return, composited on the canvas.
     var frame = 0
+    /// Animations: threads decoding frames ahead (nil: the processors online).
+    var threads: Int?
 }
 
 /// Decodes any readable image into its native pixel format.
@@ -20,7 +22,7 @@ func decodeImage(_ bytes: [UInt8], name: String, request: DecodeRequest = Decode
             return try ImageSource.decode(bytes, options: ImageSourceOptions(applyOrientation: request.autoOrient,
                                                                              subsampleFactor: request.subsample))
         }
-        guard let animation = try ImageSource.animation(bytes) else {
+        guard let animation = try ImageSource.animation(bytes, options: ImageSourceOptions(threads: request.threads)) else {
             throw CLIError("\(name): --frame \(request.frame) but the file is not an animation")
         }
         let count = animation.frameInfo.count
@@ -38,8 +40,8 @@ func decodeImage(_ bytes: [UInt8], name: String, request: DecodeRequest = Decode
 }
 
 /// Every composited frame of an animation (a still image gives one), decoded one at a time.
-func forEachFrame(_ bytes: [UInt8], name: String, _ body: (Int, Image) throws -> Void) throws {
-    let animation = try naming(name) { try ImageSource.animation(bytes) }
+func forEachFrame(_ bytes: [UInt8], name: String, threads: Int? = nil, _ body: (Int, Image) throws -> Void) throws {
+    let animation = try naming(name) { try ImageSource.animation(bytes, options: ImageSourceOptions(threads: threads)) }
     guard let animation else { return try body(0, decodeImage(bytes, name: name)) }
     var done = 0
     do {

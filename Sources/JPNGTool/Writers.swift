@@ -42,6 +42,8 @@ struct EncodeSettings {
     var jpngQuality: Double?
     /// JPNG: zlib level of the mask.
     var maskLevel = 9
+    /// Animations: threads decoding and compressing frames (nil: the processors online).
+    var threads: Int?
 }
 
 /// Encodes `image` as `format`; `notice` hears of anything the format cannot keep (formats
@@ -87,7 +89,9 @@ func encodeImage(_ original: Image, as format: OutputFormat, settings: EncodeSet
 /// composited, delays and play count kept; a still image gives one frame.
 func encodeAnimation(_ bytes: [UInt8], name: String, settings: EncodeSettings) throws -> [UInt8] {
     let found: (any ImageAnimation)?
-    do { found = try ImageSource.animation(bytes) } catch { throw CLIError("\(name): \(error)") }
+    do { found = try ImageSource.animation(bytes, options: ImageSourceOptions(threads: settings.threads)) } catch {
+        throw CLIError("\(name): \(error)")
+    }
     guard let animation = found else {
         return try encodeAnimation(StillFrames(image: try decodeImage(bytes, name: name)), settings: settings)
     }
@@ -107,7 +111,7 @@ private func encodeAnimation<Frames: Sequence>(_ frames: Frames, plays: Int = 0,
                                                 settings: EncodeSettings) throws -> [UInt8] where Frames.Element == APNGFrame {
     var png = PNGEncodingOptions()
     png.compressionLevel = settings.pngLevel
-    return try APNGEncoder.encode(frames, options: APNGEncodingOptions(png: png, plays: plays))
+    return try APNGEncoder.encode(frames, options: APNGEncodingOptions(png: png, plays: plays, threads: settings.threads))
 }
 
 /// One still image as an animation's only frame.

@@ -190,15 +190,19 @@ public struct ImageSourceOptions: Sendable, Equatable {
     /// JPEG (and JPNG's colour part) scales in the DCT domain for 2, 4 and 8, the cheapest way
     /// to a thumbnail; other formats and factors are reduced by area average after decoding.
     public var subsampleFactor: Int
+    /// Threads a decoder may use beyond the calling one (APNG frames decoded ahead): nil, the
+    /// processors online; 1, the calling thread only. Pixels are the same for any count.
+    public var threads: Int?
 
     /// Options with the default limits, full size, stored orientation and straight alpha unless given.
     public init(limits: DecodingLimits = .default, maxPixelSize: Int? = nil, applyOrientation: Bool = false,
-                premultiplyAlpha: Bool = false, subsampleFactor: Int = 1) {
+                premultiplyAlpha: Bool = false, subsampleFactor: Int = 1, threads: Int? = nil) {
         self.limits = limits
         self.maxPixelSize = maxPixelSize
         self.applyOrientation = applyOrientation
         self.premultiplyAlpha = premultiplyAlpha
         self.subsampleFactor = subsampleFactor
+        self.threads = threads
     }
 
     /// The JPEG DCT scale (eighths) that gives `subsampleFactor` exactly, or 8 (full size) when
@@ -264,7 +268,8 @@ public struct ImageDecoderRegistry: Sendable {
         Entry(format: .png, minimumBytes: 8, matches: { $0.starts(with: pngSignature) },
               make: { PNGDecoder(limits: $0.limits) },
               makeAnimation: { bytes, options in
-                  let animation = try APNGAnimation(bytes: bytes, limits: options.limits)
+                  let animation = try APNGAnimation(bytes: bytes, limits: options.limits,
+                                                    options: PNGDecodingOptions(threads: options.threads))
                   return animation.isAnimated ? animation : nil
               }),
         Entry(format: .jpeg, minimumBytes: 3, matches: { $0.starts(with: [0xFF, 0xD8, 0xFF]) },
