@@ -92,6 +92,15 @@ import Testing
             let pam = Self.pamPixels([UInt8](try Data(contentsOf: dir.appendingPathComponent("last.pam"))))
             #expect(pam.pixels == gifFrames[last].pixels)
         }
+        // The thread count changes nothing in the output.
+        let gif = TestVectors.url("gif/pillow_anim.gif").path
+        var outputs: [Data] = []
+        for threads in ["1", "3"] {
+            let folder = dir.appendingPathComponent("t\(threads)").path
+            #expect(try CLI.run(["convert", gif, "--to", "apng", "--out-dir", folder, "--threads", threads]).status == 0)
+            outputs.append(try Data(contentsOf: URL(fileURLWithPath: folder + "/pillow_anim.png")))
+        }
+        #expect(outputs[0] == outputs[1])
         // --to auto keeps an animation animated.
         let auto = try CLI.run(["convert", TestVectors.url("gif/pillow_anim.gif").path, "--to", "auto", "--out-dir",
                                 dir.appendingPathComponent("auto").path])
