@@ -37,12 +37,18 @@ COMPARISONS = [
      "decode photo12.png -o - --format png", "pngtopnm photo12.png | pnmtopng"),
     # APNG: anim100_apng.png is ffmpeg's conversion of anim100.gif (cli.sh makes it). Decoding
     # composites every frame on both sides (ffmpeg on one thread; Pillow seeks and loads each).
-    ("APNG decode + composite, 100 frames 500x500", "ffmpeg -threads 1",
-     "bench anim100_apng.png -n 1", "ffmpeg -v error -threads 1 -i anim100_apng.png -f null -"),
-    ("APNG decode + composite, 100 frames 500x500", "Pillow",
-     "bench anim100_apng.png -n 1", "python3 HARNESS/apng_walk.py anim100_apng.png"),
-    ("GIF → APNG, 100 frames 500x500", "ffmpeg",
-     "convert anim100.gif --to apng --out-dir OUT --force", "ffmpeg -v error -y -i anim100.gif -plays 0 -f apng OUT/ffmpeg.png"),
+    ("APNG decode + composite, 100 frames 500x500, 1 thread", "ffmpeg -threads 1",
+     "bench anim100_apng.png -n 1 --threads 1", "ffmpeg -v error -threads 1 -i anim100_apng.png -f null -"),
+    ("APNG decode + composite, 100 frames 500x500, 1 thread", "Pillow",
+     "bench anim100_apng.png -n 1 --threads 1", "python3 HARNESS/apng_walk.py anim100_apng.png"),
+    ("APNG decode + composite, 100 frames 500x500, 2 threads", "ffmpeg -threads 1",
+     "bench anim100_apng.png -n 1 --threads 2", "ffmpeg -v error -threads 1 -i anim100_apng.png -f null -"),
+    ("GIF → APNG, 100 frames 500x500, 1 thread", "ffmpeg",
+     "convert anim100.gif --to apng --out-dir OUT --force --threads 1",
+     "ffmpeg -v error -y -i anim100.gif -plays 0 -f apng OUT/ffmpeg.png"),
+    ("GIF → APNG, 100 frames 500x500, 2 threads", "ffmpeg",
+     "convert anim100.gif --to apng --out-dir OUT --force --threads 2",
+     "ffmpeg -v error -y -i anim100.gif -plays 0 -f apng OUT/ffmpeg.png"),
 ]
 
 COLUMNS = ["operation", "reference", "ours_cmd", "ref_cmd", "runs", "ours_wall_s", "ref_wall_s",
