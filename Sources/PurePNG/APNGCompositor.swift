@@ -60,7 +60,9 @@ struct APNGCompositor: Sendable {
         if control.dispose == .previous { saved = copyRect(control) }
         switch control.blend {
         case .source: copyIn(frame, control)
-        case .over: sixteenBit ? blendOver16(frame, control) : blendOver8(frame, control)
+        case .over:
+            if sixteenBit { blendOver(UInt16.self, wide: UInt64.self, frame, control) }
+            else { blendOver(UInt8.self, wide: UInt32.self, frame, control) }
         }
         last = control
         framesDrawn += 1
@@ -124,61 +126,32 @@ struct APNGCompositor: Sendable {
         pasteRect(r, frame.pixels)
     }
 
-    private mutating func blendOver8(_ frame: Image, _ r: APNGFrameControl) {
+    /// OVER for samples of type `S` (8 or 16 bits) with products in `W` (32 or 64 bits, so
+    /// `(max * max) * 2` cannot wrap): specialised for each, one loop to read.
+    @inline(__always)
+    private mutating func blendOver<S: FixedWidthInteger & UnsignedInteger, W: FixedWidthInteger & UnsignedInteger>(
+        _: S.Type, wide _: W.Type, _ frame: Image, _ r: APNGFrameControl
+    ) {
         let stride = width * 4, frameStride = r.width * 4
-        frame.pixels.withUnsafeBufferPointer { src in
-            canvas.withUnsafeMutableBufferPointer { dst in
-                for row in 0 ..< r.height {
-                    var s = row * frameStride
-                    var d = (r.y + row) * stride + r.x * 4
-                    for _ in 0 ..< r.width {
-                        let sa = UInt32(src[s + 3])
-                        if sa == 255 {
-                            dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]; dst[d + 3] = 255
-                        } else if sa != 0 {
-                            let da = UInt32(dst[d + 3])
-                            if da == 0 {
-                                dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]; dst[d + 3] = src[s + 3]
-                            } else {
-                                // u + v <= 255 * 255: every product fits 32 bits.
-                                let u = sa &* 255, v = (255 &- sa) &* da, al = u &+ v
-                                for c in 0 ..< 3 {
-                                    dst[d + c] = UInt8(truncatingIfNeeded: (UInt32(src[s + c]) &* u &+ UInt32(dst[d + c]) &* v) / al)
-                                }
-                                dst[d + 3] = UInt8(truncatingIfNeeded: al / 255)
-                            }
-                        }
-                        s &+= 4
-                        d &+= 4
-                    }
-                }
-            }
-        }
-    }
-
-    private mutating func blendOver16(_ frame: Image, _ r: APNGFrameControl) {
-        let stride = width * 4, frameStride = r.width * 4
+        let max = W(S.max)
         frame.pixels.withUnsafeBytes { rawSrc in
             canvas.withUnsafeMutableBytes { rawDst in
-                let src = rawSrc.bindMemory(to: UInt16.self), dst = rawDst.bindMemory(to: UInt16.self)
+                let src = rawSrc.bindMemory(to: S.self), dst = rawDst.bindMemory(to: S.self)
                 for row in 0 ..< r.height {
                     var s = row * frameStride
                     var d = (r.y + row) * stride + r.x * 4
                     for _ in 0 ..< r.width {
-                        let sa = UInt64(src[s + 3])
-                        if sa == 65535 {
-                            dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]; dst[d + 3] = 65535
+                        let sa = W(src[s + 3])
+                        if sa == max || sa != 0 && dst[d + 3] == 0 {
+                            // Opaque over anything, or anything over nothing: a copy.
+                            dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]; dst[d + 3] = src[s + 3]
                         } else if sa != 0 {
-                            let da = UInt64(dst[d + 3])
-                            if da == 0 {
-                                dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]; dst[d + 3] = src[s + 3]
-                            } else {
-                                let u = sa &* 65535, v = (65535 &- sa) &* da, al = u &+ v
-                                for c in 0 ..< 3 {
-                                    dst[d + c] = UInt16(truncatingIfNeeded: (UInt64(src[s + c]) &* u &+ UInt64(dst[d + c]) &* v) / al)
-                                }
-                                dst[d + 3] = UInt16(truncatingIfNeeded: al / 65535)
+                            let da = W(dst[d + 3])
+                            let u = sa &* max, v = (max &- sa) &* da, al = u &+ v
+                            for c in 0 ..< 3 {
+                                dst[d + c] = S(truncatingIfNeeded: (W(src[s + c]) &* u &+ W(dst[d + c]) &* v) / al)
                             }
+                            dst[d + 3] = S(truncatingIfNeeded: al / max)
                         }
                         s &+= 4
                         d &+= 4
