@@ -1,4 +1,3 @@
-import Dispatch
 import ImageCore
 
 /// An APNG's structure, with frames composited on request (APNG specification 1.0), as browsers
@@ -75,26 +74,15 @@ public struct APNGAnimation: Sendable {
         guard index >= 0 && index < count else {
             throw .invalidParameter("frame \(index) of an animation of \(count) frames")
         }
+        // Frames past `index` are not decoded ahead.
+        var iterator = Iterator(self, lastFrame: index)
         var result: Image?
-        try walk { (i: Int, canvas: Image) throws(PNGError) -> Bool in
-            if i == index { result = canvas }
-            return i < index
-        }
+        for _ in 0 ... index { result = try iterator.nextFrame() }
         guard let result else { throw .apngFrameData(frame: index, reason: "not decoded", offset: bytes.count) }
         return result
     }
 
     private var frameCount: Int { isAnimated ? frames.count : 1 }
-
-    /// Decodes frames in order, handing each canvas to `body` until it returns false.
-    private func walk(_ body: (Int, Image) throws(PNGError) -> Bool) throws(PNGError) {
-        var iterator = makeIterator()
-        var index = 0
-        while let frame = try iterator.nextFrame() {
-            guard try body(index, frame) else { return }
-            index += 1
-        }
-    }
 
     /// Composited frames one at a time, in order.
     public func makeIterator() -> Iterator { Iterator(self) }
@@ -112,16 +100,19 @@ public struct APNGAnimation: Sendable {
         private var index = 0
         /// Parallel decoding: the canvas, and the frames being decoded ahead, in order.
         private var compositor: APNGCompositor?
-        private var ahead: [FrameDecodeJob] = []
+        private var ahead: [BackgroundWork<Image, PNGError>] = []
         private var nextToStart = 0
         private let threads: Int
+        /// The last frame that will be asked for: none beyond it is decoded ahead.
+        private let lastFrame: Int
 
-        fileprivate init(_ animation: APNGAnimation) {
+        fileprivate init(_ animation: APNGAnimation, lastFrame: Int? = nil) {
             self.animation = animation
+            self.lastFrame = lastFrame ?? animation.frames.count - 1
             decoder = PNGDecoder(limits: animation.limits, options: animation.options)
             decoder.animation.decodesFrames = true
             decoder.animation.pausesAfterEachFrame = true
-            threads = animation.options.threads ?? APNGEncodingOptions.processorCount
+            threads = animation.options.threads ?? Processors.online
             if threads > 1 && animation.isAnimated && animation.dataRanges.count == animation.frames.count {
                 compositor = APNGCompositor(width: animation.width, height: animation.height,
                                             sixteenBit: animation.format == .rgba16)
@@ -154,11 +145,12 @@ public struct APNGAnimation: Sendable {
 
         private mutating func nextFrameDecodedAhead() throws(PNGError) -> Image? {
             // Keep `threads` frames decoding beyond the one about to be drawn.
-            while nextToStart < animation.frames.count && nextToStart <= index + threads {
-                ahead.append(FrameDecodeJob(animation, frame: nextToStart))
+            while nextToStart <= lastFrame && nextToStart <= index + threads {
+                let (animation, frame) = (animation, nextToStart)
+                ahead.append(BackgroundWork { () throws(PNGError) in try APNGFrameDecoding.decode(animation, frame) })
                 nextToStart += 1
             }
-            let frame = try ahead.removeFirst().result()
+            let frame = try ahead.removeFirst().value()
             guard var canvas = compositor else { return nil }
             compositor = nil  // moved out while drawing, so the canvas is not copied on write
             canvas.draw(frame, control: animation.frames[index])
@@ -169,29 +161,10 @@ public struct APNGAnimation: Sendable {
     }
 }
 
-/// One APNG frame decoded on another thread from its recorded data ranges: a PNG image of the
-/// frame's size, expanded to the canvas's RGBA. `result()` waits for it.
-final class FrameDecodeJob: @unchecked Sendable {
-    // `@unchecked`: `outcome` is written once by the worker before `done` is signalled and read
-    // only after waiting on it.
-    private let done = DispatchSemaphore(value: 0)
-    private var outcome: Result<Image, PNGError>?
-
-    init(_ animation: APNGAnimation, frame index: Int) {
-        DispatchQueue.global().async {
-            self.outcome = Result { () throws(PNGError) -> Image in try FrameDecodeJob.decode(animation, index) }
-            self.done.signal()
-        }
-    }
-
-    func result() throws(PNGError) -> Image {
-        done.wait()
-        done.signal()
-        guard let outcome else { throw .invalidParameter("frame decoding did not finish") }
-        return try outcome.get()
-    }
-
-    private static func decode(_ animation: APNGAnimation, _ index: Int) throws(PNGError) -> Image {
+/// Decoding one APNG frame apart from the chunk stream, from its recorded data ranges: a PNG
+/// image of the frame's size, expanded to the canvas's RGBA.
+enum APNGFrameDecoding {
+    static func decode(_ animation: APNGAnimation, _ index: Int) throws(PNGError) -> Image {
         let control = animation.frames[index]
         var decoder = ImageDataDecoder(info: APNGState.frameInfo(animation.info, control))
         var ignored: [DecodingEvent] = []

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import Dispatch
 import ImageCore
 
 /// One frame of an animation to encode: the full canvas as it should look (any `PixelFormat`;
@@ -88,9 +80,6 @@ public struct APNGEncodingOptions: Sendable, Equatable {
         self.allowPalette = allowPalette
         self.threads = threads
     }
-
-    /// The processors online, at least 1.
-    static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 }
 
 /// Encodes an animation as an APNG file: a PNG whose default image (IDAT) is the first frame,
@@ -349,7 +338,7 @@ struct APNGFrameWriter {
     var canvas: [UInt8] = []
     private var pending: Pending?
     /// Frames being compressed on other threads, in file order, with the dispose op each gets.
-    private var inFlight: [(frame: Pending, dispose: FrameDisposal, job: CompressionJob)] = []
+    private var inFlight: [(frame: Pending, dispose: FrameDisposal, job: BackgroundWork<(FrameBlend, [UInt8]), PNGError>)] = []
 
     init<Frames: Sequence>(surveying frames: Frames, options: APNGEncodingOptions) throws(PNGError)
         where Frames.Element == APNGFrame {
@@ -546,20 +535,21 @@ struct APNGFrameWriter {
     /// fcTL, then the frame's data: IDAT for frame 0 (the default image), fdAT after, each in
     /// blocks of ``Deflater/defaultBlockSize`` like a still PNG's IDAT.
     private mutating func write(_ frame: Pending, dispose: FrameDisposal) throws(PNGError) {
-        let threads = options.threads ?? APNGEncodingOptions.processorCount
+        let threads = options.threads ?? Processors.online
         guard threads > 1 else {
             let (blend, data) = try compressor.compress(frame)
             return try write(frame, dispose: dispose, blend: blend, data: data)
         }
         // Up to `threads` frames compress at once; they are written in order, so sequence
         // numbers and bytes are those of one thread.
-        inFlight.append((frame, dispose, CompressionJob(compressor, frame)))
+        let compressor = compressor
+        inFlight.append((frame, dispose, BackgroundWork { () throws(PNGError) in try compressor.compress(frame) }))
         while inFlight.count >= threads { try writeFirstInFlight() }
     }
 
     private mutating func writeFirstInFlight() throws(PNGError) {
         let (frame, dispose, job) = inFlight.removeFirst()
-        let (blend, data) = try job.result()
+        let (blend, data) = try job.value()
         try write(frame, dispose: dispose, blend: blend, data: data)
     }
 
@@ -589,27 +579,5 @@ struct APNGFrameWriter {
             }
             start = end
         }
-    }
-}
-
-/// One frame compressing on another thread; `result()` waits for it.
-final class CompressionJob: @unchecked Sendable {
-    // `@unchecked`: `outcome` is written once by the worker before `done` is signalled and read
-    // only after waiting on it.
-    private let done = DispatchSemaphore(value: 0)
-    private var outcome: Result<(FrameBlend, [UInt8]), PNGError>?
-
-    init(_ compressor: FrameCompressor, _ frame: APNGFrameWriter.Pending) {
-        DispatchQueue.global().async {
-            self.outcome = Result { () throws(PNGError) -> (FrameBlend, [UInt8]) in try compressor.compress(frame) }
-            self.done.signal()
-        }
-    }
-
-    func result() throws(PNGError) -> (FrameBlend, [UInt8]) {
-        done.wait()
-        done.signal()
-        guard let outcome else { throw .invalidParameter("frame compression did not finish") }
-        return try outcome.get()
     }
 }
