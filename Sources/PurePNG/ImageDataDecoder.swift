@@ -40,6 +40,61 @@ struct ImageDataDecoder: Sendable {
     private(set) var rowsComplete = false
     var streamEnded: Bool { inflater.streamEnded }
 
+    /// Where the zlib stream stands once the rows are in (see ``Phase``).
+    private(set) var phase = Phase.rows
+    /// libpng's reading of what follows the last row (`png_read_IDAT_data`,
+    /// `png_read_finish_IDAT`) instead of requiring a clean end: see ``Phase``.
+    let lenient: Bool
+    /// Filtered bytes (filter bytes included) that the zlib stream still owes the image.
+    private var imageBytesLeft: Int
+    /// Bytes inflated past the last row while checking the stream's end.
+    private var extraBytes = 0
+    /// Palette entries when fewer than the bit depth can index (so an index can be past
+    /// them); nil otherwise. Checked per row until the first such index is found.
+    private var paletteLimit: Int?
+    /// The first index past the palette, reported once the rows are in (so the warning's place
+    /// among the events does not depend on the chunking).
+    private var badIndex: (index: Int, row: Int)?
+    /// File offset of the PLTE chunk, named in that warning.
+    var paletteOffset = 0
+
+    /// What the decoder does with IDAT bytes, modelled on libpng 1.6's sequential reader: it
+    /// reads each IDAT in pieces of 8192 bytes (`PNG_IDAT_READ_SIZE`) and inflates with room
+    /// for exactly the rows, so what follows the last row depends on where that piece ends.
+    enum Phase: Sendable, Equatable {
+        /// Rows still missing.
+        case rows
+        /// Every row is in; zlib reads on, with no room for output, to the end of the
+        /// libpng piece holding the last row (the stream's end there is read with the rows:
+        /// a wrong Adler-32 there is an error).
+        case tail
+        /// libpng's check of the stream's end (`png_read_finish_IDAT`): inflating into a
+        /// scratch buffer; a fault here is a warning. A piece that yields neither output nor
+        /// the end stops the check quietly; once output has come, the stream must end.
+        case checking
+        /// libpng has stopped reading the stream quietly (``checking`` ran out of a piece):
+        /// the rest is still read, only to warn when it is not a clean end (never an error).
+        case shadow
+        /// The stream has ended (or libpng stopped reading it): further IDAT bytes are ignored
+        /// (strict: any byte is too much image data).
+        case done
+    }
+
+    /// The rows are in and the IDAT bytes so far leave the stream unfinished: libpng needs
+    /// another IDAT piece, and a chunk other than IDAT is an error.
+    var needsMoreImageData: Bool { phase == .tail || phase == .checking }
+
+    /// libpng is done with the image data's zlib stream: it has ended, or libpng stopped
+    /// reading it (what follows is skipped, not decoded).
+    var imageDataFinished: Bool { phase == .done || phase == .shadow }
+
+    /// The IDAT chunks are over: true when libpng had stopped reading an unfinished stream
+    /// (``Phase/shadow``), which is worth a warning.
+    mutating func endImageData() -> Bool {
+        defer { if phase == .shadow { phase = .done } }
+        return phase == .shadow
+    }
+
     /// Working memory beside the output image, for the limits check.
     static func workingBytes(info: PNGInfo) -> Int {
         let stride = info.rowBytes(width: info.width) + 1
@@ -60,8 +115,9 @@ struct ImageDataDecoder: Sendable {
         return max(2 * stride, 1 << 16) / stride
     }
 
-    init(info: PNGInfo, rowMode: Bool = false) {
+    init(info: PNGInfo, rowMode: Bool = false, lenient: Bool = false) {
         self.info = info
+        self.lenient = lenient
         self.rowMode = rowMode && !info.interlaced
         format = info.outputFormat
         expander = RowExpander(info: info)
@@ -75,6 +131,17 @@ struct ImageDataDecoder: Sendable {
         prevRow = [UInt8](repeating: 0, count: stride + Unfilter.slack)
         passRow = info.interlaced ? [UInt8](repeating: 0, count: info.width * format.bytesPerPixel) : []
         pass = info.interlaced ? -1 : 0
+        var total = 0
+        if info.interlaced {
+            for p in 0 ..< 7 {
+                let (w, h) = Adam7.size(pass: p, width: info.width, height: info.height)
+                if w > 0 && h > 0 { total += h * (info.rowBytes(width: w) + 1) }
+            }
+        } else {
+            total = info.height * stride
+        }
+        imageBytesLeft = total
+        if info.colorType == .palette, let count = info.palette?.count, count < 1 << info.bitDepth { paletteLimit = count }
         if info.interlaced {
             var ignored: [DecodingEvent] = []
             startNextPass(events: &ignored)
@@ -120,50 +187,142 @@ struct ImageDataDecoder: Sendable {
     }
 
     /// Feeds compressed IDAT bytes; `fileOffset` is the file offset of `input`'s first byte.
-    /// Returns the bytes used: all of them, except in row mode when a block's rows are waiting
+    /// `endsPiece`: `input` reaches the end of one of libpng's 8192-byte IDAT read pieces (or
+    /// of the chunk); `chunkRemaining`: bytes of the chunk after `input`. Returns the bytes
+    /// used: all of them, except in row mode when a block's rows are waiting
     /// (``pendingRows``); the rest must be fed again once they are taken.
     @discardableResult
-    mutating func feed(_ input: UnsafeRawBufferPointer, fileOffset: Int, events: inout [DecodingEvent]) throws(PNGError) -> Int {
+    mutating func feed(_ input: UnsafeRawBufferPointer, fileOffset: Int, endsPiece: Bool = false, chunkRemaining: Int = 0,
+                       events: inout [DecodingEvent]) throws(PNGError) -> Int {
         var consumed = 0
         while true {
-            if rowsComplete {
-                // Past the last row only the end of the zlib stream (its Adler-32) may follow.
-                if inflater.streamEnded {
-                    if consumed < input.count { throw .tooMuchImageData(offset: fileOffset + consumed) }
-                    return input.count
-                }
-                if consumed == input.count { return input.count }
+            switch phase {
+            case .rows:
+                let space = min(blockCapacity - filled, imageBytesLeft)
+                let start = filled
                 let step = block.withUnsafeMutableBytes { buffer in
                     inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
-                                     into: UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< 64]))
+                                     into: UnsafeMutableRawBufferPointer(rebasing: buffer[start ..< start + space]))
                 }
                 consumed += step.consumed
+                filled += step.produced
+                imageBytesLeft -= step.produced
+                // Rows inflated before a zlib error are unfiltered first, so that the error reported
+                // is the first in stream order whatever the chunking (a bad filter byte, then the zlib fault).
+                try processRows(events: &events, offset: fileOffset + consumed)
                 if let failure = step.failure { throw .corruptImageData(message: failure, offset: fileOffset + consumed) }
-                if step.produced > 0 { throw .tooMuchImageData(offset: fileOffset + consumed) }
-                if step.consumed == 0 && !step.streamEnded { return input.count }
-                continue
-            }
-            let space = blockCapacity - filled
-            let start = filled
-            let step = block.withUnsafeMutableBytes { buffer in
-                inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
-                                 into: UnsafeMutableRawBufferPointer(rebasing: buffer[start ..< start + space]))
-            }
-            consumed += step.consumed
-            filled += step.produced
-            // Rows inflated before a zlib error are unfiltered first, so that the error reported
-            // is the first in stream order whatever the chunking (a bad filter byte, then the zlib fault).
-            try processRows(events: &events, offset: fileOffset + consumed)
-            if let failure = step.failure { throw .corruptImageData(message: failure, offset: fileOffset + consumed) }
-            if rowsComplete && filled > 0 { throw .tooMuchImageData(offset: fileOffset + consumed) }
-            if step.streamEnded {
-                if !rowsComplete { throw .notEnoughImageData(offset: fileOffset + consumed) }
+                if imageBytesLeft == 0 {
+                    phase = .tail
+                    if step.streamEnded {
+                        try streamEnd(consumed: consumed, of: input.count, fileOffset: fileOffset,
+                                      chunkRemaining: chunkRemaining, events: &events)
+                        return pendingRows.isEmpty ? input.count : consumed
+                    }
+                    // Row mode: the tail is read once the waiting rows are taken (nothing
+                    // after the last row changes them).
+                    if !pendingRows.isEmpty {
+                        if consumed == input.count && endsPiece { phase = .checking }
+                        return consumed
+                    }
+                    continue
+                }
+                if step.streamEnded { throw .notEnoughImageData(offset: fileOffset + consumed) }
                 if !pendingRows.isEmpty { return consumed }
-                continue
+                // zlib stops with output space left only when it has used all the input.
+                if step.produced < space { return input.count }
+
+            case .tail:
+                // No room for output: zlib reads on only as far as the stream's end or the next
+                // byte of output (PNG 10; libpng's last row read).
+                let step = inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
+                                            into: UnsafeMutableRawBufferPointer(start: nil, count: 0))
+                consumed += step.consumed
+                if let failure = step.failure { throw .corruptImageData(message: failure, offset: fileOffset + consumed) }
+                if step.streamEnded {
+                    try streamEnd(consumed: consumed, of: input.count, fileOffset: fileOffset,
+                                  chunkRemaining: chunkRemaining, events: &events)
+                    return input.count
+                }
+                if consumed < input.count {
+                    // More output is coming: too much image data (libpng reads it in its check).
+                    phase = .checking
+                    continue
+                }
+                if endsPiece { phase = .checking }
+                return input.count
+
+            case .checking:
+                let step = block.withUnsafeMutableBytes { buffer in
+                    inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
+                                     into: UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< min(buffer.count, 1024)]))
+                }
+                let before = consumed
+                consumed += step.consumed
+                extraBytes += step.produced
+                if step.produced > 0 && !lenient { throw .tooMuchImageData(offset: fileOffset + before) }
+                if let failure = step.failure {
+                    guard lenient else { throw .corruptImageData(message: failure, offset: fileOffset + consumed) }
+                    events.append(.warning("corrupt compressed data after the last row, in the IDAT chunk ending at offset "
+                        + "\(fileOffset + input.count + chunkRemaining) (zlib: \(failure)); ignored, as libpng does"))
+                    phase = .done
+                    return input.count
+                }
+                if step.streamEnded {
+                    try streamEnd(consumed: consumed, of: input.count, fileOffset: fileOffset,
+                                  chunkRemaining: chunkRemaining, events: &events)
+                    return input.count
+                }
+                if consumed < input.count { continue }
+                // libpng's check inflates one piece; with no output and no end it stops there.
+                if endsPiece && extraBytes == 0 && lenient { phase = .shadow }
+                return input.count
+
+            case .shadow:
+                let step = block.withUnsafeMutableBytes { buffer in
+                    inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
+                                     into: UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< min(buffer.count, 1024)]))
+                }
+                consumed += step.consumed
+                let chunkEnd = fileOffset + input.count + chunkRemaining
+                if let failure = step.failure {
+                    events.append(.warning("corrupt compressed data after the last row, in the IDAT chunk ending at offset "
+                        + "\(chunkEnd) (zlib: \(failure)); not read by libpng"))
+                    phase = .done
+                } else if step.produced > 0 {
+                    events.append(.warning("decompressed data past the last row, in the IDAT chunk ending at offset "
+                        + "\(chunkEnd); not read by libpng"))
+                    phase = .done
+                } else if step.streamEnded {
+                    phase = .done
+                    let after = input.count - consumed + chunkRemaining
+                    if after > 0 {
+                        events.append(.warning("\(after) bytes of compressed data after the end of the image data's zlib stream "
+                            + "at offset \(fileOffset + consumed); not read by libpng"))
+                    }
+                }
+                return input.count
+
+            case .done:
+                if !lenient && consumed < input.count { throw .tooMuchImageData(offset: fileOffset + consumed) }
+                return input.count
             }
-            if !pendingRows.isEmpty { return consumed }
-            // zlib stops with output space left only when it has used all the input.
-            if step.produced < space { return input.count }
+        }
+    }
+
+    /// The zlib stream has ended after the last row: what remains of the chunk (and, found
+    /// while checking, inflated bytes past the last row) is too much image data.
+    private mutating func streamEnd(consumed: Int, of count: Int, fileOffset: Int, chunkRemaining: Int,
+                                    events: inout [DecodingEvent]) throws(PNGError) {
+        phase = .done
+        let after = count - consumed + chunkRemaining
+        if after > 0 {
+            guard lenient else { throw .tooMuchImageData(offset: fileOffset + consumed) }
+            events.append(.warning("\(after) bytes of compressed data after the end of the image data's zlib stream "
+                + "at offset \(fileOffset + consumed); ignored, as libpng does"))
+        }
+        if extraBytes > 0 {
+            events.append(.warning("\(extraBytes) decompressed bytes past the last row, in the zlib stream ending at offset "
+                + "\(fileOffset + consumed); ignored, as libpng does"))
         }
     }
 
@@ -173,6 +332,9 @@ struct ImageDataDecoder: Sendable {
         var pos = 0
         var lastRow = -1
         var failure: PNGError?
+        var badIndex: (index: Int, row: Int)?
+        var paletteLimit = self.paletteLimit
+        let bits = info.bitDepth
         let interlaced = info.interlaced
         let imageWidth = info.width
         let outBpp = outBytesPerPixel, filterBpp = filterBytesPerPixel
@@ -202,6 +364,13 @@ struct ImageDataDecoder: Sendable {
                                 let cur = blk + pos + 1
                                 let prev = lastRow >= 0 ? UnsafePointer(blk + lastRow) : saved
                                 Unfilter.apply(filter, row: cur, prev: prev, count: rowBytes, bpp: filterBpp)
+                                if let paletteLimit, badIndex == nil {
+                                    let top = Self.largestIndex(cur, width: width, bits: bits)
+                                    if top >= paletteLimit {
+                                        let y = interlaced ? Adam7.passes[currentPass].y0 + r * Adam7.passes[currentPass].dy : r
+                                        badIndex = (top, y)
+                                    }
+                                }
                                 if interlaced {
                                     guard let tmp = passBuffer.baseAddress else { return }
                                     expander.expand(cur, rawBytes: rowBytes, width: width, into: tmp)
@@ -221,6 +390,14 @@ struct ImageDataDecoder: Sendable {
             if rowMode && r > row { pendingRows = origin ..< r }
             row = r
             if let failure { throw failure }
+            if let bad = badIndex {
+                // PNG 11.2.3 makes it an error; libpng gives opaque black, as the table does.
+                self.paletteLimit = nil
+                paletteLimit = nil
+                badIndex = nil
+                guard lenient else { throw .paletteIndexOutOfRange(index: bad.index, row: bad.row, offset: offset) }
+                self.badIndex = bad
+            }
             if row == passHeight {
                 lastRow = -1
                 if interlaced {
@@ -228,6 +405,10 @@ struct ImageDataDecoder: Sendable {
                     startNextPass(events: &events)
                 } else {
                     rowsComplete = true
+                }
+                if rowsComplete, let bad = self.badIndex, let entries = info.palette?.count {
+                    events.append(.warning("palette index \(bad.index) (first on row \(bad.row)) is past the \(entries) entries of "
+                        + "the PLTE chunk at offset \(paletteOffset); shown opaque black, as libpng does"))
                 }
             }
         }
@@ -248,5 +429,22 @@ struct ImageDataDecoder: Sendable {
             }
             filled = remaining
         }
+    }
+}
+
+extension ImageDataDecoder {
+    /// The largest palette index in one unfiltered row of `width` pixels of `bits` bits.
+    static func largestIndex(_ raw: UnsafePointer<UInt8>, width: Int, bits: Int) -> Int {
+        var top: UInt8 = 0
+        if bits == 8 {
+            for x in 0 ..< width { top = max(top, raw[x]) }
+            return Int(top)
+        }
+        let perByte = 8 / bits, mask = UInt8((1 << bits) - 1)
+        for x in 0 ..< width {
+            let shift = 8 - bits * (x % perByte + 1)
+            top = max(top, raw[x / perByte] >> UInt8(shift) & mask)
+        }
+        return Int(top)
     }
 }

@@ -60,47 +60,52 @@ struct Inflater: Sendable {
         if streamEnded { return step }
         let z = box.stream
         let piece = 1 << 30
-        while true {
-            let inLeft = input.count - step.consumed, outLeft = output.count - step.produced
-            if outLeft == 0 && inLeft == 0 { break }
-            let inPiece = min(inLeft, piece), outPiece = min(outLeft, piece)
-            z.pointee.next_in = inPiece == 0 ? nil
-                : UnsafeMutablePointer(mutating: input.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) + step.consumed })
-            z.pointee.avail_in = UInt32(inPiece)
-            z.pointee.next_out = outPiece == 0 ? nil
-                : output.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) + step.produced }
-            z.pointee.avail_out = UInt32(outPiece)
-            let status = CZlib.inflate(z, Z_NO_FLUSH)
-            let usedIn = inPiece - Int(z.pointee.avail_in), madeOut = outPiece - Int(z.pointee.avail_out)
-            step.consumed += usedIn
-            step.produced += madeOut
-            z.pointee.next_in = nil
-            z.pointee.next_out = nil
-            switch status {
-            case Z_OK:
-                // Stop when one side is exhausted and no larger piece remains to hand over.
-                if Int(z.pointee.avail_in) == 0 && step.consumed == input.count { return step }
-                if Int(z.pointee.avail_out) == 0 && step.produced == output.count { return step }
-            case Z_STREAM_END:
-                streamEnded = true
-                step.streamEnded = true
-                return step
-            case Z_BUF_ERROR:
-                // No progress possible: input or output space exhausted. Not an error in itself.
-                return step
-            case Z_NEED_DICT:
-                step.failure = "preset dictionary not allowed"
-                return step
-            case Z_MEM_ERROR:
-                step.failure = "out of memory"
-                return step
-            default:
-                step.failure = z.pointee.msg.map { String(cString: $0) } ?? "invalid deflate data"
-                return step
+        // zlib refuses a null `next_out` even with `avail_out` 0, which is how the stream's end
+        // (or what follows the last row) is read without room for more output.
+        var sinkByte: UInt8 = 0
+        return withUnsafeMutablePointer(to: &sinkByte) { sink -> InflateStep in
+            while true {
+                let inLeft = input.count - step.consumed, outLeft = output.count - step.produced
+                if outLeft == 0 && inLeft == 0 { break }
+                let inPiece = min(inLeft, piece), outPiece = min(outLeft, piece)
+                z.pointee.next_in = inPiece == 0 ? nil
+                    : UnsafeMutablePointer(mutating: input.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) + step.consumed })
+                z.pointee.avail_in = UInt32(inPiece)
+                z.pointee.next_out = outPiece == 0 ? sink
+                    : output.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) + step.produced }
+                z.pointee.avail_out = UInt32(outPiece)
+                let status = CZlib.inflate(z, Z_NO_FLUSH)
+                let usedIn = inPiece - Int(z.pointee.avail_in), madeOut = outPiece - Int(z.pointee.avail_out)
+                step.consumed += usedIn
+                step.produced += madeOut
+                z.pointee.next_in = nil
+                z.pointee.next_out = nil
+                switch status {
+                case Z_OK:
+                    // Stop when one side is exhausted and no larger piece remains to hand over.
+                    if Int(z.pointee.avail_in) == 0 && step.consumed == input.count { return step }
+                    if Int(z.pointee.avail_out) == 0 && step.produced == output.count { return step }
+                case Z_STREAM_END:
+                    streamEnded = true
+                    step.streamEnded = true
+                    return step
+                case Z_BUF_ERROR:
+                    // No progress possible: input or output space exhausted. Not an error in itself.
+                    return step
+                case Z_NEED_DICT:
+                    step.failure = "preset dictionary not allowed"
+                    return step
+                case Z_MEM_ERROR:
+                    step.failure = "out of memory"
+                    return step
+                default:
+                    step.failure = z.pointee.msg.map { String(cString: $0) } ?? "invalid deflate data"
+                    return step
+                }
+                if usedIn == 0 && madeOut == 0 { return step }
             }
-            if usedIn == 0 && madeOut == 0 { return step }
+            return step
         }
-        return step
     }
 
     enum WholeFailure: Error, Equatable {

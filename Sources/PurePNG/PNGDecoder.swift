@@ -3,25 +3,58 @@ import ImageCore
 
 /// Choices that change how strictly a PNG is read.
 ///
+/// By default a damaged file decodes the way libpng 1.6 decodes it with its default settings
+/// (and so as browsers and most viewers show it), to the same pixels, each recovery reported as
+/// a `.warning` event naming its byte offset:
+///
+/// - compressed data past the image: extra rows or bytes inside the zlib stream, bytes after
+///   its end, more IDAT chunks after it (libpng: "Too much image data", "Extra compressed data");
+/// - a wrong CRC in an ancillary chunk: the chunk is dropped (a critical chunk's stays an error);
+/// - a malformed, misplaced or repeated ancillary chunk (gAMA, sRGB, iCCP, pHYs, tEXt, zTXt,
+///   iTXt, ...), an invalid tRNS, a suggested PLTE that is not a palette, a PLTE in a gray
+///   image, IEND with data: the chunk is ignored; a tRNS before the PLTE of an RGB image is
+///   cancelled; a tRNS key over the bit depth is compared on its low bits;
+/// - a palette longer than the bit depth can index is cut to 2^depth entries; palette indices
+///   past PLTE are opaque black;
+/// - once the image data is complete, an error in the chunks after it (the file ends before
+///   IEND, a wrong IEND CRC, an unknown critical chunk, ...) ends the file and the image
+///   stands; bytes after IEND are ignored.
+///
+/// What libpng refuses stays an error: a file cut before its image data is complete, corrupt
+/// compressed data before the last row, a wrong Adler-32 read with the last row, a zlib stream
+/// that needs more IDAT data than there is, a critical chunk's wrong CRC, an unknown critical
+/// chunk before the image data.
+///
 /// ```swift
-/// let image = try PNGDecoder.decode(bytes, options: PNGDecodingOptions(checkCRC: false))
+/// let image = try PNGDecoder.decode(bytes)                                          // as libpng
+/// let checked = try PNGDecoder.decode(bytes, options: PNGDecodingOptions(strict: true)) // every rule
 /// ```
 public struct PNGDecodingOptions: Sendable, Equatable {
-    /// When true (the default) any CRC mismatch is ``PNGError/badCRC(chunk:declared:computed:offset:)``; when false CRC
-    /// mismatches are ignored (libpng's "benign" CRC option).
+    /// When true (the default) a critical chunk's CRC mismatch is
+    /// ``PNGError/badCRC(chunk:declared:computed:offset:)`` and an ancillary chunk with a wrong
+    /// CRC is dropped with a warning (an error with ``strict``); when false CRC mismatches are
+    /// ignored (libpng's "benign" CRC option).
     public var checkCRC: Bool = true
-    /// When false (the default), an APNG whose animation chunks break the APNG specification is
-    /// read as its static image, with a `.warning`, as browsers show it; when true, the broken
-    /// rule is thrown (`PNGError.apngSequence`, `.apngFrameOutsideCanvas`, `.apngInvalidChunk`,
-    /// `.apngFrameCount`, `.apngFrameData`).
+    /// When false (the default), each leniency of the type's discussion is taken, as libpng
+    /// takes it, and reported as a `.warning`; an APNG whose animation chunks break the APNG
+    /// specification is read as its static image, as browsers show it. When true, each of
+    /// those is thrown as its ``PNGError``: `.tooMuchImageData`, `.corruptImageData` (a wrong
+    /// Adler-32 or corrupt data after the last row), `.unterminatedImageData`, `.badCRC`,
+    /// `.malformedChunk` (a malformed, misplaced or repeated ancillary chunk, IEND with data),
+    /// `.invalidTransparency`, `.invalidPalette`, `.unexpectedPalette`, `.chunkOutOfOrder`,
+    /// `.duplicateChunk`, `.paletteIndexOutOfRange`, `.nonContiguousImageData`, `.chunkAfterEnd`,
+    /// `.missingHeader` (a chunk before IHDR), `.truncated` (no IEND), the error found after the
+    /// image data, and the broken animation rule (`.apngSequence`, `.apngFrameOutsideCanvas`,
+    /// `.apngInvalidChunk`, `.apngFrameCount`, `.apngFrameData`).
     public var strict: Bool = false
     /// Threads that decode APNG frames ahead while `APNGAnimation`'s iterator composites them:
     /// nil (the default) uses the processors online, 1 decodes each frame when it is asked for.
     /// The frames are the same whatever the count.
     public var threads: Int?
 
-    /// Options; by default every chunk's CRC is checked, a broken animation falls back to the
-    /// static image, and APNG frames are decoded ahead on every core.
+    /// Options; by default every chunk's CRC is checked, damaged files decode as libpng decodes
+    /// them (see the type's discussion), a broken animation falls back to the static image, and
+    /// APNG frames are decoded ahead on every core.
     public init(checkCRC: Bool = true, strict: Bool = false, threads: Int? = nil) {
         self.checkCRC = checkCRC
         self.strict = strict
@@ -141,6 +174,15 @@ public struct PNGDecoder: IncrementalImageDecoder {
     private var imageDataEnded = false
     private var seenOnce: Set<UInt32> = []
     private var metadataBudget: Int
+    /// See ``keepsImage``.
+    private var imageComplete = false
+    /// File offset of the PLTE chunk (named by the warning about indices past it).
+    private var paletteOffset = 0
+    /// Bytes after IEND have been reported (once).
+    private var reportedAfterEnd = false
+    /// Every `.warning` reported so far, with the one ``finish()`` adds when a file whose image
+    /// is complete ends before IEND (it has no event to carry it).
+    public private(set) var warnings: [String] = []
 
     /// A decoder waiting for the signature.
     /// - Parameters:
@@ -167,12 +209,13 @@ public struct PNGDecoder: IncrementalImageDecoder {
 
     /// Feeds the next bytes and decodes as far as they allow; returns what became available:
     /// `.header` at the first IDAT, `.rows` as rows are unfiltered (non-interlaced),
-    /// `.passComplete` per Adam7 pass, `.warning` for a skipped malformed ancillary chunk, `.end`
-    /// at IEND.
+    /// `.passComplete` per Adam7 pass, `.warning` for each damage read past (see
+    /// ``PNGDecodingOptions``), `.end` at IEND (or where an error after the complete image data
+    /// ends the file).
     ///
     /// Throws a ``PNGError`` whose case carries the byte offset of the offending chunk or data;
-    /// after an error every later call throws the same error. Bytes after IEND throw
-    /// ``PNGError/chunkAfterEnd(offset:)``.
+    /// after an error every later call throws the same error. Bytes after IEND are ignored (one
+    /// warning), or throw ``PNGError/chunkAfterEnd(offset:)`` when strict.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) throws(PNGError) -> [DecodingEvent] {
         if let failure { throw failure }
         var events: [DecodingEvent] = []
@@ -200,13 +243,52 @@ public struct PNGDecoder: IncrementalImageDecoder {
             pending.consume(used)
             position += used
         }
+        if let error = thrown, keepsImage {
+            // libpng's png_read_end: the rows are all delivered, so the image stands.
+            thrown = nil
+            pending = InputBuffer()
+            flushRows(&events)
+            events.append(.warning("\(error.message) at offset \(error.offset ?? position), after the image data; "
+                + "the image stands, as libpng-based viewers show it"))
+            reportedAfterEnd = true
+            endImage(&events)
+        }
         input = pending
         if let thrown {
             failure = thrown
             throw thrown
         }
         flushRows(&events)
+        for case let .warning(text) in events { warnings.append(text) }
         return events
+    }
+
+    /// The image is complete as libpng reads it (every row, the image data's zlib stream
+    /// finished or given up as libpng does, the CRC of the IDAT where that happened checked):
+    /// by default an error in what follows ends the file with a `.warning` and the image.
+    /// A valid animation being decoded keeps its errors.
+    var keepsImage: Bool {
+        if options.strict || !imageComplete { return false }
+        if case .ended = state { return false }
+        return !(animation.control != nil && animation.broken == nil && (animation.decodesFrames || animation.recordsData))
+    }
+
+    /// `.end` (after frame 0 when a still image is decoded as an animation), and nothing more is read.
+    private mutating func endImage(_ events: inout [DecodingEvent]) {
+        if animation.stillFrame { events.append(.frameComplete(0)) }
+        events.append(.end)
+        state = .ended
+    }
+
+    /// Input over before IEND: by default, when the image is complete, the file ends there
+    /// with a warning (libpng's png_read_end fails, the image stands). True when it does.
+    mutating func endInputKeepingImage() -> Bool {
+        guard keepsImage else { return false }
+        warnings.append("file ends at offset \(position + input.count) before IEND, after the image data; "
+            + "the image stands, as libpng-based viewers show it")
+        state = .ended
+        input = InputBuffer()
+        return true
     }
 
     /// Whether the file is an APNG whose animation chunks are valid so far.
@@ -220,10 +302,13 @@ public struct PNGDecoder: IncrementalImageDecoder {
     /// discussion) with the metadata read.
     ///
     /// Throws ``PNGError/truncated(offset:partial:)`` before IEND: `partial` holds the rows decoded
-    /// so far (the rest zero), or for Adam7 the passes so far with pixels replicated.
+    /// so far (the rest zero), or for Adam7 the passes so far with pixels replicated. By default a
+    /// file whose image data is complete (as libpng reads it) may end before IEND: the image is
+    /// returned and ``warnings`` says so.
     public mutating func finish() throws(PNGError) -> Image {
         if let failure { throw failure }
         if case .ended = state, let image = preview() { return image }
+        if endInputKeepingImage(), let image = preview() { return image }
         let error = PNGError.truncated(offset: position + input.count, partial: preview())
         failure = error
         throw error
@@ -302,8 +387,10 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 input.consume(chunk.length + 4)
                 state = .chunkHeader
                 if UInt32(truncatingIfNeeded: crc) != declared && options.checkCRC {
-                    throw .badCRC(chunk: chunk.type.description, declared: declared,
-                                  computed: UInt32(truncatingIfNeeded: crc), offset: chunk.start)
+                    let error = PNGError.badCRC(chunk: chunk.type.description, declared: declared,
+                                                computed: UInt32(truncatingIfNeeded: crc), offset: chunk.start)
+                    try ancillaryCRCError(chunk, error, &events)
+                    continue
                 }
                 try handle(chunk, data[...], &events)
 
@@ -313,9 +400,20 @@ public struct PNGDecoder: IncrementalImageDecoder {
                     continue
                 }
                 guard !input.isEmpty, imageData != nil else { return }
-                let n = min(remaining, input.count)
+                // libpng reads IDAT in pieces of 8192 bytes from the chunk's start; what follows
+                // the last row depends on where its piece ends (see ImageDataDecoder.Phase).
+                let pieceLeft = Self.idatPiece - (chunk.length - remaining) % Self.idatPiece
+                let n = min(remaining, input.count, pieceLeft)
                 let bytes = input.unread(n)
-                let used = min(try imageData?.feed(UnsafeRawBufferPointer(bytes), fileOffset: input.offset(), events: &events) ?? n, n)
+                // Warnings come after the rows decoded before them (stream order whatever the chunking).
+                var fed: [DecodingEvent] = []
+                let used = min(try imageData?.feed(UnsafeRawBufferPointer(bytes), fileOffset: input.offset(),
+                                                   endsPiece: n == pieceLeft || n == remaining, chunkRemaining: remaining - n,
+                                                   events: &fed) ?? n, n)
+                if !fed.isEmpty {
+                    flushRows(&events)
+                    events += fed
+                }
                 if animation.recordsData && animation.fcTLBeforeIDAT {
                     animation.record(input.offset() ..< input.offset() + used, frame: 0)
                 }
@@ -387,15 +485,38 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 input.consume(4)
                 state = .chunkHeader
                 if UInt32(truncatingIfNeeded: computed) != declared && options.checkCRC {
-                    throw .badCRC(chunk: chunk.type.description, declared: declared,
-                                  computed: UInt32(truncatingIfNeeded: computed), offset: chunk.start)
+                    try ancillaryCRCError(chunk, .badCRC(chunk: chunk.type.description, declared: declared,
+                                                         computed: UInt32(truncatingIfNeeded: computed), offset: chunk.start), &events)
                 }
+                if chunk.type == .IDAT, imageData?.imageDataFinished == true, !options.strict { imageComplete = true }
 
             case .ended:
-                if !input.isEmpty { throw .chunkAfterEnd(offset: input.offset()) }
+                if input.isEmpty { return }
+                // libpng stops at IEND and never reads on.
+                if options.strict { throw .chunkAfterEnd(offset: input.offset()) }
+                if !reportedAfterEnd {
+                    reportedAfterEnd = true
+                    events.append(.warning("bytes after IEND at offset \(input.offset()) ignored, as libpng does"))
+                }
+                input.consume(input.count)
                 return
             }
         }
+    }
+
+    /// libpng's IDAT read size (`PNG_IDAT_READ_SIZE`, 8192 in its default build).
+    static let idatPiece = 8192
+
+    /// A CRC mismatch (PNG 5.3), as libpng's default (PNG_CRC_DEFAULT) treats it: an ancillary
+    /// chunk is dropped with a warning (an APNG chunk ends the animation), a critical one is an
+    /// error; strict decoding throws both.
+    private mutating func ancillaryCRCError(_ chunk: Chunk, _ error: PNGError, _ events: inout [DecodingEvent]) throws(PNGError) {
+        guard chunk.type.isAncillary, !options.strict else { throw error }
+        if chunk.type == .acTL || chunk.type == .fcTL || chunk.type == .fdAT, animation.control != nil {
+            try animationStep(&events) { (_: inout APNGState) throws(PNGError) in throw error }
+            return
+        }
+        events.append(.warning("\(chunk.type) chunk at offset \(chunk.start) dropped: wrong CRC, as libpng does"))
     }
 
     private static func crc(_ crc: UInt, _ bytes: [UInt8]) -> UInt {
@@ -407,6 +528,12 @@ public struct PNGDecoder: IncrementalImageDecoder {
     private mutating func begin(_ chunk: Chunk, _ events: inout [DecodingEvent]) throws(PNGError) {
         let type = chunk.type
         guard let info else {
+            if type != .IHDR && type.isAncillary && !Self.libpngKnows(type) && !options.strict {
+                // libpng skips a chunk it does not know wherever it is, even before IHDR.
+                events.append(.warning("\(type) chunk at offset \(chunk.start) before IHDR skipped, as libpng does"))
+                state = .skipping(chunk, remaining: chunk.length, crc: Self.crc(CZlib.crc32(0, nil, 0), type.bytes))
+                return
+            }
             guard type == .IHDR else { throw .missingHeader(offset: chunk.start) }
             // Known from the length field alone: no need to wait for (possibly 2 GiB of) data.
             guard chunk.length == 13 else { throw .invalidHeaderLength(length: UInt32(chunk.length), offset: chunk.start) }
@@ -414,18 +541,34 @@ public struct PNGDecoder: IncrementalImageDecoder {
             return
         }
         if type == .IDAT {
-            if imageDataEnded { throw .nonContiguousImageData(offset: chunk.start) }
+            if imageDataEnded {
+                guard !options.strict, imageData?.imageDataFinished == true else {
+                    throw .nonContiguousImageData(offset: chunk.start)
+                }
+                // libpng's png_read_end: "Too many IDATs found", the chunk skipped.
+                events.append(.warning("IDAT chunk at offset \(chunk.start) after other chunks that follow the image data "
+                    + "skipped, as libpng does"))
+                state = .skipping(chunk, remaining: chunk.length, crc: Self.crc(CZlib.crc32(0, nil, 0), type.bytes))
+                return
+            }
             if !seenIDAT { try startImageData(info, chunk, &events) }
+            if imageData?.phase == .done && chunk.length > 0 && !options.strict {
+                events.append(.warning("IDAT chunk at offset \(chunk.start) after the end of the image data ignored, as libpng does"))
+            }
             state = .imageData(chunk, remaining: chunk.length, crc: Self.crc(CZlib.crc32(0, nil, 0), type.bytes))
             return
         }
         // Events in stream order: rows decoded from earlier IDATs come before whatever this chunk reports.
         flushRows(&events)
         if seenIDAT && !imageDataEnded {
-            imageDataEnded = true
-            if let imageData, imageData.rowsComplete && !imageData.streamEnded {
-                events.append(.warning("zlib stream of the image data not terminated before byte \(chunk.start)"))
+            // libpng needs another IDAT piece here (the stream goes on past the last row, or its
+            // end has not come): "Not enough image data", an error even though the rows are in.
+            if imageData?.needsMoreImageData == true { throw .unterminatedImageData(offset: chunk.start) }
+            if imageData?.endImageData() == true {
+                events.append(.warning("zlib stream of the image data unfinished before offset \(chunk.start); "
+                    + "libpng does not read that far"))
             }
+            imageDataEnded = true
         }
         if type == .acTL || type == .fcTL || type == .fdAT {
             if animation.broken != nil || type != .acTL && animation.control == nil {
@@ -450,8 +593,16 @@ public struct PNGDecoder: IncrementalImageDecoder {
             throw .duplicateChunk(chunk: type.description, offset: chunk.start)
         case .PLTE:
             if seenPLTE { throw .duplicateChunk(chunk: type.description, offset: chunk.start) }
-            if seenIDAT { throw .chunkOutOfOrder(chunk: type.description, offset: chunk.start) }
-            if info.colorType == .gray || info.colorType == .grayAlpha { throw .unexpectedPalette(offset: chunk.start) }
+            if seenIDAT {
+                // Only a suggested palette can come here (a palette image's PLTE came before IDAT).
+                try lenientSkip(chunk, "after IDAT", strict: .chunkOutOfOrder(chunk: type.description, offset: chunk.start), &events)
+                return
+            }
+            if info.colorType == .gray || info.colorType == .grayAlpha {
+                seenPLTE = true
+                try lenientSkip(chunk, "PLTE in a grayscale image", strict: .unexpectedPalette(offset: chunk.start), &events)
+                return
+            }
             state = .chunkBody(chunk)
         case .IEND:
             if !seenIDAT { throw .missingImageData(offset: chunk.start) }
@@ -474,6 +625,22 @@ public struct PNGDecoder: IncrementalImageDecoder {
         }
     }
 
+    /// libpng's default treatment of a chunk it reads past with a warning: strict decoding
+    /// throws `strict`; otherwise a `.warning` and the chunk is skipped as it arrives.
+    private mutating func lenientSkip(_ chunk: Chunk, _ reason: String, strict: PNGError,
+                                      _ events: inout [DecodingEvent]) throws(PNGError) {
+        if options.strict { throw strict }
+        events.append(.warning("\(chunk.type) chunk at offset \(chunk.start) skipped: \(reason)"))
+        state = .skipping(chunk, remaining: chunk.length, crc: Self.crc(CZlib.crc32(0, nil, 0), chunk.type.bytes))
+    }
+
+    /// Chunks libpng 1.6 reads itself (an unknown ancillary chunk is skipped anywhere, even
+    /// before IHDR; one of these before IHDR is its "missing IHDR" error).
+    private static func libpngKnows(_ type: ChunkType) -> Bool {
+        [ChunkType.IHDR, .PLTE, .IDAT, .IEND, .tRNS, .gAMA, .cHRM, .sRGB, .iCCP, .tEXt, .zTXt, .iTXt, .pHYs, .tIME,
+         .bKGD, .sBIT, .hIST, .sPLT, .eXIf, ChunkType("oFFs"), ChunkType("pCAL"), ChunkType("sCAL")].contains(type)
+    }
+
     /// At the first IDAT the output format is final: check the limits again, allocate, report the header.
     private mutating func startImageData(_ info: PNGInfo, _ chunk: Chunk, _ events: inout [DecodingEvent]) throws(PNGError) {
         if info.colorType == .palette && info.palette == nil { throw .missingPalette(offset: chunk.start) }
@@ -484,7 +651,8 @@ public struct PNGDecoder: IncrementalImageDecoder {
             throw .limitExceeded(violation, offset: chunk.start)
         }
         seenIDAT = true
-        imageData = ImageDataDecoder(info: info, rowMode: rowMode)
+        imageData = ImageDataDecoder(info: info, rowMode: rowMode, lenient: !options.strict)
+        imageData?.paletteOffset = paletteOffset
         let header = ImageHeader(fileFormat: .png, width: info.width, height: info.height, pixelFormat: format,
                                  isInterlaced: info.interlaced)
         self.header = header
@@ -500,7 +668,13 @@ public struct PNGDecoder: IncrementalImageDecoder {
     /// A complete chunk other than IDAT.
     private mutating func handle(_ chunk: Chunk, _ data: ArraySlice<UInt8>, _ events: inout [DecodingEvent]) throws(PNGError) {
         let type = chunk.type
-        func skip(_ reason: String) { events.append(.warning("\(type) chunk at byte \(chunk.start) skipped: \(reason)")) }
+        let strict = options.strict
+        /// Ignores the chunk with a warning; strict decoding throws `error` (by default
+        /// ``PNGError/malformedChunk(chunk:reason:offset:)``).
+        func skip(_ reason: String, _ error: PNGError? = nil) throws(PNGError) {
+            if strict { throw error ?? .malformedChunk(chunk: type.description, reason: reason, offset: chunk.start) }
+            events.append(.warning("\(type) chunk at offset \(chunk.start) skipped: \(reason)"))
+        }
         switch type {
         case .IHDR:
             let parsed = try PNGInfo.parseHeader(data, offset: chunk.start)
@@ -513,15 +687,13 @@ public struct PNGDecoder: IncrementalImageDecoder {
             info = parsed
             return
         case .IEND:
-            if !data.isEmpty { skip("IEND has \(data.count) data bytes") }
+            if !data.isEmpty { try skip("IEND has \(data.count) data bytes") }
             flushRows(&events)
             try animationStep(&events) { (a: inout APNGState) throws(PNGError) in
                 try a.endFrameData(offset: chunk.start)
                 try a.checkFrameCount(offset: chunk.start)
             }
-            if animation.stillFrame { events.append(.frameComplete(0)) }
-            events.append(.end)
-            state = .ended
+            endImage(&events)
             return
         default:
             break
@@ -546,15 +718,49 @@ public struct PNGDecoder: IncrementalImageDecoder {
             if animation.decodesFrames && animation.broken == nil { startFrame(info, &events) }
             return
         case .PLTE:
-            info.palette = try info.parsePalette(data, offset: chunk.start)
             seenPLTE = true
+            paletteOffset = chunk.start
+            var parsed = true
+            do throws(PNGError) {
+                info.palette = try info.parsePalette(data, offset: chunk.start)
+            } catch {
+                parsed = false
+                // libpng: a palette image's PLTE must be right; a suggested palette is ancillary.
+                if info.colorType == .palette && (data.count % 3 != 0 || data.isEmpty || data.count > 768) { throw error }
+                if info.colorType == .palette {
+                    // More entries than the depth can index: libpng keeps the first 2^depth.
+                    try skip("\(data.count / 3) entries for a \(info.bitDepth)-bit image, the first \(1 << info.bitDepth) kept", error)
+                    info.palette = Palette(rgb: data.prefix(3 << info.bitDepth))
+                } else {
+                    try skip("\(data.count) bytes is not a palette", error)
+                }
+            }
+            if parsed, info.colorType != .palette, info.transparency != nil {
+                // libpng (png_handle_PLTE): tRNS must come after PLTE; it cancels the tRNS.
+                try skip("tRNS before PLTE is cancelled, as libpng does", .chunkOutOfOrder(chunk: "tRNS", offset: chunk.start))
+                info.transparency = nil
+            }
         case .tRNS:
-            if seenIDAT { return skip("after IDAT") }
-            if seenOnce.contains(type.value) { return skip("duplicate") }
-            if info.colorType == .palette && !seenPLTE { return skip("before PLTE") }
+            if seenIDAT { return try skip("after IDAT", .chunkOutOfOrder(chunk: type.description, offset: chunk.start)) }
+            if seenOnce.contains(type.value) { return try skip("duplicate", .duplicateChunk(chunk: type.description, offset: chunk.start)) }
+            if info.colorType == .palette && !seenPLTE {
+                return try skip("before PLTE", .chunkOutOfOrder(chunk: type.description, offset: chunk.start))
+            }
             // libpng ignores an empty palette tRNS rather than adding an all-opaque alpha channel.
-            if info.colorType == .palette && data.isEmpty { return skip("empty") }
-            let transparency = try info.parseTransparency(data, offset: chunk.start)
+            if info.colorType == .palette && data.isEmpty {
+                return try skip("empty", .invalidTransparency(reason: "empty palette tRNS", offset: chunk.start))
+            }
+            let transparency: PNGInfo.Transparency
+            do throws(PNGError) {
+                transparency = try info.parseTransparency(data, offset: chunk.start)
+            } catch {
+                return try skip(error.message, error)
+            }
+            if let problem = info.outOfRangeKey(transparency) {
+                // libpng warns and compares the low bits only (RowExpander masks the key).
+                if strict { throw .invalidTransparency(reason: problem, offset: chunk.start) }
+                events.append(.warning("tRNS chunk at offset \(chunk.start): \(problem); its low bits are used, as libpng does"))
+            }
             seenOnce.insert(type.value)
             info.transparency = transparency
             if case let .palette(alphas) = transparency, let palette = info.palette {
@@ -564,16 +770,16 @@ public struct PNGDecoder: IncrementalImageDecoder {
             }
         default:
             if let problem = Self.placementProblem(type, seenPLTE: seenPLTE, seenIDAT: seenIDAT, colorType: info.colorType) {
-                return skip(problem)
+                return try skip(problem)
             }
             let repeatable = type == .tEXt || type == .zTXt || type == .iTXt
-            if !repeatable && seenOnce.contains(type.value) { return skip("duplicate") }
+            if !repeatable && seenOnce.contains(type.value) { return try skip("duplicate") }
             if type == .sRGB && metadata.iccProfile != nil || type == .iCCP && metadata.sRGBIntent != nil {
-                return skip("both iCCP and sRGB present")
+                return try skip("both iCCP and sRGB present")
             }
             let outcome = try PNGMetadata.parse(type, data, info: info, into: &metadata, budget: &metadataBudget,
                                                 limits: limits, offset: chunk.start)
-            if case let .skipped(reason) = outcome { return skip(reason) }
+            if case let .skipped(reason) = outcome { return try skip(reason) }
             seenOnce.insert(type.value)
         }
         self.info = info

@@ -11,7 +11,8 @@ public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A chunk type whose bytes are not all ASCII letters (PNG 5.4).
     case invalidChunkType(type: String, offset: Int)
     /// A chunk's CRC does not match its type and data (PNG 5.3); only when
-    /// ``PNGDecodingOptions/checkCRC`` is on.
+    /// ``PNGDecodingOptions/checkCRC`` is on. By default an ancillary chunk with a wrong CRC
+    /// is dropped with a `.warning` (libpng's default); ``PNGDecodingOptions/strict`` throws.
     case badCRC(chunk: String, declared: UInt32, computed: UInt32, offset: Int)
     /// The first chunk is not IHDR.
     case missingHeader(offset: Int)
@@ -21,7 +22,8 @@ public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
     case chunkOutOfOrder(chunk: String, offset: Int)
     /// A critical chunk (upper-case first letter) this decoder does not know (PNG 5.4).
     case unknownCriticalChunk(chunk: String, offset: Int)
-    /// Bytes follow the IEND chunk.
+    /// Bytes follow the IEND chunk. Only with ``PNGDecodingOptions/strict``: by default they
+    /// are ignored, as libpng never reads them.
     case chunkAfterEnd(offset: Int)
     /// IDAT chunks separated by another chunk (PNG 5.6: they must be consecutive).
     case nonContiguousImageData(offset: Int)
@@ -56,10 +58,22 @@ public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidFilterType(UInt8, row: Int, offset: Int)
     /// The zlib stream of the image data is invalid; `message` is zlib's.
     case corruptImageData(message: String, offset: Int)
-    /// The image data decompresses to more bytes than the image's rows hold.
+    /// The image data decompresses to more bytes than the image's rows hold, or compressed
+    /// bytes follow the end of its zlib stream (in the same IDAT or in more IDAT chunks).
+    /// By default libpng's leniency: a `.warning`, the image stands.
     case tooMuchImageData(offset: Int)
     /// The image data ends (IDAT over, or the zlib stream ended) before the last row.
     case notEnoughImageData(offset: Int)
+    /// Every row is decoded but the zlib stream of the image data has not ended where the IDAT
+    /// chunks do (libpng: "Not enough image data"); `offset` is the chunk after the last IDAT.
+    case unterminatedImageData(offset: Int)
+    /// A palette index at or past the number of PLTE entries (PNG 11.2.3); `row` is the image
+    /// row. By default the pixel is opaque black, as libpng gives it, with a `.warning`.
+    case paletteIndexOutOfRange(index: Int, row: Int, offset: Int)
+    /// A chunk that libpng reads past with a warning: an ancillary chunk of the wrong length or
+    /// contents, misplaced or repeated, or an IEND with data. Only with
+    /// ``PNGDecodingOptions/strict``; by default the chunk is ignored with a `.warning`.
+    case malformedChunk(chunk: String, reason: String, offset: Int)
     // Limits and truncation
     /// The input breaks one of the `DecodingLimits` (pixels, memory, decompression ratio,
     /// metadata); the violation says which, with the amounts.
@@ -115,6 +129,9 @@ public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
         case .corruptImageData: "corruptImageData"
         case .tooMuchImageData: "tooMuchImageData"
         case .notEnoughImageData: "notEnoughImageData"
+        case .unterminatedImageData: "unterminatedImageData"
+        case .paletteIndexOutOfRange: "paletteIndexOutOfRange"
+        case .malformedChunk: "malformedChunk"
         case .limitExceeded: "limitExceeded"
         case .truncated: "truncated"
         case .apngSequence: "apngSequence"
@@ -139,7 +156,8 @@ public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
              let .invalidFilterMethod(_, o), let .invalidInterlaceMethod(_, o), let .invalidHeaderLength(_, o),
              let .missingPalette(o), let .unexpectedPalette(o), let .invalidPalette(_, o),
              let .invalidTransparency(_, o), let .invalidFilterType(_, _, o), let .corruptImageData(_, o),
-             let .tooMuchImageData(o), let .notEnoughImageData(o), let .limitExceeded(_, o), let .truncated(o, _),
+             let .tooMuchImageData(o), let .notEnoughImageData(o), let .unterminatedImageData(o),
+             let .paletteIndexOutOfRange(_, _, o), let .malformedChunk(_, _, o), let .limitExceeded(_, o), let .truncated(o, _),
              let .apngSequence(_, _, o), let .apngFrameOutsideCanvas(_, _, _, _, o), let .apngInvalidChunk(_, _, o),
              let .apngFrameCount(_, _, o), let .apngFrameData(_, _, o):
             o
@@ -182,6 +200,9 @@ public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .corruptImageData(message, _): "corrupt compressed image data (\(message))"
         case .tooMuchImageData: "more image data than the image holds"
         case .notEnoughImageData: "image data ends before the last row"
+        case .unterminatedImageData: "the image data's zlib stream does not end with the IDAT chunks"
+        case let .paletteIndexOutOfRange(index, row, _): "palette index \(index) past the palette on row \(row)"
+        case let .malformedChunk(chunk, reason, _): "\(chunk) chunk ignored: \(reason)"
         case let .limitExceeded(violation, _): "limit exceeded: \(violation)"
         case .truncated: "file is truncated"
         case let .apngSequence(expected, found, _): "APNG sequence number \(found) where \(expected) was expected"

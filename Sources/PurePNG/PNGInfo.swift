@@ -100,6 +100,18 @@ public struct PNGInfo: Sendable, Equatable {
         return Palette(rgb: data)
     }
 
+    /// Why a gray or RGB tRNS key is out of range for a bit depth below 16 (PNG 11.3.2.1), or
+    /// nil. libpng warns and compares the key's low bits only.
+    func outOfRangeKey(_ transparency: Transparency) -> String? {
+        guard bitDepth < 16 else { return nil }
+        let top = UInt16((1 << bitDepth) - 1)
+        switch transparency {
+        case let .gray(v) where v > top: return "gray key \(v) over \(top)"
+        case let .rgb(r, g, b) where r > top || g > top || b > top: return "colour key \(r),\(g),\(b) over \(top)"
+        default: return nil
+        }
+    }
+
     /// Validates tRNS (PNG 11.3.2.1) against the colour type and palette.
     func parseTransparency(_ data: ArraySlice<UInt8>, offset: Int) throws(PNGError) -> Transparency {
         let b = Array(data)

@@ -39,6 +39,8 @@ public struct PNGRowDecoder: RowStreamingDecoder, Sendable {
     public var info: PNGInfo? { decoder.info }
     /// The ancillary chunks parsed so far.
     public var metadata: ImageMetadata { decoder.metadata }
+    /// Every warning so far (see ``PNGDecoder/warnings``).
+    public var warnings: [String] { decoder.warnings }
 
     /// True when rows come out as the bytes arrive, false when they come at IEND (Adam7);
     /// known at the `.header` event.
@@ -64,6 +66,11 @@ public struct PNGRowDecoder: RowStreamingDecoder, Sendable {
         var events: [DecodingEvent] = []
         try drain(&events, rows)
         if decoder.hasEnded { return }
+        if decoder.endInputKeepingImage() {
+            // The image is complete as libpng reads it (see PNGDecoder.finish): the rest is handed out.
+            try drain(&events, rows)
+            return
+        }
         if decoder.info?.interlaced == true {
             _ = try decoder.finish()     // throws the truncation error with the partial image
         }

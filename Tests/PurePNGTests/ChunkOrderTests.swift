@@ -43,14 +43,17 @@ enum PNGBuilder {
 @Suite struct ChunkOrderTests {
     typealias B = PNGBuilder
 
-    func code(_ bytes: [UInt8]) -> String {
+    func code(_ bytes: [UInt8], strict: Bool = false) -> String {
         do {
-            _ = try PNGDecoder.decode(bytes)
+            _ = try PNGDecoder.decode(bytes, options: PNGDecodingOptions(strict: strict))
             return "ok"
         } catch {
             return error.code
         }
     }
+
+    /// The error strict decoding throws (by default these files decode as libpng decodes them).
+    func strictCode(_ bytes: [UInt8]) -> String { code(bytes, strict: true) }
 
     @Test func wellFormedMinimalFile() throws {
         let image = try PNGDecoder.decode(B.file(B.header(), B.chunk("IDAT", B.zlibStored(B.grayRows)), B.chunk("IEND")))
@@ -66,8 +69,10 @@ enum PNGBuilder {
         #expect(code(B.file(B.header(colorType: 2), plte, plte, idat, end)) == "duplicateChunk")
         #expect(code(B.file(B.header(colorType: 3), idat, plte, end)) == "missingPalette")
         let rgbData = B.chunk("IDAT", B.zlibStored([UInt8](repeating: 0, count: 26)))
-        #expect(code(B.file(B.header(colorType: 2), rgbData, plte, end)) == "chunkOutOfOrder")
-        #expect(code(B.file(B.header(colorType: 4), plte, idat, end)) == "unexpectedPalette")
+        #expect(strictCode(B.file(B.header(colorType: 2), rgbData, plte, end)) == "chunkOutOfOrder")
+        #expect(code(B.file(B.header(colorType: 2), rgbData, plte, end)) == "ok")   // libpng: "out of place", ignored
+        #expect(strictCode(B.file(B.header(colorType: 0), plte, idat, end)) == "unexpectedPalette")
+        #expect(code(B.file(B.header(colorType: 0), plte, idat, end)) == "ok")      // libpng: ignored in grayscale
         #expect(code(B.file(B.header(), end)) == "missingImageData")
         #expect(code([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x00]) == "invalidSignature")
         #expect(code(B.file(B.header(), B.chunk("ID@T", [1]), end)) == "invalidChunkType")
@@ -87,10 +92,15 @@ enum PNGBuilder {
         #expect(code(B.file(B.header(colorType: 3), pal(10), idat, end)) == "invalidPalette")
         #expect(code(B.file(B.header(colorType: 3), pal(0), idat, end)) == "invalidPalette")
         #expect(code(B.file(B.header(colorType: 3), pal(257 * 3), idat, end)) == "invalidPalette")
-        #expect(code(B.file(B.header(depth: 1, colorType: 3), pal(9), idat, end)) == "invalidPalette")
-        #expect(code(B.file(B.header(colorType: 3), pal(9), B.chunk("tRNS", [1, 2, 3, 4]), idat, end)) == "invalidTransparency")
-        #expect(code(B.file(B.header(), B.chunk("tRNS", [1]), idat, end)) == "invalidTransparency")
-        #expect(code(B.file(B.header(colorType: 2), B.chunk("tRNS", [0, 1]), idat, end)) == "invalidTransparency")
+        #expect(strictCode(B.file(B.header(depth: 1, colorType: 3), pal(9), idat, end)) == "invalidPalette")
+        #expect(strictCode(B.file(B.header(colorType: 3), pal(9), B.chunk("tRNS", [1, 2, 3, 4]), idat, end)) == "invalidTransparency")
+        #expect(strictCode(B.file(B.header(), B.chunk("tRNS", [1]), idat, end)) == "invalidTransparency")
+        #expect(strictCode(B.file(B.header(colorType: 2), B.chunk("tRNS", [0, 1]), idat, end)) == "invalidTransparency")
+        // By default libpng's leniency: a palette longer than the depth allows is cut to 2^depth
+        // entries, an invalid tRNS is ignored (no alpha channel).
+        #expect(code(B.file(B.header(depth: 1, colorType: 3), pal(9), B.chunk("IDAT", B.zlibStored([0, 0x50, 0, 0x90])), end)) == "ok")
+        #expect((try? PNGDecoder.decode(B.file(B.header(colorType: 3), pal(9), B.chunk("tRNS", [1, 2, 3, 4]), idat, end)))?.format
+            == .rgb8)
         // An empty palette tRNS is ignored (as libpng does): the output stays RGB.
         let empty = B.file(B.header(colorType: 3), pal(9), B.chunk("tRNS"), idat, end)
         #expect((try? PNGDecoder.decode(empty))?.format == .rgb8)
@@ -151,17 +161,28 @@ enum PNGBuilder {
         let bytes = B.file(B.header(), B.chunk("IDAT"), B.chunk("IDAT", Array(z[0 ..< z.count - 4])), B.chunk("IDAT"),
                            B.chunk("IDAT", Array(z[(z.count - 4)...])), B.chunk("IEND"))
         #expect(try PNGDecoder.decode(bytes).pixels == [1, 2, 3, 4, 5, 6, 7, 8])
-        // Bytes after the zlib stream's end are too much image data.
+        // Bytes after the zlib stream's end are too much image data (strict), ignored with a
+        // warning by default (libpng: "Extra compressed data").
         let extra = B.file(B.header(), B.chunk("IDAT", z + [0]), B.chunk("IEND"))
-        #expect(code(extra) == "tooMuchImageData")
+        #expect(strictCode(extra) == "tooMuchImageData")
+        var decoder = PNGDecoder()
+        let events = try decoder.append(extra)
+        #expect(events.contains { if case .warning = $0 { true } else { false } })
+        #expect(try decoder.finish().pixels == [1, 2, 3, 4, 5, 6, 7, 8])
     }
 
     @Test func nothingAfterIEND() throws {
         let good = B.file(B.header(), B.chunk("IDAT", B.zlibStored(B.grayRows)), B.chunk("IEND"))
-        var decoder = PNGDecoder()
+        var decoder = PNGDecoder(options: PNGDecodingOptions(strict: true))
         #expect(try decoder.append(good).last == .end)
         #expect(throws: PNGError.chunkAfterEnd(offset: good.count)) { _ = try decoder.append([0]) }
         #expect(throws: PNGError.chunkAfterEnd(offset: good.count)) { _ = try decoder.finish() }
+        // By default libpng's reading stops at IEND: what follows is ignored, with one warning.
+        var lenient = PNGDecoder()
+        _ = try lenient.append(good)
+        #expect(try lenient.append([0]).count == 1)
+        #expect(try lenient.append([0, 1, 2]).isEmpty)
+        #expect(try lenient.finish().pixels == [1, 2, 3, 4, 5, 6, 7, 8])
     }
 
     @Test func zlibVersionIsReported() {

@@ -9,7 +9,7 @@ import Testing
     @Test func manifestCoversEveryFile() throws {
         #expect(PNGManifest.header == ["path", "width", "height", "format", "checksum", "error", "note"])
         #expect(PNGManifest.valid.count >= 250)
-        #expect(PNGManifest.invalid.count >= 80)
+        #expect(PNGManifest.invalid.count >= 75)   // those libpng decodes are in damaged/
         #expect(PNGManifest.valid.filter { $0.path.hasPrefix("pngsuite/") }.count >= 26)
         let listed = Set(PNGManifest.all.map(\.path))
         #expect(listed.count == PNGManifest.all.count, "duplicate paths in the manifest")
