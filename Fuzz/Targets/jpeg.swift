@@ -23,5 +23,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     let chunked = failed ? nil : try? decoder.finish()
     agree(whole, chunked, "JPEG")
+    // Strict decoding refuses damage the default decodes past; what it accepts, the default
+    // decodes to the same pixels (no leniency was used).
+    if s % 5 == 1, let strict = try? JPEGDecoder.decode(bytes, limits: fuzzLimits, options: JPEGDecodingOptions(strict: true)) {
+        agree(strict, whole, "JPEG strict")
+    }
     return 0
 }

@@ -16,5 +16,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let chunked = failed ? nil : try? decoder.finish()
     agree(whole, chunked, "PNG")
     if whole != nil { _ = decoder.preview() }
+    // What strict decoding accepts, the default decodes to the same pixels (no leniency used).
+    if seed(of: bytes) % 5 == 1,
+       let strict = try? PNGDecoder.decode(bytes, limits: fuzzLimits, options: PNGDecodingOptions(strict: true)) {
+        agree(strict, whole, "PNG strict")
+    }
     return 0
 }

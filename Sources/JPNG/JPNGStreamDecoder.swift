@@ -43,14 +43,20 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
     /// The colour part's frame facts (process, sampling, quality estimate, ...), once its frame
     /// header has arrived.
     public var jpegInfo: JPEGInfo? { jpeg.info }
+    /// The colour part's warnings so far (``JPEGDecoder/warnings``: damage decoded past,
+    /// including a file cut short, which `finish()` completes).
+    public var jpegWarnings: [String] { jpeg.warnings.filter { !$0.hasPrefix("data after EOI") } }
 
     /// `maxPixelSize`: decode at the smallest DCT scale (1/2, 1/4, 1/8) whose longer side is
     /// still at least this many pixels.
     public init(limits: DecodingLimits = .default, options: JPEGDecodingOptions = .init(), maxPixelSize: Int? = nil) {
         self.limits = limits
-        self.baseOptions = options
+        // The mask and footer follow the JPEG's EOI: bytes after EOI are the container's, never damage.
+        var colorOptions = options
+        colorOptions.leniencies.insert(.dataAfterEnd)
+        self.baseOptions = colorOptions
         self.maxPixelSize = maxPixelSize
-        self.jpeg = JPEGDecoder(limits: limits, options: options)
+        self.jpeg = JPEGDecoder(limits: limits, options: colorOptions)
         if maxPixelSize != nil { pendingPrefix = [] }
     }
 
@@ -126,7 +132,9 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
         }
         var events: [DecodingEvent]
         do { events = try jpeg.append(bytes) } catch { throw fail(.colorPart(error)) }
-        if events.contains(.end) {
+        if let end = events.firstIndex(of: .end) {
+            // The JPEG decoder's note on the bytes after its EOI: here they are the mask.
+            events = Array(events[...end]) + events[(end + 1)...].filter { if case .warning = $0 { false } else { true } }
             // The JPEG is complete: `.end` stands (finish() returns it as a plain JPEG). A mask
             // arriving afterwards is announced by a second `.header` (JPNG, RGBA) and `.end`.
             jpegDone = true

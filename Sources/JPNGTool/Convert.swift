@@ -35,6 +35,9 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var encoder: EncoderOptionGroup
 
+    @Flag(help: "Refuse damaged files that libjpeg-turbo, libpng and browsers decode with a warning.")
+    var strict = false
+
     @Flag(help: "Overwrite existing outputs.")
     var force = false
 
@@ -59,6 +62,7 @@ struct Convert: ParsableCommand {
         let settings = encoder.settings
         let queue = WorkQueue(count: tasks.count)
         let (force, verbose, auto, skipExisting) = (self.force, self.verbose, to == "auto", self.skipExisting)
+        let request = DecodeRequest(strict: strict)
         // The outputs an input may have: the one format asked for, or any that auto picks.
         let candidates = fixed.map { [$0] } ?? [.png, .jpeg, .jpng, .apng]
         DispatchQueue.concurrentPerform(iterations: min(jobs, max(tasks.count, 1))) { _ in
@@ -72,7 +76,7 @@ struct Convert: ParsableCommand {
                     let bytes = try readInput(task.input)
                     // An animation stays one with --to auto; --to apng takes every frame.
                     let animated = fixed == .apng || fixed == nil && isAnimation(bytes)
-                    let image = animated ? nil : try decodeImage(bytes, name: task.input)
+                    let image = animated ? nil : try decodeImage(bytes, name: task.input, request: request)
                     let (format, reason) = fixed.map { ($0, "") }
                         ?? image.map(chooseFormat(for:)) ?? (.apng, "animation: APNG keeps every frame")
                     let output = task.outputBase + "." + format.fileExtension

@@ -43,6 +43,9 @@ struct Decode: ParsableCommand {
 
     @OptionGroup var encoder: EncoderOptionGroup
 
+    @Flag(help: "Refuse damaged files that libjpeg-turbo, libpng and browsers decode with a warning (the default decodes them the same way and prints the warnings).")
+    var strict = false
+
     @Flag(help: "Overwrite existing output files.")
     var force = false
 
@@ -66,7 +69,8 @@ struct Decode: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let request = DecodeRequest(subsample: subsample ?? 1, autoOrient: autoOrient, frame: frame, threads: encoder.threads)
+            let request = DecodeRequest(subsample: subsample ?? 1, autoOrient: autoOrient, frame: frame, threads: encoder.threads,
+                                        strict: strict)
             if let frames { return try writeFrames(to: frames, request: request) }
             guard let output else { return }
             let ext = output == "-" ? (format ?? "") : (format ?? fileExtension(output))

@@ -13,16 +13,26 @@ struct DecodeRequest {
     var frame = 0
     /// Animations: threads decoding frames ahead (nil: the processors online).
     var threads: Int?
+    /// Damaged files are errors instead of being decoded as libjpeg-turbo, libpng and browsers do.
+    var strict = false
 }
 
 /// Decodes any readable image into its native pixel format.
 func decodeImage(_ bytes: [UInt8], name: String, request: DecodeRequest = DecodeRequest()) throws -> Image {
     try naming(name) {
         guard request.frame > 0 else {
-            return try ImageSource.decode(bytes, options: ImageSourceOptions(applyOrientation: request.autoOrient,
-                                                                             subsampleFactor: request.subsample))
+            let options = ImageSourceOptions(limits: DecodingLimits.default.knowingInputSize(bytes.count),
+                                             applyOrientation: request.autoOrient, subsampleFactor: request.subsample,
+                                             strict: request.strict)
+            var source = ImageSource(options: options)
+            _ = try source.append(bytes)
+            let image = try source.finish()
+            // Damage decoded past is reported as djpeg reports its warnings, and the decode succeeds.
+            for warning in source.warnings { printNotice("\(name): warning: \(warning)") }
+            return image
         }
-        guard let animation = try ImageSource.animation(bytes, options: ImageSourceOptions(threads: request.threads)) else {
+        guard let animation = try ImageSource.animation(bytes, options: ImageSourceOptions(threads: request.threads,
+                                                                                          strict: request.strict)) else {
             throw CLIError("\(name): --frame \(request.frame) but the file is not an animation")
         }
         let count = animation.frameInfo.count

@@ -42,6 +42,9 @@ struct Tile: ParsableCommand {
     @Option(help: "Base name of the pyramid's files (default: the input's name without extension, 'image' for stdin).")
     var name: String?
 
+    @Flag(help: "Refuse damaged files that libjpeg-turbo, libpng and browsers decode with a warning.")
+    var strict = false
+
     @Flag(help: "Print timings on stderr, among them the time from the last input byte to done.")
     var stats = false
 
@@ -74,7 +77,8 @@ struct Tile: ParsableCommand {
         // The default tiles in flight (160, ~32 MB of 256-pixel tiles) hold more than a tile row
         // of a 16000-pixel-wide level, so decoding does not wait for the encoders at each row.
         let options = TilePyramidOptions(tileSize: tileSize, overlap: overlap, format: tileFormat ?? .jpeg, quality: quality)
-        var builder = TilePyramidBuilder(directory: out, name: baseName, options: options)
+        var builder = TilePyramidBuilder(directory: out, name: baseName, options: options,
+                                         sourceOptions: ImageSourceOptions(strict: strict))
         let bar = TileProgress(showBar: isatty(STDERR_FILENO) != 0)
         let clock = ContinuousClock()
         let start = clock.now
@@ -105,6 +109,7 @@ struct Tile: ParsableCommand {
         }
         let end = clock.now
         bar.clear()
+        for warning in builder.warnings { printNotice("\(input): warning: \(warning)") }
         let tiles = (0 ..< pyramid.levels).reduce(0) { total, level in
             let (columns, rows) = pyramid.tileCount(ofLevel: level)
             return total + columns * rows

@@ -24,6 +24,9 @@ public protocol ImageSourceDecoder: Sendable {
     /// The image's size as stored, before any scaling the decoder does itself (JPEG's DCT
     /// scaling), once known.
     var storedSize: (width: Int, height: Int)? { get }
+    /// Every warning so far, when the decoder keeps them (it may warn in `finish()`, which
+    /// returns no events); nil: the `.warning` events are all there is.
+    var reportedWarnings: [String]? { get }
 }
 
 extension ImageSourceDecoder {
@@ -37,6 +40,8 @@ extension ImageSourceDecoder {
     public var isAnimation: Bool { false }
     /// The header's size (a decoder that scales by itself says otherwise).
     public var storedSize: (width: Int, height: Int)? { header.map { ($0.width, $0.height) } }
+    /// The `.warning` events are all there is.
+    public var reportedWarnings: [String]? { nil }
 }
 
 extension PNGDecoder: ImageSourceDecoder {
@@ -62,6 +67,8 @@ extension PNGDecoder: ImageSourceDecoder {
     public var animationLoopCount: Int? { animationControl?.loopCount }
     /// A PNG is an animation when it has a valid acTL (APNG).
     public var isAnimation: Bool { isAnimated }
+    /// ``PNGDecoder/warnings``, which include those of `finish()` (a file that ends before IEND).
+    public var reportedWarnings: [String]? { warnings }
 }
 
 extension GIFDecoder: ImageSourceDecoder {
@@ -92,6 +99,8 @@ extension JPEGDecoder: ImageSourceDecoder {
     public var details: [ImageDetail] { info?.details ?? [] }
     /// The frame header's size, before DCT scaling.
     public var storedSize: (width: Int, height: Int)? { info.map { ($0.width, $0.height) } }
+    /// ``JPEGDecoder/warnings``, which include those of `finish()` (a file cut short).
+    public var reportedWarnings: [String]? { warnings }
 }
 
 extension JPNGStreamDecoder: ImageSourceDecoder {
@@ -114,6 +123,8 @@ extension JPNGStreamDecoder: ImageSourceDecoder {
 
     /// The colour part's frame size, before DCT scaling.
     public var storedSize: (width: Int, height: Int)? { jpegInfo.map { ($0.width, $0.height) } }
+    /// The colour part's warnings (``JPEGDecoder/warnings``).
+    public var reportedWarnings: [String]? { jpegWarnings }
 }
 
 /// What the standard registry makes for files that start as a JPEG: a JPNG is a JPEG until its
@@ -128,6 +139,7 @@ struct JPEGFamilyDecoder: ImageSourceDecoder {
     var detectedFormat: ImageFileFormat { decoder.detectedFormat }
     var details: [ImageDetail] { decoder.details }
     var storedSize: (width: Int, height: Int)? { decoder.storedSize }
+    var reportedWarnings: [String]? { decoder.reportedWarnings }
 
     mutating func append(_ bytes: UnsafeRawBufferPointer) throws -> [DecodingEvent] {
         do { return try decoder.append(bytes) } catch { throw unwrapped(error) }
@@ -193,10 +205,16 @@ public struct ImageSourceOptions: Sendable, Equatable {
     /// Threads a decoder may use beyond the calling one (APNG frames decoded ahead): nil, the
     /// processors online; 1, the calling thread only. Pixels are the same for any count.
     public var threads: Int?
+    /// Damaged files throw instead of being decoded the way libjpeg-turbo, libpng and browsers
+    /// decode them (`JPEGDecodingOptions.strict`, `PNGDecodingOptions.strict`,
+    /// `GIFDecodingOptions.strict`). Off by default.
+    public var strict: Bool
 
-    /// Options with the default limits, full size, stored orientation and straight alpha unless given.
+    /// Options with the default limits, full size, stored orientation, straight alpha and
+    /// lenient decoding of damaged files unless given.
     public init(limits: DecodingLimits = .default, maxPixelSize: Int? = nil, applyOrientation: Bool = false,
-                premultiplyAlpha: Bool = false, subsampleFactor: Int = 1, threads: Int? = nil) {
+                premultiplyAlpha: Bool = false, subsampleFactor: Int = 1, threads: Int? = nil, strict: Bool = false) {
+        self.strict = strict
         self.limits = limits
         self.maxPixelSize = maxPixelSize
         self.applyOrientation = applyOrientation
@@ -266,22 +284,26 @@ public struct ImageDecoderRegistry: Sendable {
     /// PNG, JPEG (and JPNG, which starts as a JPEG), GIF.
     public static let standard = ImageDecoderRegistry(entries: [
         Entry(format: .png, minimumBytes: 8, matches: { $0.starts(with: pngSignature) },
-              make: { PNGDecoder(limits: $0.limits) },
+              make: { PNGDecoder(limits: $0.limits, options: PNGDecodingOptions(strict: $0.strict)) },
               makeAnimation: { bytes, options in
                   let animation = try APNGAnimation(bytes: bytes, limits: options.limits,
-                                                    options: PNGDecodingOptions(threads: options.threads))
+                                                    options: PNGDecodingOptions(strict: options.strict, threads: options.threads))
                   return animation.isAnimated ? animation : nil
               }),
-        Entry(format: .jpeg, minimumBytes: 3, matches: { $0.starts(with: [0xFF, 0xD8, 0xFF]) },
+        // SOI is all libjpeg asks of a JPEG (garbage may follow it before the first marker).
+        Entry(format: .jpeg, minimumBytes: 2, matches: { $0.starts(with: [0xFF, 0xD8]) },
               make: { options in
                   JPEGFamilyDecoder(decoder: JPNGStreamDecoder(limits: options.limits,
-                                                               options: JPEGDecodingOptions(scale: options.dctScale),
+                                                               options: JPEGDecodingOptions(scale: options.dctScale,
+                                                                                            strict: options.strict),
                                                                maxPixelSize: options.maxPixelSize))
               }),
         Entry(format: .gif, minimumBytes: 6,
               matches: { $0.starts(with: Array("GIF87a".utf8)) || $0.starts(with: Array("GIF89a".utf8)) },
-              make: { GIFDecoder(limits: $0.limits) },
-              makeAnimation: { bytes, options in try GIFAnimation(bytes: bytes, limits: options.limits) }),
+              make: { GIFDecoder(limits: $0.limits, options: $0.strict ? .strict : .init()) },
+              makeAnimation: { bytes, options in
+                  try GIFAnimation(bytes: bytes, limits: options.limits, options: options.strict ? .strict : .init())
+              }),
     ])
 
     /// The entry for these first bytes: `.some(entry)`, `.none` when nothing can match, or

@@ -43,6 +43,12 @@ public struct ImageSource: Sendable {
     private var failure: ImageSourceError?
     /// Bytes appended so far.
     public private(set) var bytesReceived = 0
+    /// The `.warning` events returned so far.
+    private var eventWarnings: [String] = []
+
+    /// Damage decoded past so far (the `.warning` events), including what ``finish()`` met: a
+    /// JPEG cut short is completed there, and `finish()` has no events to return.
+    public var warnings: [String] { decoder?.reportedWarnings ?? eventWarnings }
 
     /// A source that waits for its first bytes to choose a decoder from `registry`.
     public init(registry: ImageDecoderRegistry = .standard, options: ImageSourceOptions = .init()) {
@@ -63,9 +69,15 @@ public struct ImageSource: Sendable {
     public mutating func append(_ bytes: UnsafeRawBufferPointer) throws -> [DecodingEvent] {
         if let failure { throw failure }
         bytesReceived += bytes.count
-        if let events = try withDecoder({ try $0.append(bytes) }) { return events }
-        prefix.append(contentsOf: bytes)
-        return try start(final: false)
+        let events: [DecodingEvent]
+        if let decoded = try withDecoder({ try $0.append(bytes) }) {
+            events = decoded
+        } else {
+            prefix.append(contentsOf: bytes)
+            events = try start(final: false)
+        }
+        for case let .warning(text) in events where eventWarnings.count < 100 { eventWarnings.append(text) }
+        return events
     }
 
     /// Feeds the next bytes from any collection (`[UInt8]`, `ArraySlice<UInt8>`, `Data`); returns what became available.
@@ -82,7 +94,7 @@ public struct ImageSource: Sendable {
         if let failure { throw failure }
         if decoder == nil {
             if prefix.isEmpty { throw fail(.noData) }
-            _ = try start(final: true)
+            for case let .warning(text) in try start(final: true) { eventWarnings.append(text) }
         }
         guard let image = try withDecoder({ try $0.finish() }) else { throw fail(.noData) }
         return finalize(image, storedSize: decoder?.storedSize)

@@ -25,7 +25,7 @@
 /// try decoder.finish { band in consume(band) }
 /// ```
 public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
-    /// The options: only `limits` applies (rows come as stored).
+    /// The options: only `limits` and `strict` apply (rows come as stored).
     public let options: ImageSourceOptions
     /// Bytes held until the format is known.
     private var prefix: [UInt8] = []
@@ -50,6 +50,9 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
 
     /// The metadata read so far.
     public var metadata: ImageMetadata { jpeg?.metadata ?? png?.metadata ?? whole?.metadata ?? ImageMetadata() }
+
+    /// Damage decoded past so far (a file cut short warns in ``finish(rows:)``).
+    public var warnings: [String] { jpeg?.warnings ?? png?.warnings ?? whole?.warnings ?? [] }
 
     /// True when rows come out as the bytes arrive (a streamable JPEG or PNG), false when they
     /// come at the end. Known at the first scan of a JPEG, at the `.header` event of a PNG.
@@ -77,7 +80,7 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
             try png?.finish(rows: rows)
             return
         }
-        var source = whole ?? ImageSource(options: ImageSourceOptions(limits: options.limits))
+        var source = whole ?? ImageSource(options: ImageSourceOptions(limits: options.limits, strict: options.strict))
         let image = try source.finish()
         whole = source
         try image.withRowBand(0 ..< image.height, rows)
@@ -86,20 +89,20 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
     /// Picks the decoder once the first bytes decide (PNG needs its 8-byte signature, JPEG 3
     /// bytes) and feeds it what was held.
     private mutating func start(final: Bool, rows: (RowBand) throws -> Void) throws -> [DecodingEvent] {
-        let isJPEG = prefix.starts(with: [0xFF, 0xD8, 0xFF])
+        let isJPEG = prefix.starts(with: [0xFF, 0xD8])
         let isPNG = prefix.starts(with: pngSignature)
         guard isJPEG || isPNG || final || prefix.count >= pngSignature.count else { return [] }
         let bytes = prefix
         prefix = []
         if isJPEG {
-            jpeg = JPEGRowDecoder(limits: options.limits)
+            jpeg = JPEGRowDecoder(limits: options.limits, options: JPEGDecodingOptions(strict: options.strict))
             return try jpeg?.append(bytes, rows: rows) ?? []
         }
         if isPNG {
-            png = PNGRowDecoder(limits: options.limits)
+            png = PNGRowDecoder(limits: options.limits, options: PNGDecodingOptions(strict: options.strict))
             return try png?.append(bytes, rows: rows) ?? []
         }
-        var source = ImageSource(options: ImageSourceOptions(limits: options.limits))
+        var source = ImageSource(options: ImageSourceOptions(limits: options.limits, strict: options.strict))
         defer { whole = source }
         return bytes.isEmpty ? [] : try source.append(bytes)
     }

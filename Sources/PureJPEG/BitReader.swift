@@ -18,6 +18,21 @@ struct BitReader: Sendable {
     var hitMarker = false
     var starved = false
     var hitEnd = false
+    /// Damage met while decoding (``Damage``), decoded past the way libjpeg decodes it; the MCU
+    /// loop reports it (or, strict, fails) once the MCU is committed, and clears it.
+    var damage: UInt8 = 0
+
+    /// What ``damage`` records.
+    enum Damage {
+        /// A code no table entry matches: libjpeg's JWRN_HUFF_BAD_CODE (17 bits used, symbol 0).
+        static let badCode: UInt8 = 1
+        /// A coefficient placed past the block or band (libjpeg's padded natural order puts it
+        /// at position 63; a run past the end ends the block).
+        static let runPastBlock: UInt8 = 2
+        /// A new coefficient of size other than 1 in an AC refinement scan (JWRN_HUFF_BAD_CODE;
+        /// decoded as size 1).
+        static let badRefinement: UInt8 = 4
+    }
 
     /// Discards buffered bits (at a restart marker, T.81 F.2.1.3.1): the next read starts at `position`.
     mutating func reset() {
@@ -85,8 +100,9 @@ struct BitReader: Sendable {
     /// Bits of the stream consumed but not yet used, as a byte position for error reports.
     var approximateOffset: Int { max(0, position - count / 8) }
 
-    /// Decodes one Huffman symbol (T.81 F.2.2.3); -1 for a code no table entry matches.
-    /// The caller has made at least 16 bits available.
+    /// Decodes one Huffman symbol (T.81 F.2.2.3). A code no table entry matches is decoded as
+    /// libjpeg decodes it: 17 bits are used, the symbol is 0, and ``damage`` records it.
+    /// The caller has made at least 16 bits available (bits past the data are zeros).
     @inline(__always)
     mutating func decode(_ table: HuffmanLookup) -> Int {
         var window = BitWindow(self)
@@ -99,10 +115,15 @@ struct BitReader: Sendable {
         let code16 = UInt32(truncatingIfNeeded: bits &>> 48)
         var length = HuffmanTable.fastBits + 1
         while code16 >= table.limit[length] { length &+= 1 }
-        if length > 16 { return -1 }
-        let code = Int(code16 &>> UInt32(16 &- length))
-        let index = code &+ Int(table.delta[length])
-        guard index >= 0, index < table.symbolCount else { return -1 }
+        let code = Int(code16 &>> UInt32(16 &- min(length, 16)))
+        let index = code &+ Int(table.delta[min(length, 16)])
+        guard length <= 16, index >= 0, index < table.symbolCount else {
+            // libjpeg's jpeg_huff_decode reaches its sentinel length 17 and fakes a zero.
+            damage |= Damage.badCode
+            bits &<<= 17
+            count &-= 17
+            return 0
+        }
         bits &<<= UInt64(length)
         count &-= length
         return Int(table.symbols[index])

@@ -1,22 +1,14 @@
-/// Why a block could not be decoded.
-enum EntropyFault: Error, Sendable, Equatable {
-    case badCode
-    case runPastBlock
-    case badDCCategory
-}
-
 /// Sequential (baseline and extended) Huffman decoding of one block (T.81 F.2.2).
 extension BitReader {
     /// Adds the next DC difference to `predictor` (T.81 F.2.2.1): a category 0-11 for 8-bit
-    /// samples (libjpeg accepts up to 15), then that many extra bits. Shared by sequential
-    /// blocks and progressive DC-first scans.
+    /// samples (libjpeg accepts up to 15; DC tables with larger symbols are refused when a scan
+    /// uses them), then that many extra bits. Shared by sequential blocks and progressive
+    /// DC-first scans.
     @inline(__always)
     mutating func decodeDCDifference(_ w: inout BitWindow, dc: HuffmanLookup, predictor: inout Int,
-                                     data: UnsafePointer<UInt8>, end: Int, isFinal: Bool) throws(EntropyFault) {
+                                     data: UnsafePointer<UInt8>, end: Int, isFinal: Bool) {
         if w.count < 32 { w.refill(&self, data, end, isFinal) }
-        let t = w.decode(dc, &self)
-        if t < 0 { throw .badCode }
-        if t > 15 { throw .badDCCategory }
+        let t = w.decode(dc, &self) & 15
         if t > 0 {
             if w.count < 32 { w.refill(&self, data, end, isFinal) }
             predictor &+= w.receiveExtend(t)
@@ -25,14 +17,17 @@ extension BitReader {
 
     /// Decodes one 8x8 block into `block` (natural order, not dequantized; the caller zeroed it)
     /// and updates the component's DC predictor. The bit buffer is a ``BitWindow`` for the block.
+    /// Corrupt data is decoded as libjpeg's jdhuff decodes it (``BitReader/Damage``): a
+    /// coefficient run past the block puts its value at position 63 (libjpeg's padded natural
+    /// order) and ends the block.
     @inline(__always)
     mutating func decodeSequentialBlock(
         _ block: UnsafeMutablePointer<Int16>, dc: HuffmanLookup, ac: HuffmanLookup, predictor: inout Int,
         zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
-    ) throws(EntropyFault) {
+    ) {
         var w = BitWindow(self)
         defer { w.store(into: &self) }
-        try decodeDCDifference(&w, dc: dc, predictor: &predictor, data: data, end: end, isFinal: isFinal)
+        decodeDCDifference(&w, dc: dc, predictor: &predictor, data: data, end: end, isFinal: isFinal)
         block[0] = Int16(truncatingIfNeeded: predictor)
 
         // AC coefficients (T.81 F.2.2.2, figure F.13).
@@ -48,23 +43,28 @@ extension BitReader {
                 w.count &-= length
                 if k > 63 {
                     if run == HuffmanTable.eobRun { break }
-                    throw .runPastBlock
+                    damage |= Damage.runPastBlock
+                    block[63] = Int16(truncatingIfNeeded: fast &>> 16)
+                    break
                 }
                 block[Int(zigzag[k])] = Int16(truncatingIfNeeded: fast &>> 16)
                 k &+= 1
                 continue
             }
             let rs = w.decode(ac, &self)
-            if rs < 0 { throw .badCode }
             let r = rs &>> 4, s = rs & 15
             if s == 0 {
                 if r != 15 { break }     // EOB
                 k &+= 16                // ZRL
-                if k > 64 { throw .runPastBlock }
+                if k > 64 { damage |= Damage.runPastBlock }
                 continue
             }
             k &+= r
-            if k > 63 { throw .runPastBlock }
+            if k > 63 {
+                damage |= Damage.runPastBlock
+                block[63] = Int16(truncatingIfNeeded: w.receiveExtend(s))
+                break
+            }
             block[Int(zigzag[k])] = Int16(truncatingIfNeeded: w.receiveExtend(s))
             k &+= 1
         }

@@ -9,10 +9,10 @@ extension BitReader {
     mutating func decodeDCFirst(
         _ block: UnsafeMutablePointer<Int16>, dc: HuffmanLookup, predictor: inout Int, al: Int,
         data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
-    ) throws(EntropyFault) {
+    ) {
         var w = BitWindow(self)
         defer { w.store(into: &self) }
-        try decodeDCDifference(&w, dc: dc, predictor: &predictor, data: data, end: end, isFinal: isFinal)
+        decodeDCDifference(&w, dc: dc, predictor: &predictor, data: data, end: end, isFinal: isFinal)
         block[0] = Int16(truncatingIfNeeded: predictor &<< al)
     }
 
@@ -28,12 +28,14 @@ extension BitReader {
 
     /// AC first scan over Ss...Se (T.81 G.1.2.2) with end-of-band runs (EOBRUN, figure G.4).
     /// A rolled-back attempt is undone by the caller, which restores a copy of the MCU's blocks.
-    /// True when a coefficient was set (false for a block that is all end of band).
+    /// True when a coefficient was set (false for a block that is all end of band). A
+    /// coefficient run past Se is placed as libjpeg's jdphuff places it: at zig-zag position k
+    /// while k < 64 (outside the band), else at position 63.
     @inline(__always) @discardableResult
     mutating func decodeACFirst(
         _ block: UnsafeMutablePointer<Int16>, ac: HuffmanLookup, ss: Int, se: Int, al: Int, eobrun: inout Int,
         zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
-    ) throws(EntropyFault) -> Bool {
+    ) -> Bool {
         if eobrun > 0 {
             eobrun &-= 1
             return false
@@ -51,18 +53,17 @@ extension BitReader {
                 let length = Int(fast & 0xFF)
                 w.bits &<<= UInt64(length)
                 w.count &-= length
-                if k > se { throw .runPastBlock }
-                block[Int(zigzag[k])] = Int16(truncatingIfNeeded: Int(fast &>> 16) &<< al)
+                if k > se { damage |= Damage.runPastBlock }
+                block[Int(zigzag[min(k, 63)])] = Int16(truncatingIfNeeded: Int(fast &>> 16) &<< al)
                 k &+= 1
                 continue
             }
             let rs = w.decode(ac, &self)
-            if rs < 0 { throw .badCode }
             let r = rs &>> 4, s = rs & 15
             if s != 0 {
                 k &+= r
-                if k > se { throw .runPastBlock }
-                let position = zigzag[k]
+                if k > se { damage |= Damage.runPastBlock }
+                let position = zigzag[min(k, 63)]
                 block[Int(position)] = Int16(truncatingIfNeeded: w.receiveExtend(s) &<< al)
                 k &+= 1
             } else if r == 15 {
@@ -80,12 +81,14 @@ extension BitReader {
 
     /// AC refinement (T.81 G.1.2.3): correction bits for coefficients already non-zero, and new
     /// coefficients of magnitude 1 << Al. A rolled-back attempt is undone by the caller, which
-    /// restores a copy of the MCU's blocks. True when a coefficient changed.
+    /// restores a copy of the MCU's blocks. True when a coefficient changed. Corrupt data as
+    /// libjpeg's jdphuff: a new coefficient of size other than 1 counts as size 1, and one
+    /// placed past Se lands at zig-zag position Se + 1 (63 past the block).
     @inline(__always) @discardableResult
     mutating func decodeACRefine(
         _ block: UnsafeMutablePointer<Int16>, ac: HuffmanLookup, ss: Int, se: Int, al: Int, eobrun: inout Int,
         zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
-    ) throws(EntropyFault) -> Bool {
+    ) -> Bool {
         let p1 = Int16(truncatingIfNeeded: 1 &<< al), m1 = Int16(truncatingIfNeeded: -1 &<< al)
         var w = BitWindow(self)
         defer { w.store(into: &self) }
@@ -102,11 +105,11 @@ extension BitReader {
             while k <= se {
                 if w.count < 32 { w.refill(&self, data, end, isFinal) }
                 let rs = w.decode(ac, &self)
-                if rs < 0 { throw .badCode }
                 var r = rs &>> 4
                 let s = rs & 15
                 var value: Int16 = 0
                 if s != 0 {
+                    if s != 1 { damage |= Damage.badRefinement }
                     // Only magnitude 1 can be new in a refinement scan; libjpeg reads the sign bit regardless.
                     value = w.bit() != 0 ? p1 : m1
                 } else if r != 15 {
@@ -129,8 +132,8 @@ extension BitReader {
                     k &+= 1
                 }
                 if s != 0 {
-                    if k > se { throw .runPastBlock }
-                    let position = zigzag[k]
+                    if k > se { damage |= Damage.runPastBlock }
+                    let position = zigzag[min(k, 63)]
                     block[Int(position)] = value
                     changed = true
                 }

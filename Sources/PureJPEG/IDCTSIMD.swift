@@ -1,16 +1,20 @@
-/// The accurate integer inverse DCT with Swift SIMD types, bit-exact with ``IDCT`` (and so with
-/// libjpeg-turbo's jidctint.c and its SSE2 twin) for every input.
+/// The accurate integer inverse DCT with Swift SIMD types, bit-exact for every input with what
+/// `djpeg -dct int` runs on x86-64: libjpeg-turbo's SIMD kernel jsimd_idct_islow_avx2 (or
+/// _sse2, the same arithmetic), whose scalar twin is ``IDCT/idct8x8Saturating(_:_:_:_:)``.
+/// On real 8-bit data that is also jidctint.c (``IDCT/idct8x8(_:_:_:_:)``); on damaged data or
+/// 16-bit quantizers the two differ, and djpeg's default output is the SIMD kernel's.
 ///
-/// ``idct8x8`` follows jidctint-sse2: 16-bit lanes, `pmaddwd` products, 16-bit transposes,
-/// guarded by one test of the dequantized input (see there); ``idct8x8Wide`` (32-bit lanes,
-/// jidctint.c's factorisation as is, its shortcuts and wrapping reproduced) takes every block
-/// that fails the test. What the code generation needed (checked with `swiftc -emit-assembly`
-/// and in the release binary): pair products with two uses each (else LLVM regroups the four
-/// products of an odd term and multiplies half of them alone), the "any lane" test on 64-bit
-/// halves (halving 16-bit lanes let LLVM push shuffles into the tested values), the narrowing
-/// after pass 1 fused with the first transpose stage as shifts and masks, and the quantizer
-/// range folded into the product test. Callgrind, 1 MP 4:2:0 (23,328 blocks, 92% with AC terms
-/// below the first row): 25.1 M instructions before, 13.3 M after.
+/// ``idct8x8`` is the fast path: 16-bit lanes, `pmaddwd` products, 16-bit transposes, guarded
+/// by one test of the dequantized input (see there); ``idct8x8Saturating`` (the SIMD kernel's
+/// arithmetic instruction for instruction: wrapping 16-bit products and pre-sums, saturating
+/// packs) takes every block that fails the test. What the code generation needed (checked
+/// with `swiftc -emit-assembly` and in the release binary): pair products with two uses each
+/// (else LLVM regroups the four products of an odd term and multiplies half of them alone),
+/// the "any lane" test on 64-bit halves (halving 16-bit lanes let LLVM push shuffles into the
+/// tested values), the narrowing after pass 1 fused with the first transpose stage as shifts
+/// and masks, and the quantizer range folded into the product test. Callgrind, 1 MP 4:2:0
+/// (23,328 blocks, 92% with AC terms below the first row): 25.1 M instructions before, 13.3 M
+/// after.
 @usableFromInline
 enum IDCTSIMD {
     @usableFromInline typealias V = SIMD8<Int32>
@@ -26,12 +30,16 @@ enum IDCTSIMD {
     ///
     /// Exactness rests on one cheap test of the input instead of tests of every pass: when each
     /// dequantized coefficient lies in -1024...1023 (all real 8-bit images: the DC term is at
-    /// most 8 x 128 and AC terms are smaller), a row of the multiplied-out matrix has absolute
-    /// sum 61214, so pass-1 sums stay under 2^26 and their descaled values under 30608 (16 bits),
-    /// and pass-2 sums under 2^31. Inputs are therefore pre-scaled by 32 (still 16 bits), which
-    /// turns pass 1's descale (>> 11) into a >> 16 whose result LLVM narrows with one `packssdw`,
-    /// and pass 2's >> 18 narrows the same way. A block failing the test goes to
-    /// ``idct8x8Wide``, which reproduces the scalar kernel's wrapping for any input.
+    /// most 8 x 128 and AC terms are smaller), the SIMD kernel's 16-bit products and pass-1
+    /// pre-sums cannot wrap, and a row of the multiplied-out matrix has absolute sum 61214, so
+    /// pass-1 sums stay under 2^26 and their descaled values under 30608 (16 bits: no
+    /// saturation). Pass 1 can therefore take inputs pre-scaled by 32 (still 16 bits) and the
+    /// multiplied-out matrix, which turns its descale (>> 11) into a >> 16 whose result LLVM
+    /// narrows with one `packssdw`. Pass 2's sums stay under 2^31 - 2^27 and its outputs clamp
+    /// (no 10-bit wrap: `packsswb`); but the SIMD kernel's 16-bit pre-sums of pass-1 values up
+    /// to 30608 can wrap, so a block with a pass-1 value outside -16384...16383 starts over
+    /// (see ``twoPasses``), as does a block failing the input test: both go to
+    /// ``idct8x8Saturating``.
     @inlinable
     static func idct8x8(_ coefficients: UnsafePointer<Int16>, _ quant: UnsafePointer<UInt16>,
                         _ output: UnsafeMutablePointer<UInt8>, _ stride: Int) {
@@ -57,14 +65,14 @@ enum IDCTSIMD {
         }
         @inline(__always) func outOfRange() -> Bool { anyNonzero(bad) }
         if !anyNonzero(upper) {
-            // Only the first coefficient row: every column takes jidctint.c's DC shortcut.
+            // Only the first coefficient row: the SIMD kernel's pass-1 shortcut (no wrap in range).
             if IDCT.acAllZero(coefficients) {
-                IDCT.idctDCOnly(coefficients, quant, output, stride)
+                IDCT.idctDCOnlySaturating(coefficients, quant, output, stride)
                 return
             }
             let x0 = dequantize(c0, load(q, 0))
             if outOfRange() {
-                idct8x8Wide(coefficients, quant, output, stride)
+                idct8x8Saturating(coefficients, quant, output, stride)
                 return
             }
             firstRowOnly(x0 &>> 3, output, stride)
@@ -75,7 +83,7 @@ enum IDCTSIMD {
         let x4 = dequantize(load(c, 4), load(q, 4)), x5 = dequantize(load(c, 5), load(q, 5))
         let x6 = dequantize(load(c, 6), load(q, 6)), x7 = dequantize(load(c, 7), load(q, 7))
         if outOfRange() {
-            idct8x8Wide(coefficients, quant, output, stride)
+            idct8x8Saturating(coefficients, quant, output, stride)
             return
         }
 
@@ -87,28 +95,45 @@ enum IDCTSIMD {
         let rightHalf = H(0, 0, 0, 0, -1, -1, -1, -1)
         let lowOnly = !anyNonzero(lowerRows | ((c0 | row1 | row2 | row3) & rightHalf))
         if lowOnly {
-            twoPasses(x0, x1, x2, x3, z, z, z, z, lowOnly: true, output, stride)
+            twoPasses(x0, x1, x2, x3, z, z, z, z, lowOnly: true, coefficients, quant, output, stride)
         } else {
-            twoPasses(x0, x1, x2, x3, x4, x5, x6, x7, lowOnly: false, output, stride)
+            twoPasses(x0, x1, x2, x3, x4, x5, x6, x7, lowOnly: false, coefficients, quant, output, stride)
         }
     }
 
     /// Both passes of ``idct8x8`` on dequantized rows times 32; `lowOnly` (a constant at each
-    /// call) says pass 2's inputs 4...7 are zero.
+    /// call) says pass 2's inputs 4...7 are zero. The block's coefficients and table are for
+    /// the fallback when pass 2 would wrap.
     @inlinable @inline(__always)
     static func twoPasses(_ x0: H, _ x1: H, _ x2: H, _ x3: H, _ x4: H, _ x5: H, _ x6: H, _ x7: H, lowOnly: Bool,
+                          _ coefficients: UnsafePointer<Int16>, _ quant: UnsafePointer<UInt16>,
                           _ output: UnsafeMutablePointer<UInt8>, _ stride: Int) {
         // Pass 1 on inputs times 32: lanes are columns, vector r is dequantized row r.
         let p = butterfly16(x0, x1, x2, x3, x4, x5, x6, x7, rounding: 1 &<< 15)
         // The high halves of pass 1's 32-bit results are its 16-bit outputs; they are taken
         // and transposed in one go. Pass 2: lanes are rows, vector k is workspace column k.
-        // The rounding term also adds 512 to every output, which ``rangeLimitOffset`` expects.
+        // The rounding term also adds the level shift (128), before ``clampSamples``.
         let (r0, r1, r2, r3, r4, r5, r6, r7) = transposeHighHalves(p.0, p.1, p.2, p.3, p.4, p.5, p.6, p.7)
+        // The SIMD kernel forms r0 +- r4, r3 + r7 and r1 + r5 in 16 bits first (see
+        // ``butterflyX86``); ``butterfly16`` gives the same sums while none wraps, which is
+        // certain when every input is in -16384...16383 (bit 15 of r + 16384 clear), and when
+        // inputs 4...7 are zero. Callgrind, 12 MP: this test costs 9 M instructions, pass 2 as
+        // ``butterflyX86`` 21 M.
+        // Blocks failing the test (extreme outputs only) start over in the SIMD kernel's lanes.
+        if !lowOnly {
+            let b = H(repeating: 16384)
+            var high = (r0 &+ b) | (r1 &+ b) | (r2 &+ b) | (r3 &+ b)
+            high |= (r4 &+ b) | (r5 &+ b) | (r6 &+ b) | (r7 &+ b)
+            if anyNonzero(high & H(repeating: -32768)) {
+                idct8x8Saturating(coefficients, quant, output, stride)
+                return
+            }
+        }
         let z = H()
         let o = lowOnly
-            ? butterfly16(r0, r1, r2, r3, z, z, z, z, rounding: (1 &<< 17) &+ (512 &<< 18))
-            : butterfly16(r0, r1, r2, r3, r4, r5, r6, r7, rounding: (1 &<< 17) &+ (512 &<< 18))
-        @inline(__always) func narrow2(_ x: V) -> H { rangeLimitOffset(H(truncatingIfNeeded: x &>> 18)) }
+            ? butterfly16(r0, r1, r2, r3, z, z, z, z, rounding: (1 &<< 17) &+ (128 &<< 18))
+            : butterfly16(r0, r1, r2, r3, r4, r5, r6, r7, rounding: (1 &<< 17) &+ (128 &<< 18))
+        @inline(__always) func narrow2(_ x: V) -> H { clampSamples(H(truncatingIfNeeded: x &>> 18)) }
         var o0 = narrow2(o.0), o1 = narrow2(o.1), o2 = narrow2(o.2), o3 = narrow2(o.3)
         var o4 = narrow2(o.4), o5 = narrow2(o.5), o6 = narrow2(o.6), o7 = narrow2(o.7)
         transpose16(&o0, &o1, &o2, &o3, &o4, &o5, &o6, &o7)
@@ -157,11 +182,12 @@ enum IDCTSIMD {
     /// The block whose coefficients are all in the first row (every column is DC-only, so
     /// pass 1 is `x << PASS1_BITS` down each column and all eight output rows are equal): one
     /// row transform, `w` times each column of the multiplied-out matrix, stored eight times.
-    /// `w` is in -4096...4092 (inputs passed the range test), so the sums fit 32 bits.
+    /// `w` is in -4096...4092 (inputs passed the range test), so the sums fit 32 bits and the
+    /// SIMD kernel's pass-2 pre-sums (at most 8192) do not wrap.
     @inlinable @inline(__always)
     static func firstRowOnly(_ w: H, _ output: UnsafeMutablePointer<UInt8>, _ stride: Int) {
         @inline(__always) func lane(_ k: Int) -> H { H(repeating: w[k]) }
-        var sum = V(repeating: (1 &<< 17) &+ (512 &<< 18))
+        var sum = V(repeating: (1 &<< 17) &+ (128 &<< 18))
         sum &+= V(truncatingIfNeeded: lane(0)) &* V(8192, 8192, 8192, 8192, 8192, 8192, 8192, 8192)
             &+ V(truncatingIfNeeded: lane(1)) &* V(11363, 9633, 6437, 2260, -2260, -6437, -9633, -11363)
         sum &+= V(truncatingIfNeeded: lane(2)) &* V(10703, 4433, -4433, -10703, -10703, -4433, 4433, 10703)
@@ -170,7 +196,7 @@ enum IDCTSIMD {
             &+ V(truncatingIfNeeded: lane(5)) &* V(6437, -11362, 2261, 9633, -9633, -2261, 11362, -6437)
         sum &+= V(truncatingIfNeeded: lane(6)) &* V(4433, -10704, 10704, -4433, -4433, 10704, -10704, 4433)
             &+ V(truncatingIfNeeded: lane(7)) &* V(2260, -6436, 9633, -11363, 11363, -9633, 6436, -2260)
-        let row = rangeLimitOffset(H(truncatingIfNeeded: sum &>> 18))
+        let row = clampSamples(H(truncatingIfNeeded: sum &>> 18))
         let bytes = unsafeBitCast(SIMD16<UInt8>(truncatingIfNeeded: SIMD16<Int16>(lowHalf: row, highHalf: row)),
                                   to: SIMD2<UInt64>.self)[0]
         var out = UnsafeMutableRawPointer(output)
@@ -189,13 +215,12 @@ enum IDCTSIMD {
         return q[0] | q[1] != 0
     }
 
-    /// ``IDCT/rangeLimit(_:)`` for `y = v + 512` in 16-bit lanes: `(y & 1023) - 384` maps
-    /// libjpeg's 10-bit wrap onto -384...639 (its 640...1023 part, negative overflow, becomes
-    /// negative), so clamping to 0...255 gives the table's value.
+    /// ``IDCT/clampSample(_:)`` on level-shifted 16-bit lanes: 0...255 kept, the rest clamped
+    /// (the SIMD kernel's `packsswb` then `+128`). `SIMD16<UInt8>(clamping:)` compiled lane by
+    /// lane (40% more instructions for the whole decode).
     @inlinable @inline(__always)
-    static func rangeLimitOffset(_ y: H) -> H {
-        let u = (y & 1023) &- 384
-        return pointwiseMin(u & ~(u &>> 15), H(repeating: 255))
+    static func clampSamples(_ y: H) -> H {
+        pointwiseMin(y & ~(y &>> 15), H(repeating: 255))
     }
 
     /// `Int32(a) * ca + Int32(b) * cb` lane-wise: one `pmaddwd` per four lanes on x86.
@@ -256,156 +281,68 @@ enum IDCTSIMD {
         r4 = lo64(b2, b6); r5 = hi64(b2, b6); r6 = lo64(b3, b7); r7 = hi64(b3, b7)
     }
 
-    /// The 32-bit-lane kernel: any input, the scalar kernel's wrapping and shortcuts reproduced
-    /// lane by lane. The fallback of ``idct8x8`` when 16-bit lanes could lose bits.
-    @inlinable
-    static func idct8x8Wide(_ coefficients: UnsafePointer<Int16>, _ quant: UnsafePointer<UInt16>,
-                            _ output: UnsafeMutablePointer<UInt8>, _ stride: Int) {
-        if IDCT.acAllZero(coefficients) {
-            IDCT.idctDCOnly(coefficients, quant, output, stride)
-            return
-        }
-        let c = UnsafeRawPointer(coefficients), q = UnsafeRawPointer(quant)
-        @inline(__always) func raw(_ r: Int) -> SIMD8<Int16> {
-            c.loadUnaligned(fromByteOffset: 16 * r, as: SIMD8<Int16>.self)
-        }
-        @inline(__always) func dq(_ r: Int) -> V {
-            V(truncatingIfNeeded: raw(r))
-                &* V(truncatingIfNeeded: q.loadUnaligned(fromByteOffset: 16 * r, as: SIMD8<UInt16>.self))
-        }
-
-        // Pass 1: lanes are columns, vector r is input row r.
-        let x0 = dq(0)
-        var acRows = raw(1) | raw(2) | raw(3)
-        acRows |= raw(4) | raw(5)
-        acRows |= raw(6) | raw(7)
-        let mask = zeroMask(V(truncatingIfNeeded: acRows))
-        let p = butterfly(x0, dq(1), dq(2), dq(3), dq(4), dq(5), dq(6), dq(7))
-        let s1 = IDCT.constBits &- IDCT.pass1Bits
-        let flat = x0 &<< V(repeating: IDCT.pass1Bits)
-        let w0 = descale(p.0, s1).blend(flat, mask)
-        let w1 = descale(p.1, s1).blend(flat, mask)
-        let w2 = descale(p.2, s1).blend(flat, mask)
-        let w3 = descale(p.3, s1).blend(flat, mask)
-        let w4 = descale(p.4, s1).blend(flat, mask)
-        let w5 = descale(p.5, s1).blend(flat, mask)
-        let w6 = descale(p.6, s1).blend(flat, mask)
-        let w7 = descale(p.7, s1).blend(flat, mask)
-
-        widePass2(w0, w1, w2, w3, w4, w5, w6, w7, output, stride)
-    }
-
-    /// Pass 2 in 32-bit lanes from the pass-1 workspace rows (lanes are columns on entry).
-    @inlinable
-    static func widePass2(_ w0: V, _ w1: V, _ w2: V, _ w3: V, _ w4: V, _ w5: V, _ w6: V, _ w7: V,
-                          _ output: UnsafeMutablePointer<UInt8>, _ stride: Int) {
-        var (w0, w1, w2, w3, w4, w5, w6, w7) = (w0, w1, w2, w3, w4, w5, w6, w7)
-        // Pass 2: lanes are rows, vector k is workspace column k.
-        transpose(&w0, &w1, &w2, &w3, &w4, &w5, &w6, &w7)
-        var acColumns = w1 | w2 | w3
-        acColumns |= w4 | w5
-        acColumns |= w6 | w7
-        let rowFlat = zeroMask(acColumns)
-        let flatOut = rangeLimit(descale(w0, IDCT.pass1Bits &+ 3))
-        let s2 = IDCT.constBits &+ IDCT.pass1Bits &+ 3
-        let o = butterfly(w0, w1, w2, w3, w4, w5, w6, w7)
-        var o0 = rangeLimit(descale(o.0, s2)).blend(flatOut, rowFlat)
-        var o1 = rangeLimit(descale(o.1, s2)).blend(flatOut, rowFlat)
-        var o2 = rangeLimit(descale(o.2, s2)).blend(flatOut, rowFlat)
-        var o3 = rangeLimit(descale(o.3, s2)).blend(flatOut, rowFlat)
-        var o4 = rangeLimit(descale(o.4, s2)).blend(flatOut, rowFlat)
-        var o5 = rangeLimit(descale(o.5, s2)).blend(flatOut, rowFlat)
-        var o6 = rangeLimit(descale(o.6, s2)).blend(flatOut, rowFlat)
-        var o7 = rangeLimit(descale(o.7, s2)).blend(flatOut, rowFlat)
-
-        // Back to rows for the byte stores.
-        transpose(&o0, &o1, &o2, &o3, &o4, &o5, &o6, &o7)
-        let out = UnsafeMutableRawPointer(output)
-        out.storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: o0), as: SIMD8<UInt8>.self)
-        out.storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: o1), toByteOffset: stride, as: SIMD8<UInt8>.self)
-        out.storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: o2), toByteOffset: 2 * stride, as: SIMD8<UInt8>.self)
-        out.storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: o3), toByteOffset: 3 * stride, as: SIMD8<UInt8>.self)
-        out.storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: o4), toByteOffset: 4 * stride, as: SIMD8<UInt8>.self)
-        out.storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: o5), toByteOffset: 5 * stride, as: SIMD8<UInt8>.self)
-        out.storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: o6), toByteOffset: 6 * stride, as: SIMD8<UInt8>.self)
-        out.storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: o7), toByteOffset: 7 * stride, as: SIMD8<UInt8>.self)
-    }
-
-    /// All ones in lanes where `x` is zero, else zero: plain integer ops, which compile to a few
-    /// SSE2 instructions where `.==` plus `replacing(with:where:)` did not (measured 10x slower).
+    /// jsimd_idct_islow's 1-D transform (``IDCT/butterflySIMD``) on eight lanes, plus
+    /// `rounding` in every output: the 16-bit pre-sums `x0 ± x4`, `x3 + x7`, `x1 + x5` wrap as
+    /// `paddw` does, then six `pmaddwd` pairs. Each pair product has two uses (see
+    /// ``butterfly16``). Sums reach at most 2,115,829,760 in magnitude for any 16-bit input.
     @inlinable @inline(__always)
-    static func zeroMask(_ x: V) -> V {
-        ~((x | (0 &- x)) &>> 31)
-    }
-
-    @inlinable @inline(__always)
-    static func descale(_ x: V, _ n: Int32) -> V {
-        (x &+ V(repeating: 1 &<< (n &- 1))) &>> V(repeating: n)
-    }
-
-    /// ``IDCT/rangeLimit(_:)`` lane-wise: `v + 128` wrapped to 10 bits, then 0...255 kept,
-    /// 256...639 saturated to 255, 640...1023 (negative overflow) to 0.
-    @inlinable @inline(__always)
-    static func rangeLimit(_ v: V) -> V {
-        let u = (v &+ 128) & 1023
-        let belowWrap = (u &- 640) &>> 31  // all ones where u < 640
-        return pointwiseMin(u, V(repeating: 255)) & belowWrap
-    }
-
-    /// ``IDCT/butterfly`` on eight independent lanes.
-    @inlinable @inline(__always)
-    static func butterfly(_ x0: V, _ x1: V, _ x2: V, _ x3: V, _ x4: V, _ x5: V, _ x6: V, _ x7: V)
+    static func butterflyX86(_ x0: H, _ x1: H, _ x2: H, _ x3: H, _ x4: H, _ x5: H, _ x6: H, _ x7: H,
+                             rounding: Int32)
         -> (V, V, V, V, V, V, V, V) {
-        let z1 = (x2 &+ x6) &* IDCT.fix_0_541196100
-        let t2 = z1 &+ x6 &* (0 &- IDCT.fix_1_847759065)
-        let t3 = z1 &+ x2 &* IDCT.fix_0_765366865
-        let t0 = (x0 &+ x4) &<< IDCT.constBits
-        let t1 = (x0 &- x4) &<< IDCT.constBits
-        let t10 = t0 &+ t3, t13 = t0 &- t3
-        let t11 = t1 &+ t2, t12 = t1 &- t2
-
-        let y1 = x7 &+ x1, y2 = x5 &+ x3, y3 = x7 &+ x3, y4 = x5 &+ x1
-        let z5 = (y3 &+ y4) &* IDCT.fix_1_175875602
-        let a0 = x7 &* IDCT.fix_0_298631336
-        let a1 = x5 &* IDCT.fix_2_053119869
-        let a2 = x3 &* IDCT.fix_3_072711026
-        let a3 = x1 &* IDCT.fix_1_501321110
-        let m1 = y1 &* (0 &- IDCT.fix_0_899976223)
-        let m2 = y2 &* (0 &- IDCT.fix_2_562915447)
-        let m3 = y3 &* (0 &- IDCT.fix_1_961570560) &+ z5
-        let m4 = y4 &* (0 &- IDCT.fix_0_390180644) &+ z5
-        let o0 = a0 &+ m1 &+ m3
-        let o1 = a1 &+ m2 &+ m4
-        let o2 = a2 &+ m2 &+ m3
-        let o3 = a3 &+ m1 &+ m4
-        return (t10 &+ o3, t11 &+ o2, t12 &+ o1, t13 &+ o0,
-                t13 &- o0, t12 &- o1, t11 &- o2, t10 &- o3)
+        let e0 = (V(truncatingIfNeeded: x0 &+ x4) &<< 13) &+ rounding
+        let e1 = (V(truncatingIfNeeded: x0 &- x4) &<< 13) &+ rounding
+        let t2 = madd(x2, 4433, x6, -10704), t3 = madd(x2, 10703, x6, 4433)
+        let t10 = e0 &+ t3, t13 = e0 &- t3, t11 = e1 &+ t2, t12 = e1 &- t2
+        let z3 = x7 &+ x3, z4 = x5 &+ x1
+        let zz3 = madd(z3, -6436, z4, 9633), zz4 = madd(z3, 9633, z4, 6437)
+        let o0 = madd(x7, -4927, x1, -7373) &+ zz3, o3 = madd(x7, -7373, x1, 4926) &+ zz4
+        let o1 = madd(x5, -4176, x3, -20995) &+ zz4, o2 = madd(x5, -20995, x3, 4177) &+ zz3
+        return (t10 &+ o3, t11 &+ o2, t12 &+ o1, t13 &+ o0, t13 &- o0, t12 &- o1, t11 &- o2, t10 &- o3)
     }
 
-    /// One unzip step of the transpose: (X, Y) -> (evens of X then Y, odds of X then Y).
-    @inlinable @inline(__always)
-    static func unzip(_ x: inout V, _ y: inout V) {
-        let even = V(lowHalf: x.evenHalf, highHalf: y.evenHalf)
-        let odd = V(lowHalf: x.oddHalf, highHalf: y.oddHalf)
-        x = even
-        y = odd
-    }
-
-    /// 8x8 transpose in three unzip rounds: each round moves one bit of the lane index into the
-    /// vector index (pairs one, two, then four vectors apart).
-    @inlinable @inline(__always)
-    static func transpose(_ r0: inout V, _ r1: inout V, _ r2: inout V, _ r3: inout V,
-                          _ r4: inout V, _ r5: inout V, _ r6: inout V, _ r7: inout V) {
-        unzip(&r0, &r1); unzip(&r2, &r3); unzip(&r4, &r5); unzip(&r6, &r7)
-        unzip(&r0, &r2); unzip(&r1, &r3); unzip(&r4, &r6); unzip(&r5, &r7)
-        unzip(&r0, &r4); unzip(&r1, &r5); unzip(&r2, &r6); unzip(&r3, &r7)
-    }
-}
-
-extension SIMD8 where Scalar == Int32 {
-    /// Lanes of `self` where `mask` is 0, of `other` where it is all ones (a bitwise select).
-    @inlinable @inline(__always)
-    func blend(_ other: Self, _ mask: Self) -> Self {
-        (self & ~mask) | (other & mask)
+    /// jsimd_idct_islow_avx2 (and _sse2) for any input, in the same lanes: 16-bit wrapping
+    /// products (`pmullw`), the whole-block shortcut when rows 1...7 are zero (each column
+    /// its product shifted left 2, wrapping), pass-1 values descaled and saturated to 16 bits
+    /// (`packssdw`), outputs clamped (`packsswb`). The fallback of ``idct8x8`` for blocks out
+    /// of its range; scalar twin ``IDCT/idct8x8Saturating(_:_:_:_:)``. Never inlined: it is
+    /// rare, and inlined at the fast path's four exits it cost the fast path instructions.
+    @inlinable @inline(never)
+    static func idct8x8Saturating(_ coefficients: UnsafePointer<Int16>, _ quant: UnsafePointer<UInt16>,
+                                  _ output: UnsafeMutablePointer<UInt8>, _ stride: Int) {
+        let c = UnsafeRawPointer(coefficients), q = UnsafeRawPointer(quant)
+        @inline(__always) func load(_ p: UnsafeRawPointer, _ r: Int) -> H {
+            p.loadUnaligned(fromByteOffset: 16 * r, as: H.self)
+        }
+        @inline(__always) func dq(_ r: Int) -> H { load(c, r) &* load(q, r) }
+        var rows = load(c, 1) | load(c, 2) | load(c, 3)
+        rows |= load(c, 4) | load(c, 5)
+        rows |= load(c, 6) | load(c, 7)
+        var r0: H, r1: H, r2: H, r3: H, r4: H, r5: H, r6: H, r7: H
+        if !anyNonzero(rows) {
+            // Pass 2's vector k (lanes are rows) is workspace column k: all lanes the same.
+            let w = dq(0) &<< 2
+            r0 = H(repeating: w[0]); r1 = H(repeating: w[1]); r2 = H(repeating: w[2]); r3 = H(repeating: w[3])
+            r4 = H(repeating: w[4]); r5 = H(repeating: w[5]); r6 = H(repeating: w[6]); r7 = H(repeating: w[7])
+        } else {
+            let p = butterflyX86(dq(0), dq(1), dq(2), dq(3), dq(4), dq(5), dq(6), dq(7), rounding: 1 &<< 10)
+            @inline(__always) func narrow1(_ x: V) -> H {
+                H(truncatingIfNeeded: pointwiseMax(pointwiseMin(x &>> 11, V(repeating: 32767)), V(repeating: -32768)))
+            }
+            r0 = narrow1(p.0); r1 = narrow1(p.1); r2 = narrow1(p.2); r3 = narrow1(p.3)
+            r4 = narrow1(p.4); r5 = narrow1(p.5); r6 = narrow1(p.6); r7 = narrow1(p.7)
+            transpose16(&r0, &r1, &r2, &r3, &r4, &r5, &r6, &r7)
+        }
+        let o = butterflyX86(r0, r1, r2, r3, r4, r5, r6, r7, rounding: 1 &<< 17)
+        @inline(__always) func narrow2(_ x: V) -> H {
+            H(truncatingIfNeeded: pointwiseMax(pointwiseMin(x &>> 18, V(repeating: 127)), V(repeating: -128)) &+ 128)
+        }
+        var o0 = narrow2(o.0), o1 = narrow2(o.1), o2 = narrow2(o.2), o3 = narrow2(o.3)
+        var o4 = narrow2(o.4), o5 = narrow2(o.5), o6 = narrow2(o.6), o7 = narrow2(o.7)
+        transpose16(&o0, &o1, &o2, &o3, &o4, &o5, &o6, &o7)
+        let out = UnsafeMutableRawPointer(output)
+        storeRows(o0, o1, out, stride)
+        storeRows(o2, o3, out + 2 &* stride, stride)
+        storeRows(o4, o5, out + 4 &* stride, stride)
+        storeRows(o6, o7, out + 6 &* stride, stride)
     }
 }

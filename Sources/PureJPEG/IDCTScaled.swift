@@ -1,11 +1,15 @@
 /// Reduced-size inverse DCTs for decoding at 1/2, 1/4 and 1/8 scale, bit-exact with the
-/// 4x4, 2x2 and 1x1 routines of libjpeg-turbo's jidctred.c (what `djpeg -scale 1/2`, `1/4`,
-/// `1/8` run). Each replaces the 8-point 1-D IDCT with an 8-to-4 (or 8-to-2) step producing
-/// averages of adjacent outputs; the high-frequency inputs the smaller output cannot show are
-/// skipped (column 4 for 4x4; columns 2, 4, 6 for 2x2), exactly as libjpeg skips them.
+/// 4x4, 2x2 and 1x1 routines of libjpeg-turbo's jidctred.c. Each replaces the 8-point 1-D IDCT
+/// with an 8-to-4 (or 8-to-2) step producing averages of adjacent outputs; the high-frequency
+/// inputs the smaller output cannot show are skipped (column 4 for 4x4; columns 2, 4, 6 for
+/// 2x2), exactly as libjpeg skips them.
 ///
-/// Like ``IDCT``, arithmetic is 32-bit wrapping: equal to libjpeg for every valid 8-bit JPEG,
-/// never trapping on hostile coefficients.
+/// Like ``IDCT``, arithmetic is 32-bit wrapping: equal to libjpeg's C code for every valid
+/// 8-bit JPEG, never trapping on hostile coefficients. What `djpeg -scale 1/2` and `1/4` run on
+/// x86-64 is the SIMD kernels of jidctred-sse2.asm, which agree with these on in-range blocks
+/// and differ on overflow; the decoder uses ``IDCT/idct4x4Saturating`` and
+/// ``IDCT/idct2x2Saturating`` (their twins) for that reason, and these as the C reference. The
+/// 1x1 routine is C in libjpeg-turbo too.
 @usableFromInline
 enum IDCTScaled {
     // FIX(x) = round(x * 2^13), jidctred.c's constants.

@@ -16,16 +16,74 @@ public struct JPEGDecodingOptions: Sendable, Equatable {
     public var applyOrientation: Bool = false
     /// libjpeg's triangle ("fancy") upsampling of chroma; false replicates samples.
     public var fancyUpsampling: Bool = true
+    /// The damage decoded past the way libjpeg-turbo decodes it, each reported as a `.warning`
+    /// event with its byte offset; a leniency left out makes that damage throw its
+    /// ``JPEGError``. All of them by default (djpeg's behaviour).
+    public var leniencies: JPEGLeniencies = .all
+    /// Every leniency off: damage libjpeg-turbo decodes with a warning throws instead.
+    public var strict: Bool {
+        get { leniencies.isEmpty }
+        set { leniencies = newValue ? [] : .all }
+    }
 
     /// Options with libjpeg-turbo's `djpeg` defaults (full size, RGB, fancy upsampling, stored
-    /// orientation). A `scale` other than 8, 4, 2 or 1 makes decoding throw
-    /// ``JPEGError/invalidOption(_:)``.
-    public init(scale: Int = 8, outputCMYK: Bool = false, applyOrientation: Bool = false, fancyUpsampling: Bool = true) {
+    /// orientation, damaged files decoded as djpeg decodes them). A `scale` other than 8, 4, 2
+    /// or 1 makes decoding throw ``JPEGError/invalidOption(_:)``.
+    public init(scale: Int = 8, outputCMYK: Bool = false, applyOrientation: Bool = false, fancyUpsampling: Bool = true,
+                strict: Bool = false) {
         self.scale = scale
         self.outputCMYK = outputCMYK
         self.applyOrientation = applyOrientation
         self.fancyUpsampling = fancyUpsampling
+        self.leniencies = strict ? [] : .all
     }
+}
+
+/// The kinds of damage ``JPEGDecoder`` decodes past as libjpeg-turbo does (its `JWRN_*`
+/// warnings), each reported as a `.warning` event with its byte offset. Leave one out and that
+/// damage throws its ``JPEGError`` instead.
+///
+/// ```swift
+/// var options = JPEGDecodingOptions()
+/// options.leniencies.remove(.truncation)     // a cut-short file throws .truncated
+/// ```
+public struct JPEGLeniencies: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    /// Creates a set from its raw bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Entropy-coded data that decodes to no valid code, a coefficient run past the block, a
+    /// refinement coefficient of size above 1: decoded as libjpeg does (17 bits make a zero
+    /// symbol; the coefficient goes to position 63). Off: ``JPEGError/corruptData(reason:offset:)``.
+    public static let corruptData = JPEGLeniencies(rawValue: 1 << 0)
+    /// A marker inside entropy-coded data (JWRN_HIT_MARKER): the MCU is finished with zero bits
+    /// and the rest of the restart interval keeps zero coefficients (mid-gray). Off: `.corruptData`.
+    public static let prematureMarker = JPEGLeniencies(rawValue: 1 << 1)
+    /// The input ends before EOI after the first scan began (JWRN_JPEG_EOF): decoded as if EOI
+    /// followed, as libjpeg's source manager supplies one. Off: ``JPEGError/truncated(offset:partial:)``.
+    public static let truncation = JPEGLeniencies(rawValue: 1 << 2)
+    /// Bytes that are not a marker where one is due (JWRN_EXTRANEOUS_DATA) are skipped. Off: `.corruptData`.
+    public static let extraneousBytes = JPEGLeniencies(rawValue: 1 << 3)
+    /// A restart marker out of sequence or missing (JWRN_MUST_RESYNC): libjpeg's
+    /// `jpeg_resync_to_restart`. Off: `.corruptData`.
+    public static let restartMarkers = JPEGLeniencies(rawValue: 1 << 4)
+    /// An APPn, COM or DNL segment whose length is below 2: read as empty, as libjpeg skips it.
+    /// Off: ``JPEGError/invalidMarker(marker:offset:)``.
+    public static let segmentLength = JPEGLeniencies(rawValue: 1 << 5)
+    /// Bytes after EOI are ignored (libjpeg never reads them; JPNG masks, MPF images and
+    /// camera trailers live there). Off: ``JPEGError/dataAfterEnd(offset:)``.
+    public static let dataAfterEnd = JPEGLeniencies(rawValue: 1 << 6)
+    /// A sequential frame without Huffman tables 0 and 1 (Motion-JPEG, AVI1) uses the example
+    /// tables of T.81 K.3, as libjpeg-turbo does. Off: ``JPEGError/missingTable(kind:index:offset:)``.
+    public static let standardHuffmanTables = JPEGLeniencies(rawValue: 1 << 7)
+    /// Progression inconsistencies between scans (JWRN_BOGUS_PROGRESSION), sequential scans with
+    /// progressive parameters (JWRN_NOT_SEQUENTIAL), a second scan of a streamed component, and
+    /// an unknown Adobe transform (JWRN_ADOBE_XFORM). Off: ``JPEGError/invalidScan(reason:offset:)``.
+    public static let scanParameters = JPEGLeniencies(rawValue: 1 << 8)
+
+    /// Every leniency: what libjpeg-turbo decodes, decoded the same way.
+    public static let all: JPEGLeniencies = [.corruptData, .prematureMarker, .truncation, .extraneousBytes, .restartMarkers,
+                                             .segmentLength, .dataAfterEnd, .standardHuffmanTables, .scanParameters]
 }
 
 /// A resumable JPEG decoder (baseline, extended 8-bit and progressive Huffman processes).
@@ -56,6 +114,9 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     public private(set) var info: JPEGInfo?
     /// ICC profile, EXIF (and orientation), JFIF density, COM comments, as far as read.
     public private(set) var metadata = ImageMetadata()
+    /// Every `.warning` reported so far, including those of ``finish()`` (a file cut short is
+    /// decoded there), which has no events of its own to return them in. At most 100 are kept.
+    public private(set) var warnings: [String] = []
 
     enum Phase: Sendable { case start, markers, scan, done }
     enum Mode: Sendable { case undecided, streaming, coefficients }
@@ -89,9 +150,18 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     var scansCompleted = 0
     /// Progression status per component and coefficient: the last Al sent, -1 before any (libjpeg's coef_bits).
     var coefficientBits = [Int8](repeating: -1, count: 256)
+    /// libjpeg's second half of `coef_bits` (block smoothing): per component and coefficient
+    /// 0...9 or the scan's band, the status before the latest scan of that component (0 when
+    /// that scan was the file's first), -1 before any.
+    var previousCoefficientBits = [Int8](repeating: -1, count: 256)
     /// Components that some scan has covered.
     var componentSeen = [Bool](repeating: false, count: 4)
     var extraneousBytes = 0
+    /// Where the bytes of the file end when ``finish()`` supplied EOI to a file cut short (no
+    /// warning about the supplied bytes after it), else nil.
+    var suppliedEOI: Int?
+    /// Bytes after EOI were reported (once).
+    var reportedDataAfterEnd = false
     /// After the MCU loop ran short: retry once this many unread bytes are present, so an MCU is
     /// re-attempted at most once per 64 new bytes however small the pieces (linear total cost).
     var retryAt = 0
@@ -141,7 +211,14 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     /// every later call throws the same error.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) throws(JPEGError) -> [DecodingEvent] {
         if let failure { throw failure }
-        if phase == .done { return [] }
+        if phase == .done {
+            var events: [DecodingEvent] = []
+            if bytes.count > 0 {
+                do { try dataAfterEnd(count: bytes.count, &events) } catch { failure = error; throw error }
+                record(events)
+            }
+            return events
+        }
         input.append(contentsOf: bytes)
         return try step()
     }
@@ -169,6 +246,20 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     /// shows what arrived.
     public mutating func finish() throws(JPEGError) -> Image {
         if let failure { throw failure }
+        if let end = supplyEndOfImage() {
+            do {
+                record(try stepThrowing())
+            } catch {
+                // What the supplied markers could not complete (a frame whose first scan never
+                // began, a segment read from them that makes no sense) is a file cut short.
+                var partial = phase == .done || scansStarted == 0 || rowOutput != nil ? nil : renderedImage(fillingCache: false)
+                if scansStarted == 0, rowOutput == nil { partial = preview() }
+                partial?.metadata = metadata
+                let cut = JPEGError.truncated(offset: end, partial: partial)
+                failure = cut
+                throw cut
+            }
+        }
         if phase != .done {
             input.isFinished = true
             _ = try step()
@@ -231,10 +322,54 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         do {
             try run(&events)
         } catch {
+            // The warnings before the error stay in `warnings` (its events are not returned).
+            record(events)
             failure = error
             throw error
         }
+        record(events)
         return events
+    }
+
+    /// With ``JPEGLeniencies/truncation``, for input that ends before EOI once the frame header
+    /// is read: appends what libjpeg's source manager supplies at the end of a file (FF D9, as
+    /// many as are read: a segment cut short reads them as its data; 64 KiB covers the longest
+    /// segment) and records its warning; the scan in progress meets the marker, and the image is
+    /// output as it stands. Returns where the real input ends, or nil when nothing was supplied.
+    mutating func supplyEndOfImage() -> Int? {
+        guard phase != .done, failure == nil, suppliedEOI == nil, options.leniencies.contains(.truncation), frame != nil else {
+            return nil
+        }
+        let end = input.offset(input.count)
+        suppliedEOI = end
+        record([.warning("premature end of JPEG file at offset \(end)")])
+        var supplied = [UInt8](repeating: 0xD9, count: 65_540)
+        for i in stride(from: 0, to: supplied.count, by: 2) { supplied[i] = 0xFF }
+        input.append(contentsOf: supplied)
+        input.isFinished = true
+        return end
+    }
+
+    /// ``step()`` without setting `failure` or recording warnings (``finish()`` decides what a
+    /// failure after supplied EOI markers becomes).
+    private mutating func stepThrowing() throws(JPEGError) -> [DecodingEvent] {
+        var events: [DecodingEvent] = []
+        try run(&events)
+        return events
+    }
+
+    /// Keeps the warnings among `events` in ``warnings``.
+    private mutating func record(_ events: [DecodingEvent]) {
+        for case let .warning(text) in events where warnings.count < 100 { warnings.append(text) }
+    }
+
+    /// Bytes after EOI: a warning, or with ``JPEGLeniencies/dataAfterEnd`` left out, an error.
+    mutating func dataAfterEnd(count: Int, _ events: inout [DecodingEvent]) throws(JPEGError) {
+        guard suppliedEOI == nil, !reportedDataAfterEnd else { return }
+        reportedDataAfterEnd = true
+        let offset = bytesConsumed
+        if !options.leniencies.contains(.dataAfterEnd) { throw .dataAfterEnd(offset: offset) }
+        events.append(.warning("data after EOI at offset \(offset) ignored"))
     }
 
     private mutating func run(_ events: inout [DecodingEvent]) throws(JPEGError) {
@@ -279,14 +414,18 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         }
         let marker = input[j]
         if marker == 0 {
-            extraneousBytes += j + 1
+            // libjpeg's next_marker counts an FF 00 pair as two bytes, however many FF precede it.
+            extraneousBytes += 2
             input.consume(j + 1)
             return true
         }
         input.consume(j - 1)
         let offset = input.offset()
         if extraneousBytes > 0 {
-            events.append(.warning("\(extraneousBytes) extraneous bytes before marker 0x\(hex(marker))"))
+            if !options.leniencies.contains(.extraneousBytes) {
+                throw .corruptData(reason: "\(extraneousBytes) extraneous bytes before marker 0x\(hex(marker))", offset: offset - extraneousBytes)
+            }
+            events.append(.warning("\(extraneousBytes) extraneous bytes before marker 0x\(hex(marker)) at offset \(offset)"))
             extraneousBytes = 0
         }
         switch marker {
@@ -295,18 +434,29 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         case Marker.eoi:
             input.consume(2)
             try endOfImage(offset: offset, &events)
+            if input.count > 0 { try dataAfterEnd(count: input.count, &events) }
             return true
         case Marker.rst0 ... Marker.rst7, Marker.tem:
-            // Before any scan a restart marker is an error; after one, a stray RSTn is skipped as libjpeg does.
-            if marker != Marker.tem && scansStarted == 0 { throw .invalidMarker(marker: marker, offset: offset) }
+            // RSTn (or TEM) between segments is skipped, as libjpeg's read_markers does: silently
+            // after a scan (some encoders end a scan's last interval with one), as damage before.
+            if scansStarted == 0 && marker != Marker.tem {
+                if !options.leniencies.contains(.extraneousBytes) { throw .invalidMarker(marker: marker, offset: offset) }
+                events.append(.warning("stray marker 0x\(hex(marker)) at offset \(offset) skipped"))
+            }
             input.consume(2)
             return true
         default:
             break
         }
         guard input.count >= 4 else { return false }
-        let length = Int(input[2]) << 8 | Int(input[3])
-        guard length >= 2 else { throw .invalidMarker(marker: marker, offset: offset) }
+        var length = Int(input[2]) << 8 | Int(input[3])
+        if length < 2 {
+            // libjpeg skips APPn, COM and DNL segments by `length - 2` bytes, which is nothing here.
+            let skippable = (Marker.app0 ... Marker.app15).contains(marker) || marker == Marker.com || marker == Marker.dnl
+            guard skippable && options.leniencies.contains(.segmentLength) else { throw .invalidMarker(marker: marker, offset: offset) }
+            events.append(.warning("segment FF\(hex(marker)) at offset \(offset) has length \(length); read as empty"))
+            length = 2
+        }
         guard let body = input.bytes(at: 4, count: length - 2) else { return false }
         input.consume(2 + length)
         try segment(marker, body: body, offset: offset + 4, &events)
@@ -336,7 +486,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             try startScan(try SegmentParser.scan(body, frame: frame, offset: offset), frame: frame, &events)
         case Marker.app0 ... Marker.app15, Marker.com:
             collector.add(marker: marker, body: body, limit: limits.maxMetadataBytes)
-            flushMetadata(&events)
+            flushMetadata(&events, offset: offset - 4)
         case Marker.dnl, Marker.dac:
             // DNL after a frame with a height is ignored as libjpeg does; DAC only matters to
             // arithmetic coding, which SOF already refuses.
@@ -346,9 +496,9 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         }
     }
 
-    private mutating func flushMetadata(_ events: inout [DecodingEvent]) {
+    private mutating func flushMetadata(_ events: inout [DecodingEvent], offset: Int? = nil) {
         metadata = collector.metadata
-        for w in collector.warnings { events.append(.warning(w)) }
+        for w in collector.warnings { events.append(.warning(offset.map { "\(w) at offset \($0)" } ?? w)) }
         collector.warnings.removeAll()
         if var info = self.info {
             info.adobeTransform = collector.adobeTransform
@@ -401,7 +551,8 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             let ids = frame.components.map(\.id)
             return ids == [0x52, 0x47, 0x42] ? .rgb : .ycbcr
         default:
-            if let t = collector.adobeTransform, t == 2 { return .ycck }
+            // An Adobe transform other than 0 or 2 is taken as YCCK (with JWRN_ADOBE_XFORM).
+            if let t = collector.adobeTransform { return t == 0 ? .cmyk : .ycck }
             return .cmyk
         }
     }
@@ -412,7 +563,13 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         info?.scanCount = scansStarted
         if mode == .undecided {
             collector.finishHeaders()
-            flushMetadata(&events)
+            flushMetadata(&events, offset: scan.offset)
+            if let t = collector.adobeTransform, t > (frame.components.count == 4 ? 2 : 1) || t == 1 && frame.components.count == 4,
+               frame.components.count >= 3, !(frame.components.count == 3 && collector.isJFIF) {
+                let text = "unknown Adobe colour transform \(t) (scan at offset \(scan.offset)), taken as \(frame.components.count == 4 ? "YCCK" : "YCbCr")"
+                guard options.leniencies.contains(.scanParameters) else { throw .invalidScan(reason: text, offset: scan.offset) }
+                events.append(.warning(text))
+            }
             let geometry = try OutputGeometry(frame: frame, scale: options.scale, transform: colorTransform(frame),
                                               outputCMYK: options.outputCMYK, fancy: options.fancyUpsampling)
             let streaming = !frame.isProgressive && scan.components.count == frame.components.count
@@ -455,17 +612,39 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                 quantLatched[c] = true
             }
         }
+        if scansStarted == 1 && !frame.isProgressive && options.leniencies.contains(.standardHuffmanTables) {
+            // libjpeg-turbo's jdhuff fills the empty table slots 0 and 1 with the tables of T.81
+            // K.3 when decoding starts (Motion-JPEG frames leave them out).
+            let standard: [(dc: Bool, index: Int, spec: HuffmanSpec)] = [
+                (true, 0, EncoderTables.dcLuminance), (false, 0, EncoderTables.acLuminance),
+                (true, 1, EncoderTables.dcChrominance), (false, 1, EncoderTables.acChrominance)]
+            var filled = false
+            for t in standard where (t.dc ? dcTables[t.index] : acTables[t.index]) == nil {
+                guard let table = HuffmanTable(counts: t.spec.counts, values: t.spec.symbols, isDC: t.dc) else { continue }
+                if t.dc { dcTables[t.index] = table } else { acTables[t.index] = table }
+                filled = true
+            }
+            if filled { events.append(.warning("Huffman tables missing at offset \(scan.offset); the standard tables of T.81 K.3 are used (Motion-JPEG)")) }
+        }
+        let lenientScan = options.leniencies.contains(.scanParameters)
+        func scanWarning(_ text: String) throws(JPEGError) {
+            guard lenientScan else { throw .invalidScan(reason: text, offset: scan.offset) }
+            events.append(.warning("\(text) (scan at offset \(scan.offset))"))
+        }
         let kind: ScanKind
         if frame.isProgressive {
             kind = scan.ss == 0 ? (scan.ah == 0 ? .dcFirst : .dcRefine) : (scan.ah == 0 ? .acFirst : .acRefine)
             for c in scan.components {
                 if scan.ss > 0 && coefficientBits[c * 64] < 0 {
-                    events.append(.warning("AC scan of component \(frame.components[c].id) before its DC scan"))
+                    try scanWarning("AC scan of component \(frame.components[c].id) before its DC scan")
+                }
+                for k in min(scan.ss, 1) ... max(scan.se, 9) {
+                    previousCoefficientBits[c * 64 + k] = scansStarted > 1 ? coefficientBits[c * 64 + k] : 0
                 }
                 for k in scan.ss ... scan.se {
                     let expected = max(Int(coefficientBits[c * 64 + k]), 0)
                     if scan.ah != expected {
-                        events.append(.warning("scan refines coefficient \(k) of component \(frame.components[c].id) out of order"))
+                        try scanWarning("scan refines coefficient \(k) of component \(frame.components[c].id) out of order")
                     }
                     coefficientBits[c * 64 + k] = Int8(scan.al)
                 }
@@ -473,7 +652,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         } else {
             kind = .sequential
             if scan.ss != 0 || scan.se != 63 || scan.ah != 0 || scan.al != 0 {
-                events.append(.warning("sequential scan with Ss=\(scan.ss) Se=\(scan.se) Ah=\(scan.ah) Al=\(scan.al) treated as full"))
+                try scanWarning("sequential scan with Ss=\(scan.ss) Se=\(scan.se) Ah=\(scan.ah) Al=\(scan.al) treated as full")
             }
         }
         var components: [ScanComponent] = []
@@ -512,12 +691,14 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         let repeated = mode == .streaming && scan.components.contains { componentSeen[$0] }
         for c in scan.components { componentSeen[c] = true }
         if repeated {
-            events.append(.warning("a second sequential scan of the same components is ignored"))
+            // libjpeg's jdinput: a single-scan sequential frame expects EOI after its scan
+            // (JERR_EOI_EXPECTED), whatever the options.
+            throw .invalidScan(reason: "a second scan after the frame's complete sequential scan", offset: scan.offset)
             plan = nil
         } else {
             plan = ScanPlan(tables: tables, idcts: idcts, kind: kind, components: components, mcusWide: mcusWide, mcuCount: mcusWide * mcusHigh,
                             restartInterval: restartInterval, ss: scan.ss, se: scan.se, ah: scan.ah, al: scan.al,
-                            interleaved: interleaved, offset: scan.offset)
+                            interleaved: interleaved, offset: scan.offset, leniencies: options.leniencies)
         }
         entropy = EntropyState()
         entropy.restartsToGo = restartInterval

@@ -33,6 +33,8 @@ public enum JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooManyScans(limit: Int, offset: Int)
     /// The input ended early; `partial` holds what was decoded (the rest mid-gray).
     case truncated(offset: Int, partial: Image?)
+    /// Bytes after EOI, with ``JPEGLeniencies/dataAfterEnd`` left out (strict decoding).
+    case dataAfterEnd(offset: Int)
     /// A decoding option outside its documented range.
     case invalidOption(String)
 
@@ -50,6 +52,7 @@ public enum JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
         case .limitExceeded: "limitExceeded"
         case .tooManyScans: "tooManyScans"
         case .truncated: "truncated"
+        case .dataAfterEnd: "dataAfterEnd"
         case .invalidOption: "invalidOption"
         }
     }
@@ -60,7 +63,7 @@ public enum JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .invalidMarker(_, o), let .invalidSegment(_, _, o), let .invalidHuffmanTable(_, o),
              let .missingTable(_, _, o), let .invalidDimensions(_, _, o),
              let .unsupported(_, o), let .invalidScan(_, o), let .corruptData(_, o),
-             let .limitExceeded(_, o), let .tooManyScans(_, o), let .truncated(o, _):
+             let .limitExceeded(_, o), let .tooManyScans(_, o), let .truncated(o, _), let .dataAfterEnd(o):
             o
         case .invalidOption: nil
         }
@@ -80,6 +83,7 @@ public enum JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .limitExceeded(v, o): "limit exceeded at offset \(o): \(v)"
         case let .tooManyScans(l, o): "more than \(l) progressive scans (at offset \(o))"
         case let .truncated(o, p): "input truncated at offset \(o)" + (p == nil ? "" : " (partial image available)")
+        case let .dataAfterEnd(o): "data after EOI at offset \(o)"
         case let .invalidOption(r): "invalid decoding option: \(r)"
         }
     }

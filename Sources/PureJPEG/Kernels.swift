@@ -33,8 +33,8 @@ struct JPEGKernels: Sendable {
     /// The length of a prepared quantization table: the 64 quantizers in natural order (what the
     /// scalar kernels read), the same times 32 as the 16-bit SIMD kernel multiplies them
     /// (``IDCTSIMD/idct8x8(_:_:_:_:)``), and eight words that are all ones when some quantizer
-    /// is 1024 or more (the 16-bit dequantization could overflow, so every block of that table
-    /// takes the 32-bit kernel) and zero otherwise.
+    /// is 1024 or more (the fast path's range could be exceeded, so every block of that table
+    /// takes ``IDCTSIMD/idct8x8Saturating(_:_:_:_:)``) and zero otherwise.
     @inlinable static var quantStride: Int { 136 }
 
     /// A quantization table (64 entries, natural order) prepared for the kernels: computed once
@@ -54,19 +54,24 @@ struct JPEGKernels: Sendable {
     }
 
     /// The kernels for one image. `scale` is the output block size (8, 4, 2 or 1; any other value
-    /// is treated as 8). `useSIMD` picks the vector full-size IDCT, which gives the same bytes as
-    /// the scalar one; the reduced-size IDCTs are cheap enough that only scalar versions exist.
+    /// is treated as 8). Every kernel gives the bytes of the one `djpeg -dct int` runs on
+    /// x86-64 for that size, for any input: libjpeg-turbo's SIMD kernels for 8, 4 and 2
+    /// (16-bit arithmetic, clamped outputs: `IDCT.*Saturating`), its C kernel for 1. `useSIMD`
+    /// picks the vector full-size IDCT, which gives the same bytes as its scalar twin; the
+    /// reduced-size IDCTs are cheap enough that only scalar versions exist. The C kernels of
+    /// jidctint.c / jidctred.c (``IDCT/idct8x8(_:_:_:_:)``, ``IDCTScaled``; what djpeg runs
+    /// with `JSIMD_FORCENONE=1`) differ from those only on blocks out of real images' range.
     @usableFromInline
     static func select(scale: Int = 8, useSIMD: Bool = true) -> JPEGKernels {
         switch scale {
-        case 4: return JPEGKernels(idct: { IDCTScaled.idct4x4($0, $1, $2, $3) }, scale: 4)
-        case 2: return JPEGKernels(idct: { IDCTScaled.idct2x2($0, $1, $2, $3) }, scale: 2)
+        case 4: return JPEGKernels(idct: { IDCT.idct4x4Saturating($0, $1, $2, $3) }, scale: 4)
+        case 2: return JPEGKernels(idct: { IDCT.idct2x2Saturating($0, $1, $2, $3) }, scale: 2)
         case 1: return JPEGKernels(idct: { IDCTScaled.idct1x1($0, $1, $2, $3) }, scale: 1)
         default:
             if useSIMD {
                 return JPEGKernels(idct: { IDCTSIMD.idct8x8($0, $1, $2, $3) }, scale: 8, isSIMD8x8: true)
             }
-            return JPEGKernels(idct: { IDCT.idct8x8($0, $1, $2, $3) }, scale: 8)
+            return JPEGKernels(idct: { IDCT.idct8x8Saturating($0, $1, $2, $3) }, scale: 8)
         }
     }
 

@@ -81,6 +81,8 @@ struct MetadataCollector: Sendable {
     private mutating func parseJFIF(_ b: [UInt8]) {
         guard b.count >= 12, b[0 ..< 5].elementsEqual([0x4A, 0x46, 0x49, 0x46, 0]) else { return }
         isJFIF = true
+        // libjpeg's JWRN_JFIF_MAJOR: read on, as it does.
+        if b[5] != 1 { warnings.append("unknown JFIF revision \(b[5]).\(b[6] < 10 ? "0" : "")\(b[6])") }
         let x = Int(b[8]) << 8 | Int(b[9]), y = Int(b[10]) << 8 | Int(b[11])
         let unit: Density.Unit? = switch b[7] {
         case 0: .aspectRatio

@@ -114,6 +114,8 @@ public struct JPEGRowDecoder: RowStreamingDecoder, Sendable {
     public var info: JPEGInfo? { decoder.info }
     /// The metadata read so far (ICC, EXIF, JFIF density, comments).
     public var metadata: ImageMetadata { decoder.metadata }
+    /// Every warning so far, those of ``finish(rows:)`` included (``JPEGDecoder/warnings``).
+    public var warnings: [String] { decoder.warnings }
     /// Input bytes consumed; after `.end`, the offset just past EOI (where a JPNG's mask begins).
     public var bytesConsumed: Int { decoder.bytesConsumed }
     /// True when rows come out as the bytes arrive (no output image), false when they come at
@@ -131,16 +133,28 @@ public struct JPEGRowDecoder: RowStreamingDecoder, Sendable {
         return events
     }
 
-    /// Ends the input: `rows` receives what is left. A file cut short throws
-    /// ``JPEGError/truncated(offset:partial:)`` (partial nil) after the rows decoded so far.
+    /// Ends the input: `rows` receives what is left. A file cut short is completed as libjpeg
+    /// completes it (``JPEGLeniencies/truncation``; its warning in ``warnings``); without that
+    /// leniency, or before the first scan, it throws ``JPEGError/truncated(offset:partial:)``
+    /// (partial nil) after the rows decoded so far.
     public mutating func finish(rows: (RowBand) throws -> Void) throws {
         if let failure = decoder.failure { throw failure }
         var events: [DecodingEvent] = []
-        if decoder.phase != .done {
-            decoder.input.isFinished = true
-            events = try decoder.append(UnsafeRawBufferPointer(start: nil, count: 0))
+        // A file cut short is completed as libjpeg completes it (``JPEGLeniencies/truncation``);
+        // what the supplied EOI cannot complete is a truncation.
+        let supplied = decoder.supplyEndOfImage()
+        do {
+            if decoder.phase != .done {
+                decoder.input.isFinished = true
+                events = try decoder.append(UnsafeRawBufferPointer(start: nil, count: 0))
+            }
+            try drain(&events, rows)
+        } catch let error as JPEGError {
+            guard let supplied else { throw error }
+            let cut = JPEGError.truncated(offset: supplied, partial: nil)
+            decoder.failure = cut
+            throw cut
         }
-        try drain(&events, rows)
         if decoder.phase != .done {
             let error = JPEGError.truncated(offset: decoder.input.offset(decoder.input.count), partial: nil)
             decoder.failure = error

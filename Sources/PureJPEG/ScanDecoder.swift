@@ -15,8 +15,14 @@ struct EntropyState: Sendable {
     var restartsToGo = 0
     /// The RSTn number expected next (0-7).
     var nextRestart = 0
-    /// After corrupt data or a premature marker: MCUs are left as they are until the next restart (libjpeg).
+    /// After a premature marker: MCUs are left as they are until the next restart (libjpeg's
+    /// `insufficient_data`).
     var skipping = false
+    /// Corrupt-data warnings reported in this scan (the rest are counted, not listed).
+    var damageReports = 0
+    /// libjpeg's `last_good_iMCU_row`: the iMCU row of the last MCU begun with data left
+    /// (block smoothing takes the rows past it at the previous scan's status).
+    var lastGoodRow = 0
     /// Bytes skipped while looking for a marker (reported once the marker is found).
     var garbage = 0
     /// Nothing more of the scan can be read: a restart met a marker other than RSTn (every later
@@ -88,6 +94,8 @@ struct ScanPlan: Sendable {
     /// Non-interleaved scans cover the component's own blocks, one block per MCU (T.81 A.2.2).
     var interleaved: Bool
     var offset: Int
+    /// The damage decoded past (the rest throws).
+    var leniencies: JPEGLeniencies = .all
 }
 
 /// Where decoded blocks go.
@@ -146,8 +154,11 @@ enum MCULoop {
         }
 
         while st.mcu < stop {
+            if !st.skipping {
+                st.lastGoodRow = plan.interleaved ? my : my / max(plan.components[0].v, 1)
+            }
             if plan.restartInterval > 0 && st.restartsToGo == 0 {
-                let r = restart(&st, plan: plan, data: data, end: end, isFinal: isFinal, warnings: &warnings)
+                let r = restart(&st, plan: plan, data: data, end: end, isFinal: isFinal, baseOffset: baseOffset, warnings: &warnings)
                 if r != .reached { return r }
             }
             // Inside an AC end-of-band run a block reads no bits (T.81 G.1.2.2): no rollback point needed.
@@ -162,55 +173,58 @@ enum MCULoop {
             let saved: EntropyState? = isCoefficientSink && !st.skipping
                 && rollbackGuard.isClear(from: st.reader.position, data: data, end: end) ? nil : st
             st.reader.starved = false
-            var fault: EntropyFault?
-            if !st.skipping {
+            let decoding = !st.skipping
+            if decoding {
                 if saved != nil && isCoefficientSink {
                     copyBlocks(st.mcu, plan: plan, sink: sink, saved: savedBlocks, restore: false)
                 }
-                do throws(EntropyFault) {
-                    if fastPlanes, case let .planes(base, _) = sink {
-                        try planeBlocks.withUnsafeBufferPointer { (blocks) throws(EntropyFault) in
-                            try decodePlanesMCU(&st, plan: plan, blocks: blocks, base: base, block: block, mx: mx, my: my,
-                                                zigzag: zigzag, data: data, end: end, isFinal: isFinal)
-                        }
-                    } else {
-                        try decodeMCU(&st, plan: plan, sink: sink, block: block, mx: mx, my: my,
-                                      zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                if fastPlanes, case let .planes(base, _) = sink {
+                    planeBlocks.withUnsafeBufferPointer { blocks in
+                        decodePlanesMCU(&st, plan: plan, blocks: blocks, base: base, block: block, mx: mx, my: my,
+                                        zigzag: zigzag, data: data, end: end, isFinal: isFinal)
                     }
-                } catch {
-                    fault = error
-                    block.update(repeating: 0, count: 64)
-                    // A block decoder may have changed coefficients before it failed.
-                    markChanged(st.mcu, plan: plan, sink: sink)
+                } else {
+                    decodeMCU(&st, plan: plan, sink: sink, block: block, mx: mx, my: my,
+                              zigzag: zigzag, data: data, end: end, isFinal: isFinal)
                 }
             }
-            let starved = st.reader.starved && (st.reader.overran || fault != nil)
-            if starved || (st.reader.hitEnd && (st.reader.overran || fault != nil)) {
+            if st.reader.overran && (st.reader.starved || st.reader.hitEnd) {
                 guard let saved else {
                     // RollbackGuard rules this out (see there); never continue from a half-decoded MCU.
                     return .failed(.corruptData(reason: "entropy-coded data ran past its bound",
                                                 offset: baseOffset + st.reader.approximateOffset))
                 }
+                let starved = st.reader.starved
                 if isCoefficientSink { copyBlocks(saved.mcu, plan: plan, sink: sink, saved: savedBlocks, restore: true) }
                 st = saved
                 return starved ? .needMore : .truncated
             }
-            let prematureEnd = st.reader.hitMarker && st.reader.overran
-            if let fault, !prematureEnd {
+            if st.reader.damage != 0 {
+                // Decoded past as libjpeg decodes it; reported (or refused, strict) once the MCU is final.
                 let offset = baseOffset + st.reader.approximateOffset
-                if plan.restartInterval == 0 {
-                    return .failed(.corruptData(reason: describe(fault), offset: offset))
+                let reason = describe(st.reader.damage)
+                st.reader.damage = 0
+                if !plan.leniencies.contains(.corruptData) { return .failed(.corruptData(reason: reason, offset: offset)) }
+                st.damageReports += 1
+                if st.damageReports <= maxDamageReports {
+                    warnings.append("corrupt JPEG data at offset \(offset): \(reason)"
+                        + (st.damageReports == maxDamageReports ? " (further corrupt data in this scan is not reported)" : ""))
                 }
-                warnings.append("corrupt data at offset \(offset) (\(describe(fault))); skipped to the next restart marker")
-                st.skipping = true
-            } else if prematureEnd && !st.skipping {
+            }
+            if st.reader.hitMarker && st.reader.overran && !st.skipping {
+                // libjpeg's JWRN_HIT_MARKER: the MCU was finished with zero bits; the rest of the
+                // restart interval keeps its coefficients (zero: mid-gray in a sequential scan).
+                if !plan.leniencies.contains(.prematureMarker) {
+                    return .failed(.corruptData(reason: "premature end of entropy-coded data (a marker inside the scan)",
+                                                offset: baseOffset + st.reader.position))
+                }
                 warnings.append("premature end of entropy-coded data at offset \(baseOffset + st.reader.position); rest of the interval left gray")
                 st.skipping = true
-                st.dataEnded = plan.restartInterval == 0
+                st.dataEnded = st.dataEnded || plan.restartInterval == 0
                 st.reader.count = 0
                 st.reader.bits = 0
             }
-            if st.skipping, case .planes = sink {
+            if !decoding, case .planes = sink {
                 // The band ring still holds an older MCU row: damaged blocks become mid-gray, as zero coefficients do.
                 block.update(repeating: 0, count: 64)
                 writeBlocks(st.mcu, plan: plan, sink: sink, block: block)
@@ -225,12 +239,15 @@ enum MCULoop {
         return .reached
     }
 
-    private static func describe(_ fault: EntropyFault) -> String {
-        switch fault {
-        case .badCode: "invalid Huffman code"
-        case .runPastBlock: "coefficient run past the end of the block"
-        case .badDCCategory: "DC difference category above 15"
-        }
+    /// Corrupt-data warnings listed per scan; a badly damaged scan would otherwise give one per MCU.
+    static let maxDamageReports = 8
+
+    private static func describe(_ damage: UInt8) -> String {
+        var reasons: [String] = []
+        if damage & BitReader.Damage.badCode != 0 { reasons.append("bad Huffman code") }
+        if damage & BitReader.Damage.runPastBlock != 0 { reasons.append("coefficient run past the end of the block") }
+        if damage & BitReader.Damage.badRefinement != 0 { reasons.append("refinement coefficient of size above 1") }
+        return reasons.joined(separator: ", ")
     }
 
     /// Saves (or, on rollback, restores) every coefficient block of MCU `mcu` in coefficient
@@ -291,7 +308,7 @@ enum MCULoop {
     @inline(__always)
     private static func decodeMCU(_ st: inout EntropyState, plan: ScanPlan, sink: BlockSink, block: UnsafeMutablePointer<Int16>,
                                   mx: Int, my: Int, zigzag: UnsafePointer<UInt8>,
-                                  data: UnsafePointer<UInt8>, end: Int, isFinal: Bool) throws(EntropyFault) {
+                                  data: UnsafePointer<UInt8>, end: Int, isFinal: Bool) {
         for (i, c) in plan.components.enumerated() {
             let hBlocks = plan.interleaved ? c.h : 1, vBlocks = plan.interleaved ? c.v : 1
             for bv in 0 ..< vBlocks {
@@ -300,7 +317,7 @@ enum MCULoop {
                     case let .planes(base, quant):
                         guard let dc = c.dc, let ac = c.ac, i < plan.idcts.count else { return }
                         let idct = plan.idcts[i]
-                        try st.reader.decodeSequentialBlock(block, dc: dc, ac: ac, predictor: &st.predictors[i],
+                        st.reader.decodeSequentialBlock(block, dc: dc, ac: ac, predictor: &st.predictors[i],
                                                             zigzag: zigzag, data: data, end: end, isFinal: isFinal)
                         let bx = plan.interleaved ? mx &* c.h &+ bh : mx
                         let offset = c.planeOffset &+ ((my % 3) &* c.bandRows &+ bv &* c.blockSize) &* c.stride &+ bx &* c.blockSize
@@ -314,22 +331,22 @@ enum MCULoop {
                         case .sequential:
                             guard let dc = c.dc, let ac = c.ac else { return }
                             target.update(repeating: 0, count: 64)
-                            try st.reader.decodeSequentialBlock(target, dc: dc, ac: ac, predictor: &st.predictors[i],
+                            st.reader.decodeSequentialBlock(target, dc: dc, ac: ac, predictor: &st.predictors[i],
                                                                 zigzag: zigzag, data: data, end: end, isFinal: isFinal)
                         case .dcFirst:
                             guard let dc = c.dc else { return }
-                            try st.reader.decodeDCFirst(target, dc: dc, predictor: &st.predictors[i], al: plan.al,
+                            st.reader.decodeDCFirst(target, dc: dc, predictor: &st.predictors[i], al: plan.al,
                                                         data: data, end: end, isFinal: isFinal)
                         case .dcRefine:
                             changed = st.reader.decodeDCRefine(target, al: plan.al, data: data, end: end, isFinal: isFinal)
                         case .acFirst:
                             guard let ac = c.ac else { return }
-                            changed = try st.reader.decodeACFirst(target, ac: ac, ss: plan.ss, se: plan.se, al: plan.al,
+                            changed = st.reader.decodeACFirst(target, ac: ac, ss: plan.ss, se: plan.se, al: plan.al,
                                                                   eobrun: &st.eobrun, zigzag: zigzag, data: data, end: end,
                                                                   isFinal: isFinal)
                         case .acRefine:
                             guard let ac = c.ac else { return }
-                            changed = try st.reader.decodeACRefine(target, ac: ac, ss: plan.ss, se: plan.se, al: plan.al,
+                            changed = st.reader.decodeACRefine(target, ac: ac, ss: plan.ss, se: plan.se, al: plan.al,
                                                                    eobrun: &st.eobrun, zigzag: zigzag, data: data, end: end,
                                                                    isFinal: isFinal)
                         }
@@ -348,11 +365,11 @@ enum MCULoop {
     private static func decodePlanesMCU(_ st: inout EntropyState, plan: ScanPlan, blocks: UnsafeBufferPointer<PlaneBlock>,
                                         base: UnsafeMutablePointer<UInt8>, block: UnsafeMutablePointer<Int16>, mx: Int, my: Int,
                                         zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int,
-                                        isFinal: Bool) throws(EntropyFault) {
+                                        isFinal: Bool) {
         let band = my % 3
         for b in blocks {
             var predictor = st.predictors[b.predictor]
-            try st.reader.decodeSequentialBlock(block, dc: b.dc, ac: b.ac, predictor: &predictor,
+            st.reader.decodeSequentialBlock(block, dc: b.dc, ac: b.ac, predictor: &predictor,
                                                 zigzag: zigzag, data: data, end: end, isFinal: isFinal)
             st.predictors[b.predictor] = predictor
             let target = base + (b.offset &+ band &* b.bandBytes &+ mx &* b.stepX)
@@ -385,7 +402,9 @@ enum MCULoop {
     /// At the end of a restart interval: find the next marker and act as libjpeg's
     /// read_restart_marker / jpeg_resync_to_restart do (T.81 F.2.1.3.1, E.2.4).
     static func restart(_ st: inout EntropyState, plan: ScanPlan, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool,
-                        warnings: inout [String]) -> ScanStep {
+                        baseOffset: Int, warnings: inout [String]) -> ScanStep {
+        // Whole bytes left unused in the bit buffer are discarded (libjpeg's process_restart counts them).
+        st.garbage += max(st.reader.count, 0) / 8
         st.reader.reset()
         var p = st.reader.position
         while true {
@@ -404,8 +423,14 @@ enum MCULoop {
             }
             let marker = data[q]
             let desired = st.nextRestart
+            if (st.garbage > 0 && !plan.leniencies.contains(.extraneousBytes))
+                || (Int(marker) != Int(Marker.rst0) + desired && !plan.leniencies.contains(.restartMarkers)) {
+                let found = marker >= Marker.rst0 && marker <= Marker.rst7 ? "RST\(marker - Marker.rst0)" : "marker 0x\(hex(marker))"
+                return .failed(.corruptData(reason: st.garbage > 0 ? "\(st.garbage) bytes before RST\(desired)" : "\(found) where RST\(desired) was due",
+                                            offset: baseOffset + q - 1))
+            }
             if st.garbage > 0 {
-                warnings.append("\(st.garbage) extraneous bytes before marker 0x\(hex(marker))")
+                warnings.append("\(st.garbage) extraneous bytes before marker 0x\(hex(marker)) at offset \(baseOffset + q - 1)")
                 st.garbage = 0
             }
             enum Action { case take, skip, leave }
@@ -423,7 +448,7 @@ enum MCULoop {
                 } else {
                     action = .take
                 }
-                if n != desired { warnings.append("expected RST\(desired), found RST\(n)") }
+                if n != desired { warnings.append("expected RST\(desired), found RST\(n) at offset \(baseOffset + q - 1)") }
             }
             switch action {
             case .skip:
@@ -433,8 +458,10 @@ enum MCULoop {
                 st.reader.position = q + 1
                 st.skipping = false
             case .leave:
+                // libjpeg leaves the marker unread and its out-of-data flag as it was: unless the
+                // interval before ended early, the next MCU is decoded from zero bits (and ends
+                // the interval's data), as the entropy decoder meets the marker at once.
                 st.reader.position = q - 1
-                st.skipping = true
                 st.dataEnded = marker < Marker.rst0 || marker > Marker.rst7
             }
             st.predictors = DCPredictors()

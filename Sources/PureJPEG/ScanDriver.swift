@@ -103,6 +103,9 @@ extension JPEGDecoder {
                     }
                 }
                 if entropy.mcu >= plan.mcuCount {
+                    // Whole bytes left unused in the bit buffer count as extraneous before the
+                    // next marker, as libjpeg's finish_pass counts them.
+                    extraneousBytes += max(entropy.reader.count, 0) / 8
                     scansCompleted += 1
                     if mode == .coefficients { events.append(.scanComplete(scansCompleted - 1)) }
                     self.plan = nil
@@ -188,7 +191,10 @@ extension JPEGDecoder {
             throw .truncated(offset: offset, partial: rowOutput == nil ? preview() : nil)
         }
         if mode == .coefficients {
-            image = cachedRender(frame: frame, geometry: geometry, fill: previewCache.isTracking)
+            // A progressive file whose first AC coefficients are not all exact is smoothed as
+            // djpeg smooths it (BlockSmoothing.swift); previews are not.
+            image = smoothedRender(frame: frame, geometry: geometry, lastGoodRow: entropy.lastGoodRow)
+                ?? cachedRender(frame: frame, geometry: geometry, fill: previewCache.isTracking)
             releasePreviewCache()
             events.append(.rows(0 ..< geometry.height))
         } else if rowsDone < geometry.height, rowOutput != nil {

@@ -48,10 +48,17 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let jpeg = try JPEGEncoder.encode(sampleImage(width: 300, height: 200))
         let out = dir.appendingPathComponent("out")
-        let r = try CLI.run(["tile", "-", "--out", out.path, "--tile-size", "32"], stdin: Array(jpeg[0 ..< jpeg.count / 2]))
+        // A file cut short is refused with --strict; by default it is tiled as djpeg decodes it.
+        let r = try CLI.run(["tile", "-", "--out", out.path, "--tile-size", "32", "--strict"],
+                            stdin: Array(jpeg[0 ..< jpeg.count / 2]))
         #expect(r.status != 0 && r.exitedNormally)
         #expect(r.stderr.hasPrefix("jpng: ") && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
         #expect(Self.listing(out).isEmpty)
+        let lenientOut = dir.appendingPathComponent("lenient")
+        let lenient = try CLI.run(["tile", "-", "--out", lenientOut.path, "--tile-size", "32"], stdin: Array(jpeg[0 ..< jpeg.count / 2]))
+        #expect(lenient.status == 0, "\(lenient.stderr)")
+        #expect(lenient.stderr.contains("warning: premature end of JPEG file"), "\(lenient.stderr)")
+        #expect(Self.listing(lenientOut).contains("image.dzi"))
         let missing = try CLI.run(["tile", dir.appendingPathComponent("nope.jpg").path, "--out", out.path])
         #expect(missing.status != 0 && missing.stderr.split(separator: "\n").count == 1)
         let bad = try CLI.run(["tile", "-", "--out", out.path, "--format", "gif"], stdin: jpeg)

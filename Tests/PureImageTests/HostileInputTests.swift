@@ -13,6 +13,7 @@ enum HostileCodec: String, CaseIterable, Sendable, CustomStringConvertible {
         switch self {
         case .png: HostileInput.files(under: "png", ext: "png")
         case .jpeg: HostileInput.files(under: "jpeg/valid", ext: "jpg") + HostileInput.files(under: "jpeg/invalid", ext: "jpg")
+            + HostileInput.files(under: "jpeg-damaged", ext: "jpg")
         case .gif: HostileInput.files(under: "gif", ext: "gif")
         // JPNG seeds live with the fuzzers; the JPEG part alone also exercises the footer checks.
         case .jpng: HostileInput.files(under: "../Fuzz/seeds/jpng", ext: "jpng")

@@ -65,13 +65,21 @@ func streamRows(_ bytes: [UInt8], pieces size: Int) throws -> (image: Image, bef
 
     @Test func truncatedAndUnknownInputThrowTheCodecsErrors() throws {
         let jpeg = try JPEGEncoder.encode(Self.rgba)
-        var decoder = RowStreamDecoder()
+        // Strict: a file cut short is the codec's truncation error.
+        var decoder = RowStreamDecoder(options: ImageSourceOptions(strict: true))
         try decoder.append(jpeg.prefix(jpeg.count - 30)) { _ in }
         #expect {
             try decoder.finish { _ in }
         } throws: { error in
             if case .truncated(_, nil)? = error as? JPEGError { true } else { false }
         }
+        // By default it is completed as libjpeg completes it, with a warning.
+        var lenient = RowStreamDecoder()
+        var rows = 0
+        try lenient.append(jpeg.prefix(jpeg.count - 30)) { rows += $0.count }
+        try lenient.finish { rows += $0.count }
+        #expect(rows == Self.rgba.height)
+        #expect(lenient.warnings.contains { $0.hasPrefix("premature end of JPEG file") })
         let png = try PNGEncoder.encode(Self.rgba)
         var pngDecoder = RowStreamDecoder()
         try pngDecoder.append(png.prefix(png.count / 2)) { _ in }

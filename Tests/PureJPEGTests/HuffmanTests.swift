@@ -51,13 +51,19 @@ struct HuffmanTests {
         }
     }
 
-    @Test("an unassigned code is reported, not guessed")
+    @Test("an unassigned code is decoded as libjpeg decodes it: 17 bits, symbol 0, and flagged")
     func invalidCode() throws {
         // Two 2-bit codes (00, 01) leave 1x unassigned.
-        let t = try #require(HuffmanTable(counts: [0, 2] + [UInt8](repeating: 0, count: 14), values: [0, 1], isDC: true))
+        let t = try #require(HuffmanTable(counts: [0, 2] + [UInt8](repeating: 0, count: 14), values: [1, 2], isDC: true))
         read([0xC0, 0, 0, 0]) { r, p, n in
             r.refill(p, n, true)
-            #expect(r.decode(t.lookup) == -1)
+            let before = r.count
+            #expect(r.damage == 0)
+            #expect(r.decode(t.lookup) == 0)
+            #expect(r.count == before - 17)
+            #expect(r.damage & BitReader.Damage.badCode != 0)
+            // The next code starts after the 17 bits: 000... is the symbol of code 00.
+            #expect(r.decode(t.lookup) == 1)
         }
     }
 

@@ -211,10 +211,12 @@ struct IDCTTests {
     @Test("DC-only blocks: the fast path equals the full two passes")
     func dcOnly() {
         let quant = [UInt16](repeating: 16, count: 64)
+        let scalar = JPEGKernels.select(scale: 8, useSIMD: false), simd = JPEGKernels.select(scale: 8)
         for dc in stride(from: -2048, through: 2047, by: 7) + [Int(Int16.min), Int(Int16.max)] {
             var coefficients = [Int16](repeating: 0, count: 64)
             coefficients[0] = Int16(dc)
-            let fast = runIDCT(JPEGKernels.select(scale: 8, useSIMD: false).idct, coefficients, quant, size: 8)
+            // jidctint.c: its DC shortcut equals its two passes.
+            let fast = runIDCT({ IDCT.idct8x8($0, $1, $2, $3) }, coefficients, quant, size: 8)
             let full = runIDCT({ c, q, o, s in
                 withUnsafeTemporaryAllocation(of: Int32.self, capacity: 64) { ws in
                     IDCT.columnPass(c, q, ws.baseAddress!)
@@ -223,6 +225,11 @@ struct IDCTTests {
             }, coefficients, quant, size: 8)
             #expect(fast == full)
             #expect(Set(fast).count == 1)
+            // The SIMD kernel's semantics: its shortcut, in both twins.
+            let saturating = runIDCT(scalar.idct, coefficients, quant, size: 8)
+            #expect(saturating == runIDCT(simd.idct, coefficients, quant, size: 8))
+            #expect(Set(saturating).count == 1)
+            if abs(dc * 16) < 1024 { #expect(saturating == fast) }
         }
     }
 
@@ -233,20 +240,17 @@ struct IDCTTests {
         #expect(IDCT.rangeLimit(512) == 0 && IDCT.rangeLimit(-513) == 255 && IDCT.rangeLimit(896) == 0)
         #expect(IDCT.rangeLimit(-640) == 255)  // -640 & 1023 = 384: libjpeg's table says 255
         for v in Int32(-3000)...3000 { #expect(IDCT.rangeLimit(v) == postIDCTTable[Int(v & 1023)]) }
-        let lanes = IDCTSIMD.rangeLimit(SIMD8<Int32>(-2000, -700, -129, -5, 200, 600, 900, 5000))
-        for i in 0..<8 {
-            let v = [Int32(-2000), -700, -129, -5, 200, 600, 900, 5000][i]
-            #expect(lanes[i] == Int32(IDCT.rangeLimit(v)))
-        }
     }
 
-    @Test("transpose")
-    func transpose() {
-        let v = (0..<8).map { row in SIMD8<Int32>((0..<8).map { Int32(row * 8 + $0) }) }
-        var (r0, r1, r2, r3, r4, r5, r6, r7) = (v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
-        IDCTSIMD.transpose(&r0, &r1, &r2, &r3, &r4, &r5, &r6, &r7)
-        let r = [r0, r1, r2, r3, r4, r5, r6, r7]
-        for row in 0..<8 { for col in 0..<8 { #expect(r[row][col] == Int32(col * 8 + row)) } }
+    @Test("the SIMD kernels' output clamp: packsswb, then +128")
+    func clampSample() {
+        #expect(IDCT.clampSample(-129) == 0 && IDCT.clampSample(-128) == 0 && IDCT.clampSample(0) == 128)
+        #expect(IDCT.clampSample(127) == 255 && IDCT.clampSample(640) == 255 && IDCT.clampSample(.min) == 0)
+        let values: [Int16] = [-7680, -1000, -129, -128, -5, 0, 200, 511, 512, 900, 8191]
+        for v in values {
+            let lanes = IDCTSIMD.clampSamples(SIMD8<Int16>(repeating: v &+ 128))
+            #expect(lanes[0] == Int16(IDCT.clampSample(Int32(v))))
+        }
     }
 
     /// DCT_scaled_size per component as libjpeg-turbo 2.1.5 reports it for the s*_odd33x31

@@ -4,12 +4,16 @@ import Testing
 
 @Suite("JPEG hostile and damaged input")
 struct InvalidTests {
-    @Test("a truncated baseline file yields the decoded rows and mid-gray below")
+    /// Cut-short files decode as djpeg decodes them by default (DamagedFileTests); strict
+    /// decoding reports `.truncated` with the partial image.
+    static let strict = JPEGDecodingOptions(strict: true)
+
+    @Test("strict: a truncated baseline file yields the decoded rows and mid-gray below")
     func truncatedPartial() throws {
         let bytes = try TestVectors.bytes("jpeg/valid/photo256_420_q90.jpg")
         let full = try JPEGDecoder.decode(bytes)
         for cut in [bytes.count / 3, bytes.count / 2, bytes.count - 10] {
-            let (events, result) = decodeInPieces(Array(bytes[0 ..< cut]), size: nil)
+            let (events, result) = decodeInPieces(Array(bytes[0 ..< cut]), size: nil, options: Self.strict)
             guard case let .failure(.truncated(_, partial?)) = result else {
                 Issue.record("cut at \(cut): \(result)")
                 continue
@@ -23,11 +27,11 @@ struct InvalidTests {
         }
     }
 
-    @Test("a truncated progressive file yields the scans so far")
+    @Test("strict: a truncated progressive file yields the scans so far")
     func truncatedProgressive() throws {
-        let bytes = try TestVectors.bytes("jpeg/invalid/truncated_progressive_scan2.jpg")
+        let bytes = try TestVectors.bytes("jpeg-damaged/truncated_progressive_scan2.jpg")
         do {
-            _ = try JPEGDecoder.decode(bytes)
+            _ = try JPEGDecoder.decode(bytes, options: Self.strict)
             Issue.record("decoded a truncated file")
         } catch let .truncated(_, partial) {
             let image = try #require(partial)
@@ -119,12 +123,12 @@ struct InvalidTests {
         #expect(clock.now - start < .seconds(20))
     }
 
-    @Test("every truncation of a small file fails cleanly", arguments: ["valid/s420_w17.jpg", "valid/gray_progressive.jpg"])
+    @Test("strict: every truncation of a small file fails cleanly", arguments: ["valid/s420_w17.jpg", "valid/gray_progressive.jpg"])
     func everyPrefix(_ file: String) throws {
         let bytes = try TestVectors.bytes("jpeg/" + file)
         for n in stride(from: 0, to: bytes.count - 2, by: bytes.count > 2000 ? 5 : 1) {
             do {
-                _ = try JPEGDecoder.decode(Array(bytes[0 ..< n]))
+                _ = try JPEGDecoder.decode(Array(bytes[0 ..< n]), options: Self.strict)
                 Issue.record("prefix \(n) decoded")
             } catch {
                 #expect(error.code == "truncated", "prefix \(n): \(error)")

@@ -69,12 +69,15 @@ struct JPEGRowStreamingTests {
         }
     }
 
-    @Test("a truncated file hands out the rows decoded so far, then .truncated",
-          arguments: ["invalid/truncated_00628.jpg", "invalid/truncated_01666.jpg", "invalid/truncated_progressive_half.jpg",
-                      "invalid/truncated_01576.jpg", "invalid/truncated_progressive_scan2.jpg"])
+    /// Strict: by default a cut-short file decodes as djpeg decodes it (DamagedFileTests).
+    @Test("strict: a truncated file hands out the rows decoded so far, then .truncated",
+          arguments: ["jpeg-damaged/truncated_00628.jpg", "jpeg-damaged/truncated_01666.jpg",
+                      "jpeg/invalid/truncated_progressive_half.jpg", "jpeg-damaged/truncated_01576.jpg",
+                      "jpeg-damaged/truncated_progressive_scan2.jpg"])
     func truncated(_ file: String) throws {
-        let bytes = try TestVectors.bytes("jpeg/" + file)
-        var decoder = JPEGDecoder()
+        let bytes = try TestVectors.bytes(file)
+        let strict = JPEGDecodingOptions(strict: true)
+        var decoder = JPEGDecoder(options: strict)
         _ = try? decoder.append(bytes)
         let outcome = Result(catching: { () throws(JPEGError) in try decoder.finish() })
         guard case let .truncated(_, partial?)? = outcome.failure else {
@@ -84,7 +87,7 @@ struct JPEGRowStreamingTests {
         // Rows final when the input ended; the partial image is mid-gray below them.
         let reportedRows = decoder.mode == .coefficients ? 0 : decoder.rowsDone
         for size in [nil, 7] as [Int?] {
-            let rows = decodeRows(bytes, size: size)
+            let rows = decodeRows(bytes, size: size, options: strict)
             guard case let .truncated(_, rowPartial)? = rows.error else {
                 Issue.record("\(file): \(String(describing: rows.error)) instead of .truncated")
                 continue
@@ -122,13 +125,13 @@ struct JPEGRowStreamingTests {
         }
     }
 
-    @Test("cut at 40 points or more: rows so far, then an error, never a trap")
+    @Test("strict: cut at 40 points or more: rows so far, then an error, never a trap")
     func cuts() throws {
         for file in ["jpeg/valid/photo256_420_q90.jpg", "jpeg-extra/samp_1x4_restart.jpg", "jpeg-extra/prog_420.jpg"] {
             let bytes = try TestVectors.bytes(file)
             let reference = try JPEGDecoder.decode(bytes)
             for cut in stride(from: 1, to: bytes.count, by: max(97, bytes.count / 40)) {
-                let rows = decodeRows(Array(bytes.prefix(cut)), size: 512)
+                let rows = decodeRows(Array(bytes.prefix(cut)), size: 512, options: JPEGDecodingOptions(strict: true))
                 #expect(rows.orderProblems.isEmpty, "\(file) cut at \(cut)")
                 #expect(rows.error != nil || rows.rows == reference.height, "\(file) cut at \(cut)")
                 // Rows handed out before the cut are final: the same as the whole file's.
@@ -139,8 +142,8 @@ struct JPEGRowStreamingTests {
 
     @Test("the error repeats on later calls")
     func errorRepeats() throws {
-        let bytes = try TestVectors.bytes("jpeg/invalid/truncated_00628.jpg")
-        var decoder = JPEGRowDecoder()
+        let bytes = try TestVectors.bytes("jpeg-damaged/truncated_00628.jpg")
+        var decoder = JPEGRowDecoder(options: JPEGDecodingOptions(strict: true))
         try decoder.append(bytes) { _ in }
         #expect(throws: JPEGError.self) { try decoder.finish { _ in } }
         #expect(throws: JPEGError.self) { try decoder.finish { _ in } }

@@ -38,6 +38,9 @@ public struct TilePyramidBuilder {
     /// The image's size and format, once its header has arrived.
     public var header: ImageHeader? { decoder.header }
 
+    /// Damage in the image decoded past so far (`sourceOptions.strict` refuses it instead).
+    public var warnings: [String] { decoder.warnings }
+
     /// Rows of the full-size image written into the pyramid so far.
     public var rowsDone: Int { writer?.rowsAdded ?? 0 }
 
