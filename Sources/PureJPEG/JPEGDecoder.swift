@@ -662,12 +662,16 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             let fc = frame.components[c]
             var dc: HuffmanLookup?, ac: HuffmanLookup?
             if kind == .sequential || kind == .dcFirst {
-                guard let t = dcTables[scan.dcTables[i]] else { throw .missingTable(kind: "Huffman DC", index: scan.dcTables[i], offset: scan.offset) }
+                guard scan.dcTables[i] < 4, let t = dcTables[scan.dcTables[i]] else {
+                    throw .missingTable(kind: "Huffman DC", index: scan.dcTables[i], offset: scan.offset)
+                }
                 dc = t.lookup
                 tables.append(t)
             }
             if kind == .sequential || kind == .acFirst || kind == .acRefine {
-                guard let t = acTables[scan.acTables[i]] else { throw .missingTable(kind: "Huffman AC", index: scan.acTables[i], offset: scan.offset) }
+                guard scan.acTables[i] < 4, let t = acTables[scan.acTables[i]] else {
+                    throw .missingTable(kind: "Huffman AC", index: scan.acTables[i], offset: scan.offset)
+                }
                 ac = t.lookup
                 tables.append(t)
             }

@@ -159,8 +159,9 @@ enum SegmentParser {
             guard !comps.contains(index) else {
                 throw .invalidScan(reason: "component id \(id) twice in one scan", offset: offset + 1 + 2 * i)
             }
+            // Table selectors above 3 are refused when a scan uses the table (libjpeg's
+            // jpeg_make_d_derived_tbl); a DC refinement scan uses none, an AC scan no DC table.
             let td = Int(body[2 + 2 * i] >> 4), ta = Int(body[2 + 2 * i] & 15)
-            guard td <= 3, ta <= 3 else { throw .invalidScan(reason: "table selector \(td)/\(ta)", offset: offset + 2 + 2 * i) }
             comps.append(index); dc.append(td); ac.append(ta)
         }
         let p = 1 + 2 * n
