@@ -77,8 +77,8 @@ public struct JPEGLeniencies: OptionSet, Sendable, Hashable {
     /// tables of T.81 K.3, as libjpeg-turbo does. Off: ``JPEGError/missingTable(kind:index:offset:)``.
     public static let standardHuffmanTables = JPEGLeniencies(rawValue: 1 << 7)
     /// Progression inconsistencies between scans (JWRN_BOGUS_PROGRESSION), sequential scans with
-    /// progressive parameters (JWRN_NOT_SEQUENTIAL), a second scan of a streamed component, and
-    /// an unknown Adobe transform (JWRN_ADOBE_XFORM). Off: ``JPEGError/invalidScan(reason:offset:)``.
+    /// progressive parameters (JWRN_NOT_SEQUENTIAL) and an unknown Adobe transform
+    /// (JWRN_ADOBE_XFORM). Off: ``JPEGError/invalidScan(reason:offset:)``.
     public static let scanParameters = JPEGLeniencies(rawValue: 1 << 8)
 
     /// Every leniency: what libjpeg-turbo decodes, decoded the same way.
@@ -691,19 +691,15 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         let interleaved = scan.components.count > 1
         let mcusWide = interleaved ? frame.mcusWide : frame.components[scan.components[0]].blocksWide
         let mcusHigh = interleaved ? frame.mcusHigh : frame.components[scan.components[0]].blocksHigh
-        // A sequential component decoded twice (streaming has already output it) is skipped.
-        let repeated = mode == .streaming && scan.components.contains { componentSeen[$0] }
-        for c in scan.components { componentSeen[c] = true }
-        if repeated {
-            // libjpeg's jdinput: a single-scan sequential frame expects EOI after its scan
-            // (JERR_EOI_EXPECTED), whatever the options.
+        // libjpeg's jdinput: a sequential frame whose first scan held every component (streamed
+        // here) expects EOI after it (JERR_EOI_EXPECTED), whatever the options.
+        if mode == .streaming && scan.components.contains(where: { componentSeen[$0] }) {
             throw .invalidScan(reason: "a second scan after the frame's complete sequential scan", offset: scan.offset)
-            plan = nil
-        } else {
-            plan = ScanPlan(tables: tables, idcts: idcts, kind: kind, components: components, mcusWide: mcusWide, mcuCount: mcusWide * mcusHigh,
-                            restartInterval: restartInterval, ss: scan.ss, se: scan.se, ah: scan.ah, al: scan.al,
-                            interleaved: interleaved, offset: scan.offset, leniencies: options.leniencies)
         }
+        for c in scan.components { componentSeen[c] = true }
+        plan = ScanPlan(tables: tables, idcts: idcts, kind: kind, components: components, mcusWide: mcusWide, mcuCount: mcusWide * mcusHigh,
+                        restartInterval: restartInterval, ss: scan.ss, se: scan.se, ah: scan.ah, al: scan.al,
+                        interleaved: interleaved, offset: scan.offset, leniencies: options.leniencies)
         entropy = EntropyState()
         entropy.restartsToGo = restartInterval
         retryAt = 0

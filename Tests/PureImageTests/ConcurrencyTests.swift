@@ -1,0 +1,146 @@
+import Dispatch
+@testable import PureImage
+import Testing
+
+/// Many tasks at once on the same and different images, through shared registries and options,
+/// and copies of one decoder fed in parallel. `.ci/run` runs this suite under ThreadSanitizer
+/// (`swift test --sanitize=thread --filter ConcurrencyTests`); every result is also checked
+/// against a decode on one thread.
+@Suite struct ConcurrencyTests {
+    /// A few files of every format, small enough for a sanitizer run: valid, damaged, animated.
+    static func files() throws -> [(name: String, bytes: [UInt8])] {
+        let rgba = sampleRGBA(width: 72, height: 40)
+        var files: [(String, [UInt8])] = [
+            ("png", try PNGEncoder.encode(rgba)),
+            ("png-adam7", try PNGEncoder.encode(rgba, options: PNGEncodingOptions(interlaced: true))),
+            ("jpeg", try JPEGEncoder.encode(rgba)),
+            ("jpeg-progressive", try JPEGEncoder.encode(rgba, options: JPEGEncodingOptions(progressive: true))),
+            ("jpng", try JPNGEncoder.encode(rgba)),
+        ]
+        for (folder, ext, count) in [("gif", "gif", 3), ("apng", "png", 3), ("jpeg-damaged", "jpg", 6), ("png/damaged", "png", 4)] {
+            for name in TestVectors.files(in: folder, withExtension: ext).prefix(count) {
+                files.append(("\(folder)/\(name)", try TestVectors.bytes("\(folder)/\(name)")))
+            }
+        }
+        return files
+    }
+
+    /// What one thread makes of a file: pixels or the error's description.
+    static func outcome(_ bytes: [UInt8], options: ImageSourceOptions = .init(), registry: ImageDecoderRegistry = .standard) -> String {
+        do {
+            let image = try ImageSource.decode(bytes, registry: registry, options: options)
+            return "\(image.width)x\(image.height) \(image.format) \(CRC32.checksum(image.pixels))"
+        } catch {
+            return "error \(error)"
+        }
+    }
+
+    @Test func manyTasksDecodeTheSameAndDifferentImages() async throws {
+        let files = try Self.files()
+        let expected = files.map { Self.outcome($0.bytes) }
+        // Shared: one registry with an app's entry added, one options value.
+        var registry = ImageDecoderRegistry.standard
+        registry.register(.init(format: ImageFileFormat(rawValue: "NONE"), minimumBytes: 4,
+                                matches: { $0.starts(with: Array("NONE".utf8)) }, make: { PNGDecoder(limits: $0.limits) }))
+        let shared = registry
+        let options = ImageSourceOptions(threads: 2)
+        let results = await withTaskGroup(of: (Int, String).self) { group in
+            for round in 0 ..< 4 {
+                for (i, file) in files.enumerated() {
+                    group.addTask {
+                        // Rounds alternate between one-shot decoding and 997-byte pieces.
+                        if round % 2 == 0 { return (i, Self.outcome(file.bytes, options: options, registry: shared)) }
+                        var source = ImageSource(registry: shared, options: options)
+                        do {
+                            var offset = 0
+                            while offset < file.bytes.count {
+                                let end = min(file.bytes.count, offset + 997)
+                                _ = try source.append(file.bytes[offset ..< end])
+                                _ = source.preview()
+                                offset = end
+                            }
+                            let image = try source.finish()
+                            return (i, "\(image.width)x\(image.height) \(image.format) \(CRC32.checksum(image.pixels))")
+                        } catch {
+                            return (i, "error \(error)")
+                        }
+                    }
+                }
+            }
+            var all: [(Int, String)] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        #expect(results.count == files.count * 4)
+        for (i, outcome) in results {
+            // Incremental decoding of a damaged file may fail where one-shot gives the same error; pixels must agree.
+            if outcome.hasPrefix("error") && expected[i].hasPrefix("error") { continue }
+            #expect(outcome == expected[i], "\(files[i].name)")
+        }
+    }
+
+    @Test func copiesOfOneDecoderFedInParallel() throws {
+        let rgba = sampleRGBA(width: 96, height: 64)
+        for bytes in [try JPEGEncoder.encode(rgba, options: JPEGEncodingOptions(progressive: true)),
+                      try JPEGEncoder.encode(rgba), try PNGEncoder.encode(rgba, options: PNGEncodingOptions(interlaced: true))] {
+            let expected = Self.outcome(bytes)
+            // Half the file in one decoder, then eight copies finish it on eight threads.
+            var source = ImageSource()
+            _ = try source.append(bytes.prefix(bytes.count / 2))
+            _ = source.preview()
+            let half = source
+            let rest = Array(bytes.dropFirst(bytes.count / 2))
+            let outcomes = Locked([String](repeating: "", count: 8))
+            DispatchQueue.concurrentPerform(iterations: 8) { k in
+                var copy = half
+                var result: String
+                do {
+                    _ = try copy.append(rest)
+                    _ = copy.preview()
+                    let image = try copy.finish()
+                    result = "\(image.width)x\(image.height) \(image.format) \(CRC32.checksum(image.pixels))"
+                } catch {
+                    result = "error \(error)"
+                }
+                outcomes.withLock { $0[k] = result }
+            }
+            #expect(outcomes.withLock { $0 } == [String](repeating: expected, count: 8))
+        }
+    }
+
+    @Test func encodersAndPyramidsInParallel() async throws {
+        let images = (0 ..< 6).map { sampleRGBA(width: 40 + 8 * $0, height: 30 + 4 * $0) }
+        let expectedPNG = try images.map { try PNGEncoder.encode($0) }
+        let expectedJPEG = try images.map { try JPEGEncoder.encode($0, options: JPEGEncodingOptions(quality: 80)) }
+        let jpegOptions = JPEGEncodingOptions(quality: 80)
+        let ok = await withTaskGroup(of: Bool.self) { group in
+            for round in 0 ..< 3 {
+                for (i, image) in images.enumerated() {
+                    group.addTask {
+                        let png = try? PNGEncoder.encode(image)
+                        let jpeg = try? JPEGEncoder.encode(image, options: jpegOptions)
+                        let frames = [APNGFrame(image: image, delayMilliseconds: 100), APNGFrame(image: image, delayMilliseconds: 50)]
+                        let apng = try? APNGEncoder.encode(frames, options: APNGEncodingOptions(threads: round + 1))
+                        return png == expectedPNG[i] && jpeg == expectedJPEG[i] && apng != nil
+                    }
+                }
+            }
+            var all = true
+            for await result in group { all = all && result }
+            return all
+        }
+        #expect(ok)
+    }
+}
+
+/// A value behind a lock, for results written from several threads.
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = DispatchSemaphore(value: 1)
+    init(_ value: Value) { self.value = value }
+    func withLock<R>(_ body: (inout Value) -> R) -> R {
+        lock.wait()
+        defer { lock.signal() }
+        return body(&value)
+    }
+}
