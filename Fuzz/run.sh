@@ -2,8 +2,10 @@
 # Builds the libFuzzer targets with swiftc (no SwiftPM) and runs one of them.
 #   Fuzz/run.sh TARGET [SECONDS] [extra libFuzzer flags...]
 #   Fuzz/run.sh build            # build every target only
-# TARGET: png apng jpeg gif jpng imagesource. Exits non-zero on a crash, leaving crash-*/timeout-*/
-# oom-* files in Fuzz/out/artifacts-TARGET/.
+# TARGET: png apng jpeg gif jpng imagesource, or a differential target diff-jpeg diff-png diff-gif
+# (PureJPEG / PurePNG / PureGIF against libjpeg-turbo / libpng / giflib, whose C side is in Fuzz/C;
+# needs clang and Debian's libjpeg62-turbo-dev, libpng-dev, libgif-dev). Exits non-zero on a
+# crash, leaving crash-*/timeout-*/oom-* files in Fuzz/out/artifacts-TARGET/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -12,7 +14,9 @@ mkdir -p "$out"
 if ! command -v swiftc >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swiftc ]; then
     export PATH=/opt/swift/usr/bin:$PATH
 fi
-targets="png apng jpeg gif jpng imagesource"
+# The toolchain's clang, whose ASan and libFuzzer runtimes are the ones swiftc links.
+clang=$(dirname "$(command -v swiftc)")/clang
+targets="png apng jpeg gif jpng imagesource diff-jpeg diff-png diff-gif"
 
 # Library modules are compiled with ASan and libFuzzer's coverage instrumentation
 # (-sanitize=fuzzer on a library adds edge/cmp coverage without a main), optimised like release.
@@ -47,16 +51,33 @@ build_all_modules() {
 build_target() {
     local t=$1
     local bin="$out/fuzz-$t"
-    local deps=("$out"/lib*.a "Fuzz/Targets/$t.swift" Fuzz/Targets/Common.swift)
+    local sources=("Fuzz/Targets/$t.swift" Fuzz/Targets/Common.swift)
+    local extra=()
+    case $t in
+        diff-*)
+            # The C reference (libjpeg-turbo, libpng, giflib) is compiled with ASan and libFuzzer's
+            # coverage too, reached from Swift through its header (-import-objc-header).
+            local c=${t#diff-}
+            sources+=(Fuzz/Targets/diff-common.swift)
+            if [ ! -f "$out/diff_$c.o" ] || [ "Fuzz/C/diff_$c.c" -nt "$out/diff_$c.o" ] || [ "Fuzz/C/diff_$c.h" -nt "$out/diff_$c.o" ]; then
+                echo "fuzz: compiling Fuzz/C/diff_$c.c" >&2
+                "$clang" -O1 -g -fsanitize=address,fuzzer-no-link -c "Fuzz/C/diff_$c.c" -o "$out/diff_$c.o"
+            fi
+            extra=(-import-objc-header "Fuzz/C/diff_$c.h" "$out/diff_$c.o" -ljpeg -lpng -lgif)
+            ;;
+    esac
+    local deps=("$out"/lib*.a "${sources[@]}")
+    [ ${#extra[@]} -gt 0 ] && deps+=("$out/diff_${t#diff-}.o" "Fuzz/C/diff_${t#diff-}.h")
     if [ -f "$bin" ]; then
         local stale=0
         for f in "${deps[@]}"; do [ "$f" -nt "$bin" ] && stale=1 && break; done
         [ $stale -eq 1 ] || return 0
     fi
     echo "fuzz: linking fuzz-$t" >&2
-    swiftc "${flags[@]}" -module-name "Fuzz_$t" -o "$bin" \
-        "Fuzz/Targets/$t.swift" Fuzz/Targets/Common.swift \
-        -L "$out" -lPureImage -lJPNG -lPureGIF -lPureJPEG -lPurePNG -lImageCore -lz
+    # gold warns once per ASan helper that the C object's "local symbols" cannot be exported: noise.
+    swiftc "${flags[@]}" -module-name "Fuzz_${t//-/_}" -o "$bin" "${sources[@]}" "${extra[@]}" \
+        -L "$out" -lPureImage -lJPNG -lPureGIF -lPureJPEG -lPurePNG -lImageCore -lz \
+        2> >(grep -v "Cannot export local symbol '__asan" >&2)
 }
 
 # Seed corpus: the committed vectors of the formats a target reads (copied, so libFuzzer's
@@ -73,6 +94,11 @@ seed_corpus() {
         gif) dirs=(Vectors/gif); exts=(gif) ;;
         jpng) dirs=(Vectors/jpeg-encoder Fuzz/seeds/jpng); exts=(jpg jpng) ;;
         imagesource) dirs=(Vectors Fuzz/seeds); exts=(png jpg gif jpng) ;;
+        # The differential targets: their plain counterparts' seeds plus the damaged files, whose
+        # libjpeg / libpng behaviour the decoders follow.
+        diff-jpeg) dirs=(Vectors/jpeg Vectors/jpeg-encoder Vectors/jpeg-damaged Vectors/jpeg-extra Vectors/jpeg-smoothing Vectors/jpeg-idct-overflow); exts=(jpg jpeg) ;;
+        diff-png) dirs=(Vectors/png); exts=(png) ;;
+        diff-gif) dirs=(Vectors/gif); exts=(gif) ;;
     esac
     # Past findings (Vectors/regressions) are always part of the corpus.
     [ -d Vectors/regressions ] && dirs+=(Vectors/regressions) && exts+=(bin)
@@ -94,6 +120,6 @@ build_target "$target"
 corpus=$(seed_corpus "$target")
 artifacts="$out/artifacts-$target"
 mkdir -p "$artifacts"
-exec "$out/fuzz-$target" "$corpus" -dict="$root/Fuzz/dict/$target.dict" \
+exec "$out/fuzz-$target" "$corpus" -dict="$root/Fuzz/dict/${target#diff-}.dict" \
     -timeout=2 -rss_limit_mb=1024 -max_total_time="$seconds" -max_len=65536 \
     -artifact_prefix="$artifacts/" -print_final_stats=1 "$@"

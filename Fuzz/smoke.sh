@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Runs every fuzz target for SECONDS (default 60) each; fails on the first crash, hang or OOM.
+# Runs every fuzz target for SECONDS (default 60) each, the differential ones (diff-*: PureJPEG,
+# PurePNG, PureGIF against libjpeg-turbo, libpng, giflib) included; fails on a crash, hang, OOM
+# or divergence.
 #   Fuzz/smoke.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +11,7 @@ seconds=${1:-60}
 seed=${FUZZ_SEED:-1}
 Fuzz/run.sh build
 status=0
-for t in png apng jpeg gif jpng imagesource; do
+for t in png apng jpeg gif jpng imagesource diff-jpeg diff-png diff-gif; do
     echo "== fuzz $t for ${seconds}s" >&2
     # The kill bounds a stall (e.g. the symbolizer after a trap) so CI cannot hang.
     if ! timeout -s KILL $((seconds + 180)) Fuzz/run.sh "$t" "$seconds" -seed="$seed" > "Fuzz/out/smoke-$t.log" 2>&1; then
