@@ -131,6 +131,8 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     var quantLatched = [Bool](repeating: false, count: 4)
     var dcTables: [HuffmanTable?] = [nil, nil, nil, nil]
     var acTables: [HuffmanTable?] = [nil, nil, nil, nil]
+    /// Tables defined but invalid (DC 0-3, AC 4-7): refused when a scan uses them, as libjpeg does.
+    var invalidTables: [JPEGError?] = Array(repeating: nil, count: 8)
     var restartInterval = 0
     var collector = MetadataCollector()
     var estimatedQuality: Int?
@@ -471,6 +473,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         case Marker.dht:
             for t in try SegmentParser.huffmanTables(body, offset: offset) {
                 if t.isDC { dcTables[t.index] = t.table } else { acTables[t.index] = t.table }
+                invalidTables[(t.isDC ? 0 : 4) + t.index] = t.problem
             }
         case Marker.dqt:
             for t in try SegmentParser.quantizationTables(body, offset: offset) {
@@ -619,7 +622,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                 (true, 0, EncoderTables.dcLuminance), (false, 0, EncoderTables.acLuminance),
                 (true, 1, EncoderTables.dcChrominance), (false, 1, EncoderTables.acChrominance)]
             var filled = false
-            for t in standard where (t.dc ? dcTables[t.index] : acTables[t.index]) == nil {
+            for t in standard where (t.dc ? dcTables[t.index] : acTables[t.index]) == nil && invalidTables[(t.dc ? 0 : 4) + t.index] == nil {
                 guard let table = HuffmanTable(counts: t.spec.counts, values: t.spec.symbols, isDC: t.dc) else { continue }
                 if t.dc { dcTables[t.index] = table } else { acTables[t.index] = table }
                 filled = true
@@ -663,6 +666,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             var dc: HuffmanLookup?, ac: HuffmanLookup?
             if kind == .sequential || kind == .dcFirst {
                 guard scan.dcTables[i] < 4, let t = dcTables[scan.dcTables[i]] else {
+                    if scan.dcTables[i] < 4, let problem = invalidTables[scan.dcTables[i]] { throw problem }
                     throw .missingTable(kind: "Huffman DC", index: scan.dcTables[i], offset: scan.offset)
                 }
                 dc = t.lookup
@@ -670,6 +674,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             }
             if kind == .sequential || kind == .acFirst || kind == .acRefine {
                 guard scan.acTables[i] < 4, let t = acTables[scan.acTables[i]] else {
+                    if scan.acTables[i] < 4, let problem = invalidTables[4 + scan.acTables[i]] { throw problem }
                     throw .missingTable(kind: "Huffman AC", index: scan.acTables[i], offset: scan.offset)
                 }
                 ac = t.lookup

@@ -109,8 +109,12 @@ enum SegmentParser {
     }
 
     /// DHT (T.81 B.2.4.2): any number of tables in one segment.
-    static func huffmanTables(_ body: [UInt8], offset: Int) throws(JPEGError) -> [(isDC: Bool, index: Int, table: HuffmanTable)] {
-        var tables: [(Bool, Int, HuffmanTable)] = []
+    /// A table that is not a valid canonical code (oversubscribed lengths, a DC symbol above 15)
+    /// comes back as nil with its reason: libjpeg refuses it only when a scan uses it
+    /// (`jpeg_make_d_derived_tbl`), so a file that redefines or never uses it decodes.
+    static func huffmanTables(_ body: [UInt8], offset: Int) throws(JPEGError)
+        -> [(isDC: Bool, index: Int, table: HuffmanTable?, problem: JPEGError?)] {
+        var tables: [(Bool, Int, HuffmanTable?, JPEGError?)] = []
         var i = 0
         while i < body.count {
             let tc = Int(body[i] >> 4), th = Int(body[i] & 15)
@@ -127,10 +131,12 @@ enum SegmentParser {
                 throw .invalidHuffmanTable(reason: "symbols run past the segment", offset: offset + i)
             }
             let values = Array(body[i + 17 ..< i + 17 + total])
-            guard let table = HuffmanTable(counts: counts, values: values, isDC: tc == 0) else {
-                throw .invalidHuffmanTable(reason: "code lengths overflow or a DC symbol above 15", offset: offset + i)
+            if let table = HuffmanTable(counts: counts, values: values, isDC: tc == 0) {
+                tables.append((tc == 0, th, table, nil))
+            } else {
+                tables.append((tc == 0, th, nil, .invalidHuffmanTable(reason: "code lengths overflow or a DC symbol above 15",
+                                                                       offset: offset + i)))
             }
-            tables.append((tc == 0, th, table))
             i += 17 + total
         }
         return tables

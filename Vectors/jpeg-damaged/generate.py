@@ -137,7 +137,9 @@ def add(name, data, leniency, note, source, scales=()):
     # decoding may then succeed (with djpeg's pixels). Everything else is detectably damaged.
     # Entropy damage djpeg decodes silently may be undetectable; a JFIF revision other than 1
     # is djpeg's warning but not damage a strict reader refuses.
-    strict = "any" if status == "ok" and leniency in ("corrupt-entropy", "random") or leniency == "jfif-version" else "error"
+    # The fuzzer's inputs that djpeg decodes without a word need no leniency either.
+    strict = "any" if status == "ok" and (leniency in ("corrupt-entropy", "random") or source == "diff-jpeg fuzzer") \
+        or leniency == "jfif-version" else "error"
     rows.append([name + ".jpg", status, ref, w, h, leniency, strict, " | ".join(lines) or "-", all_warnings(path),
                  source, note])
     for denom in scales:
@@ -556,7 +558,21 @@ def rs_frac(scan, k):
     return (scan["rst"][k - 1] - scan["end"]) / (scan["data_end"] - scan["end"])
 
 
+# Inputs found by the differential fuzzer (Fuzz/Targets/diff-jpeg.swift, libFuzzer mutations of
+# the vectors), kept as they are: file -> (leniency, note). Their references are made like the rest.
+FUZZ = {
+    "fuzz_invalid_dht_unused": ("extraneous", "an oversubscribed DHT that no scan uses (libjpeg refuses a table "
+                                "only when a scan uses it)"),
+    "fuzz_table_selector_unused": ("scan-parameters", "a progressive scan naming Huffman table selectors above 3 it "
+                                   "does not use"),
+}
+
+
 def main():
+    fuzz = {}
+    for name in FUZZ:
+        with open(os.path.join(HERE, name + ".jpg"), "rb") as f:
+            fuzz[name] = f.read()
     for old in os.listdir(HERE):
         if old.endswith((".jpg", ".ppm", ".pgm", ".tsv")):
             os.remove(os.path.join(HERE, old))
@@ -573,6 +589,9 @@ def main():
         status, _, lines = djpeg_bytes(v)
         assert status == "ok", (k, lines)
     make(sources)
+    for name, data in fuzz.items():
+        leniency, note = FUZZ[name]
+        add(name, data, leniency, note, "diff-jpeg fuzzer")
     with open(os.path.join(HERE, "manifest.tsv"), "w") as f:
         f.write("file\tdjpeg\treference\twidth\theight\tleniency\tstrict\tdjpeg_stderr\tall_warnings\tsource\tnote\n")
         for r in rows:
