@@ -46,7 +46,7 @@ struct ImageDataDecoder: Sendable {
     /// `png_read_finish_IDAT`) instead of requiring a clean end: see ``Phase``.
     let lenient: Bool
     /// Filtered bytes (filter bytes included) that the zlib stream still owes the image.
-    private var imageBytesLeft: Int
+    private(set) var imageBytesLeft: Int
     /// Bytes inflated past the last row while checking the stream's end.
     private var extraBytes = 0
     /// Palette entries when fewer than the bit depth can index (so an index can be past
@@ -79,6 +79,13 @@ struct ImageDataDecoder: Sendable {
         /// (strict: any byte is too much image data).
         case done
     }
+
+    /// Compressed bytes that can be fed at once without the image completing inside them:
+    /// deflate expands a byte into at most 1032 (258-byte matches in 2 bits), so fewer than
+    /// `imageBytesLeft / 1100` bytes cannot hold the last row, and where libpng's 8192-byte
+    /// pieces end only matters for the piece that does. Feeding several pieces in one call
+    /// halves zlib's window copies (3% of a 12 MP decode's instructions).
+    var bytesBeforeLastRowPossible: Int { phase == .rows ? imageBytesLeft / 1100 : 0 }
 
     /// The rows are in and the IDAT bytes so far leave the stream unfinished: libpng needs
     /// another IDAT piece, and a chunk other than IDAT is an error.

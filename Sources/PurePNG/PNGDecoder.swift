@@ -402,7 +402,10 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 guard !input.isEmpty, imageData != nil else { return }
                 // libpng reads IDAT in pieces of 8192 bytes from the chunk's start; what follows
                 // the last row depends on where its piece ends (see ImageDataDecoder.Phase).
-                let pieceLeft = Self.idatPiece - (chunk.length - remaining) % Self.idatPiece
+                var pieceLeft = Self.idatPiece - (chunk.length - remaining) % Self.idatPiece
+                // Whole pieces more in one call while they cannot complete the image.
+                let room = imageData?.bytesBeforeLastRowPossible ?? 0
+                if room > pieceLeft + Self.idatPiece { pieceLeft += (room - pieceLeft) / Self.idatPiece * Self.idatPiece }
                 let n = min(remaining, input.count, pieceLeft)
                 let bytes = input.unread(n)
                 // Warnings come after the rows decoded before them (stream order whatever the chunking).
