@@ -490,10 +490,20 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         case Marker.app0 ... Marker.app15, Marker.com:
             collector.add(marker: marker, body: body, limit: limits.maxMetadataBytes)
             flushMetadata(&events, offset: offset - 4)
-        case Marker.dnl, Marker.dac:
-            // DNL after a frame with a height is ignored as libjpeg does; DAC only matters to
-            // arithmetic coding, which SOF already refuses.
+        case Marker.dnl:
+            // DNL after a frame with a height is ignored as libjpeg does.
             break
+        case Marker.dac:
+            // Arithmetic conditioning only matters to arithmetic coding, which SOF refuses; libjpeg
+            // still validates it (get_dac: JERR_DAC_INDEX, JERR_DAC_VALUE, JERR_BAD_LENGTH).
+            guard body.count % 2 == 0 else { throw .invalidSegment(marker: marker, reason: "DAC length", offset: offset) }
+            for i in stride(from: 0, to: body.count, by: 2) {
+                let index = body[i], value = body[i + 1]
+                guard index < 32 else { throw .invalidSegment(marker: marker, reason: "DAC table \(index)", offset: offset + i) }
+                if index < 16 && value & 0x0F > value >> 4 {
+                    throw .invalidSegment(marker: marker, reason: "DAC value \(value)", offset: offset + i + 1)
+                }
+            }
         default:
             throw .invalidMarker(marker: marker, offset: offset - 4)
         }

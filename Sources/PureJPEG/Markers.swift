@@ -64,6 +64,8 @@ enum SegmentParser {
         if width == 0 { throw .invalidDimensions(width: width, height: height, offset: offset + 1) }
         // Height 0 defers the height to a DNL marker (T.81 B.2.5), which libjpeg does not support either.
         if height == 0 { throw .invalidDimensions(width: width, height: height, offset: offset + 1) }
+        // libjpeg's JPEG_MAX_DIMENSION (jdinput initial_setup, JERR_IMAGE_TOO_BIG).
+        if width > 65500 || height > 65500 { throw .invalidDimensions(width: width, height: height, offset: offset + 1) }
         guard count >= 1 && count <= 4 else {
             if count == 0 { throw .corruptData(reason: "no components", offset: offset + 5) }
             throw .unsupported(process: "\(count) components", offset: offset + 5)
@@ -159,7 +161,10 @@ enum SegmentParser {
         var comps: [Int] = [], dc: [Int] = [], ac: [Int] = []
         for i in 0 ..< n {
             let id = body[1 + 2 * i]
-            guard let index = frame.components.firstIndex(where: { $0.id == id }) else {
+            // As libjpeg's get_sos matches it: the first frame component (of the first four) with
+            // this id whose index is not below the scan position, so a scan must name its
+            // components in frame order (T.81 B.2.3).
+            guard let index = frame.components.indices.first(where: { $0 >= i && $0 < 4 && frame.components[$0].id == id }) else {
                 throw .corruptData(reason: "scan names component id \(id), which is not in the frame", offset: offset + 1 + 2 * i)
             }
             guard !comps.contains(index) else {

@@ -337,9 +337,14 @@ enum MCULoop {
                         switch plan.kind {
                         case .sequential:
                             guard let dc = c.dc, let ac = c.ac else { return }
-                            target.update(repeating: 0, count: 64)
-                            st.reader.decodeSequentialBlock(target, dc: dc, ac: ac, predictor: &st.predictors[i],
+                            // libjpeg's jdhuff writes the DC and the nonzero AC coefficients into
+                            // a buffer it never clears between scans: a component that an earlier
+                            // scan covered keeps that scan's values where this one decodes zeros.
+                            st.reader.decodeSequentialBlock(block, dc: dc, ac: ac, predictor: &st.predictors[i],
                                                                 zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                            target[0] = block[0]
+                            for k in 1 ..< 64 where block[k] != 0 { target[k] = block[k] }
+                            block.update(repeating: 0, count: 64)
                         case .dcFirst:
                             guard let dc = c.dc else { return }
                             st.reader.decodeDCFirst(target, dc: dc, predictor: &st.predictors[i], al: plan.al,

@@ -367,8 +367,8 @@ def make_invalid(srcs):
     add_invalid("sof_height_0", patch(base, sof[1] + 5, bytes([0, 0])), "invalidDimensions",
                 "Y = 0 (DNL not supported)")
     add_invalid("sof_width_0", patch(base, sof[1] + 7, bytes([0, 0])), "invalidDimensions")
-    add_invalid("sof_65535x65535", patch(base, sof[1] + 5, bytes([255, 255, 255, 255])), "limitExceeded",
-                "4.29e9 pixels, over the default 256 MP")
+    add_invalid("sof_65535x65535", patch(base, sof[1] + 5, bytes([255, 255, 255, 255])), "invalidDimensions",
+                "over libjpeg's 65500-pixel maximum dimension")
     add_invalid("sof_sampling_0", patch(base, sof[1] + 11, bytes([0x00])), "corruptData", "H = V = 0")
     add_invalid("sof_sampling_5", patch(base, sof[1] + 11, bytes([0x51])), "corruptData", "H = 5")
     add_invalid("sof_quant_index_4", patch(base, sof[1] + 12, bytes([4])), "corruptData", "Tq = 4")
