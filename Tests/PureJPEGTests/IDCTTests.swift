@@ -141,6 +141,40 @@ struct IDCTTests {
         #expect(referenceIslow(Self.goldenCoefficients, Self.goldenQuant) == Self.goldenOutput)
     }
 
+    /// A damaged block (diff-jpeg: four gray 48x48 files, "bad Huffman code", block 0 as
+    /// libjpeg-turbo decodes it; `Vectors/jpeg-idct-overflow/gray_fuzz_blocks.jpg` holds it),
+    /// a table of ones, and djpeg's bytes at 1/1, 1/2, 1/4, 1/8: pass 1 saturates and the
+    /// outputs clamp, so the C kernels (jidctint.c, jidctred.c 4x4/2x2) decode it otherwise.
+    static let damagedCoefficients: [Int16] = [
+        1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, -1,
+        1023, 1023, 1023, 1023, 1023, 1023, -1, -1, 1023, 1023, 1023, 1023, 1023, -1, 3, -1,
+        1023, 1023, 1023, 1023, -3, -1, -1, 3, 1023, 1023, 1023, -1, -1, -1, -1, 512,
+        1023, 1023, -1, -1, -1, -1, -512, -512, -1, -1, -1, -1, -1, -512, -1, -16]
+    static let damagedOutputs: [Int: [UInt8]] = [
+        8: [255, 0, 0, 0, 255, 255, 255, 0, 255, 0, 0, 183, 0, 251, 74, 144,
+            87, 0, 255, 255, 86, 111, 10, 111, 255, 0, 255, 0, 18, 145, 255, 156,
+            146, 0, 0, 0, 255, 255, 0, 176, 255, 255, 216, 255, 255, 0, 96, 101,
+            255, 0, 255, 0, 255, 0, 255, 255, 255, 159, 124, 253, 171, 110, 255, 0],
+        4: [255, 222, 244, 248, 184, 255, 90, 160, 229, 68, 255, 51, 171, 90, 69, 239],
+        2: [255, 186, 139, 168],
+        1: [255],
+    ]
+
+    @Test("golden damaged block: every kernel gives djpeg's bytes at every size")
+    func goldenDamaged() {
+        let ones = [UInt16](repeating: 1, count: 64)
+        let block = Self.damagedCoefficients
+        for size in [8, 4, 2, 1] {
+            let kernels = size == 8 ? [JPEGKernels.select(scale: 8, useSIMD: false), JPEGKernels.select(scale: 8)]
+                                    : [JPEGKernels.select(scale: size)]
+            for kernel in kernels {
+                #expect(runIDCT(kernel.idct, block, ones, size: size) == Self.damagedOutputs[size], "size \(size)")
+            }
+        }
+        #expect(runIDCT({ IDCTSIMD.idct8x8Saturating($0, $1, $2, $3) }, block, ones, size: 8) == Self.damagedOutputs[8])
+        #expect(runIDCT({ IDCT.idct8x8($0, $1, $2, $3) }, block, ones, size: 8) != Self.damagedOutputs[8])
+    }
+
     static let blockFiles = ["face420_q75", "detail444_q100", "detail420_q10", "bars444_q100", "gray_q75"]
 
     @Test("every block of real files matches libjpeg-turbo", arguments: blockFiles)

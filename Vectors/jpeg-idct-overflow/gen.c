@@ -76,11 +76,33 @@ static void fill_block(JCOEF *b, int pattern) {
   }
 }
 
+/*
+ * Blocks of damaged files found by the diff-jpeg fuzz target (Fuzz/, FUZZING.md), as libjpeg
+ * decodes them (jpeg_read_coefficients); both drive the SIMD kernels to their saturating
+ * packs with a quantization table of ones. In the damaged files they hold libjpeg-turbo's
+ * stale coefficients: decode_mcu_fast read FF FF 00 in the entropy data as a marker, decoded
+ * zero bits (-1 at every position), then decode_mcu_slow decoded the MCU again over them.
+ */
+static const JCOEF fuzz_blocks[][64] = {
+  /* diff-jpeg SOF0 gray 48x48 "bad Huffman code" (-2f45cc856e834252 and three more) */
+  { 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, -1,
+    1023, 1023, 1023, 1023, 1023, 1023, -1, -1, 1023, 1023, 1023, 1023, 1023, -1, 3, -1,
+    1023, 1023, 1023, 1023, -3, -1, -1, 3, 1023, 1023, 1023, -1, -1, -1, -1, 512,
+    1023, 1023, -1, -1, -1, -1, -512, -512, -1, -1, -1, -1, -1, -512, -1, -16 },
+  /* diff-jpeg SOF1 colour 32x32 "bad Huffman code" (-184baeb009638f9d), luma block 0 */
+  { 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023,
+    1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1023, 1022, -1,
+    1023, 1023, 1023, 1023, 1023, 5, -1, -1, 1023, 1023, 1023, 1023, -1, -1, -1, -1,
+    1023, 1023, 1023, -1, -1, -1, -1, -15, 1023, 1023, 7, 23, -1, -1, -1, 3 },
+};
+
 struct spec {
   const char *name;
   int width, height, components, h0, v0;   /* luma (or gray) sampling factors */
   enum quant_kind q0, q1;                  /* tables of component 0 and of the others */
   unsigned seed;
+  const JCOEF (*fixed)[64];                /* first blocks of component 0, if any */
+  int nfixed;
 };
 
 static void write_file(const char *dir, const struct spec *s) {
@@ -129,7 +151,10 @@ static void write_file(const char *dir, const struct spec *s) {
       for (JDIMENSION col = 0; col < wblocks[ci]; col++, block++) {
         /* Edge cases cycle through the first blocks of each component, then random blocks. */
         int pattern = block % 40 < 11 ? block % 40 : 11;
-        fill_block(rows[0][col], pattern);
+        if (ci == 0 && block < s->nfixed)
+          memcpy(rows[0][col], s->fixed[block], sizeof(JBLOCK));
+        else
+          fill_block(rows[0][col], pattern);
       }
     }
   }
@@ -149,6 +174,7 @@ int main(int argc, char **argv) {
     { "color444_mixed", 40, 40, 3, 1, 1, Q_RAND16, Q_ONE,  6 },
     { "color420_mixed", 48, 48, 3, 2, 2, Q_MID,    Q_RAND16, 7 },
     { "color444_q1",    32, 32, 3, 1, 1, Q_ONE,    Q_MID,  8 },
+    { "gray_fuzz_blocks", 16, 16, 1, 1, 1, Q_ONE,  Q_ONE,  9, fuzz_blocks, 2 },
   };
   for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) write_file(dir, &specs[i]);
   return 0;
