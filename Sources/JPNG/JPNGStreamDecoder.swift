@@ -43,7 +43,7 @@ public struct JPNGStreamDecoder: IncrementalImageDecoder {
     /// The colour part's frame facts (process, sampling, quality estimate, ...), once its frame
     /// header has arrived.
     public var jpegInfo: JPEGInfo? { jpeg.info }
-    /// The colour part's warnings so far (``JPEGDecoder/warnings``: damage decoded past,
+    /// The colour part's warnings so far (`JPEGDecoder.warnings`: damage decoded past,
     /// including a file cut short, which `finish()` completes).
     public var jpegWarnings: [String] { jpeg.warnings.filter { !$0.hasPrefix("data after EOI") } }
 

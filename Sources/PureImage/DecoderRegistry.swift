@@ -67,7 +67,7 @@ extension PNGDecoder: ImageSourceDecoder {
     public var animationLoopCount: Int? { animationControl?.loopCount }
     /// A PNG is an animation when it has a valid acTL (APNG).
     public var isAnimation: Bool { isAnimated }
-    /// ``PNGDecoder/warnings``, which include those of `finish()` (a file that ends before IEND).
+    /// `PNGDecoder.warnings`, which include those of `finish()` (a file that ends before IEND).
     public var reportedWarnings: [String]? { warnings }
 }
 
@@ -99,7 +99,7 @@ extension JPEGDecoder: ImageSourceDecoder {
     public var details: [ImageDetail] { info?.details ?? [] }
     /// The frame header's size, before DCT scaling.
     public var storedSize: (width: Int, height: Int)? { info.map { ($0.width, $0.height) } }
-    /// ``JPEGDecoder/warnings``, which include those of `finish()` (a file cut short).
+    /// `JPEGDecoder.warnings`, which include those of `finish()` (a file cut short).
     public var reportedWarnings: [String]? { warnings }
 }
 
@@ -123,7 +123,7 @@ extension JPNGStreamDecoder: ImageSourceDecoder {
 
     /// The colour part's frame size, before DCT scaling.
     public var storedSize: (width: Int, height: Int)? { jpegInfo.map { ($0.width, $0.height) } }
-    /// The colour part's warnings (``JPEGDecoder/warnings``).
+    /// The colour part's warnings (`JPEGDecoder.warnings`).
     public var reportedWarnings: [String]? { jpegWarnings }
 }
 
