@@ -134,14 +134,8 @@ enum IDCTSIMD {
             ? butterfly16(r0, r1, r2, r3, z, z, z, z, rounding: (1 &<< 17) &+ (128 &<< 18))
             : butterfly16(r0, r1, r2, r3, r4, r5, r6, r7, rounding: (1 &<< 17) &+ (128 &<< 18))
         @inline(__always) func narrow2(_ x: V) -> H { clampSamples(H(truncatingIfNeeded: x &>> 18)) }
-        var o0 = narrow2(o.0), o1 = narrow2(o.1), o2 = narrow2(o.2), o3 = narrow2(o.3)
-        var o4 = narrow2(o.4), o5 = narrow2(o.5), o6 = narrow2(o.6), o7 = narrow2(o.7)
-        transpose16(&o0, &o1, &o2, &o3, &o4, &o5, &o6, &o7)
-        let out = UnsafeMutableRawPointer(output)
-        storeRows(o0, o1, out, stride)
-        storeRows(o2, o3, out + 2 &* stride, stride)
-        storeRows(o4, o5, out + 4 &* stride, stride)
-        storeRows(o6, o7, out + 6 &* stride, stride)
+        storeTransposed(narrow2(o.0), narrow2(o.1), narrow2(o.2), narrow2(o.3),
+                        narrow2(o.4), narrow2(o.5), narrow2(o.6), narrow2(o.7), output, stride)
     }
 
     /// The high 16 bits of the lanes of eight vectors, transposed: lane j of result i is the
@@ -336,8 +330,15 @@ enum IDCTSIMD {
         @inline(__always) func narrow2(_ x: V) -> H {
             H(truncatingIfNeeded: pointwiseMax(pointwiseMin(x &>> 18, V(repeating: 127)), V(repeating: -128)) &+ 128)
         }
-        var o0 = narrow2(o.0), o1 = narrow2(o.1), o2 = narrow2(o.2), o3 = narrow2(o.3)
-        var o4 = narrow2(o.4), o5 = narrow2(o.5), o6 = narrow2(o.6), o7 = narrow2(o.7)
+        storeTransposed(narrow2(o.0), narrow2(o.1), narrow2(o.2), narrow2(o.3),
+                        narrow2(o.4), narrow2(o.5), narrow2(o.6), narrow2(o.7), output, stride)
+    }
+
+    /// Pass 2's eight output columns (samples in 16-bit lanes), transposed into rows and stored.
+    @inlinable @inline(__always)
+    static func storeTransposed(_ c0: H, _ c1: H, _ c2: H, _ c3: H, _ c4: H, _ c5: H, _ c6: H, _ c7: H,
+                                _ output: UnsafeMutablePointer<UInt8>, _ stride: Int) {
+        var o0 = c0, o1 = c1, o2 = c2, o3 = c3, o4 = c4, o5 = c5, o6 = c6, o7 = c7
         transpose16(&o0, &o1, &o2, &o3, &o4, &o5, &o6, &o7)
         let out = UnsafeMutableRawPointer(output)
         storeRows(o0, o1, out, stride)
