@@ -19,11 +19,15 @@ struct EntropyState: Sendable {
     /// restart would meet it again and skip its interval), or a marker cut short a scan without
     /// restart intervals.
     var dataEnded = false
+    /// The current MCU (after the scan's last: the last MCU) began while `skipping`, before its
+    /// restart marker was read: libjpeg sets `last_good_iMCU_row` before each MCU it starts with
+    /// data (jdcoefct.c `consume_data`), ahead of the restart that may end the skipping.
+    var beganSkipping = false
     /// Corrupt-data warnings reported in this scan (the rest are counted, not listed).
     var damageReports: Int32 = 0
-    /// While `skipping`: libjpeg's `last_good_iMCU_row`, the iMCU row of the MCU that met the
-    /// end of the data (block smoothing takes the rows past it at the previous scan's status).
-    /// Otherwise the scan's last MCU row so far is the last good one.
+    /// libjpeg's `last_good_iMCU_row` while `skipping` or `beganSkipping`: the iMCU row of the
+    /// last MCU that began with data (block smoothing takes the rows past it at the previous
+    /// scan's status). Otherwise the scan's last MCU row so far is the last good one.
     var lastGoodRow: Int32 = 0
     var predictors = DCPredictors()
     var eobrun = 0
@@ -161,6 +165,7 @@ enum MCULoop {
         }
 
         while st.mcu < stop {
+            st.beganSkipping = st.skipping
             if plan.restartInterval > 0 && st.restartsToGo == 0 {
                 let r = restart(&st, plan: plan, data: data, end: end, isFinal: isFinal, baseOffset: baseOffset, warnings: &warnings)
                 if r != .reached { return r }
@@ -224,9 +229,10 @@ enum MCULoop {
                 }
                 warnings.append("premature end of entropy-coded data at offset \(baseOffset + st.reader.position); rest of the interval left gray")
                 st.skipping = true
-                // libjpeg updates last_good_iMCU_row before each MCU it decodes; while skipping
-                // it stops, so the row of this MCU is the value while the scan skips.
-                st.lastGoodRow = Int32(truncatingIfNeeded: my / rowsPerIMCU)
+                // libjpeg updates last_good_iMCU_row before each MCU it starts with data; while
+                // skipping it stops, so the row of this MCU is the value while the scan skips,
+                // unless the MCU began skipping (its restart ended an earlier skip).
+                if !st.beganSkipping { st.lastGoodRow = Int32(truncatingIfNeeded: my / rowsPerIMCU) }
                 st.dataEnded = st.dataEnded || plan.restartInterval == 0
                 st.reader.count = 0
                 st.reader.bits = 0

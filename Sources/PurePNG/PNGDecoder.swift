@@ -410,8 +410,9 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 let bytes = input.unread(n)
                 // Warnings come after the rows decoded before them (stream order whatever the chunking).
                 var fed: [DecodingEvent] = []
+                let endsPiece = n == pieceLeft || n == remaining
                 let used = min(try imageData?.feed(UnsafeRawBufferPointer(bytes), fileOffset: input.offset(),
-                                                   endsPiece: n == pieceLeft || n == remaining, chunkRemaining: remaining - n,
+                                                   endsPiece: endsPiece, chunkRemaining: remaining - n,
                                                    events: &fed) ?? n, n)
                 if !fed.isEmpty {
                     flushRows(&events)
@@ -424,7 +425,7 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 input.consume(used)
                 remaining -= used
                 state = .imageData(chunk, remaining: remaining, crc: crc)
-                if animation.decodesFrames { try completeStaticFrame(&events) }
+                if animation.decodesFrames { try completeStaticFrame(endsPiece: endsPiece && used == n, &events) }
 
             case let .frameSequence(chunk):
                 guard let sequence = input.uint32BE(at: 0) else { return }
@@ -458,7 +459,8 @@ public struct PNGDecoder: IncrementalImageDecoder {
                     let index = animation.frames.count - 1
                     var feedError: PNGError?
                     do throws(PNGError) {
-                        try frame.feed(UnsafeRawBufferPointer(bytes), fileOffset: fileOffset, events: &events)
+                        try frame.feed(UnsafeRawBufferPointer(bytes), fileOffset: fileOffset, chunkRemaining: remaining,
+                                       events: &events)
                     } catch {
                         feedError = .apngFrameData(frame: index, reason: error.message, offset: error.offset ?? fileOffset)
                     }
@@ -467,7 +469,11 @@ public struct PNGDecoder: IncrementalImageDecoder {
                     } else {
                         animation.frameData = frame
                         flushRows(&events)
-                        if frame.rowsComplete && animation.completed == index { try completeFrame(index, from: frame, &events) }
+                        // Complete once what follows the last row is judged (the stream's end, or
+                        // the chunk's end): the same events whatever the chunking.
+                        if frame.rowsComplete && animation.completed == index && (frame.phase == .done || remaining == 0) {
+                            try completeFrame(index, from: frame, &events)
+                        }
                     }
                 }
 

@@ -68,10 +68,17 @@ extension PNGDecoder {
         if animation.pausesAfterEachFrame { animation.paused = true }
     }
 
-    /// Frame 0 from the IDAT image, once its last row is decoded.
-    mutating func completeStaticFrame(_ events: inout [DecodingEvent]) throws(PNGError) {
+    /// Frame 0 from the IDAT image, once its last row is decoded and the libpng piece holding
+    /// it has been read (`endsPiece`: the bytes just fed end a piece), so that what follows the
+    /// last row is judged first, whatever the chunking.
+    mutating func completeStaticFrame(endsPiece: Bool, _ events: inout [DecodingEvent]) throws(PNGError) {
         guard animation.fcTLBeforeIDAT, animation.broken == nil, animation.completed == 0,
               let imageData, imageData.rowsComplete, !animation.frames.isEmpty else { return }
+        switch imageData.phase {
+        case .rows, .tail: return
+        case .checking: guard endsPiece else { return }
+        case .shadow, .done: break
+        }
         flushRows(&events)
         try completeFrame(0, from: imageData, &events)
     }

@@ -88,3 +88,49 @@ struct RegressionTests {
         }
     }
 }
+
+@Suite("Fuzzer regressions: APNG")
+struct APNGRegressionTests {
+    /// The events and the canvas at each `.frameComplete`, feeding `size`-byte pieces to a
+    /// decoder that pauses after each frame; the error, if any, by case name.
+    static func frames(_ bytes: [UInt8], pieces size: Int) -> (events: [String], canvases: [[UInt8]], error: String?) {
+        var decoder = APNGDecoder()
+        decoder.pausesAfterEachFrame = true
+        var events: [String] = [], canvases: [[UInt8]] = []
+        func note(_ new: [DecodingEvent]) {
+            for event in new {
+                if case .rows = event { continue }
+                events.append("\(event)")
+                if case .frameComplete = event { canvases.append(decoder.preview()?.pixels ?? []) }
+            }
+        }
+        do throws(PNGError) {
+            var i = 0
+            while i < bytes.count {
+                let end = min(bytes.count, i + size)
+                note(try decoder.append(bytes[i ..< end]))
+                while decoder.isPaused { note(try decoder.resume()) }
+                i = end
+            }
+            _ = try decoder.finish()
+            return (events, canvases, nil)
+        } catch {
+            return (events, canvases, caseName(error))
+        }
+    }
+
+    @Test("an APNG finding gives the same frames and events whole and in pieces (FUZZING.md)",
+          arguments: Regression.all.filter { $0.file.hasPrefix("apng-") })
+    func apngChunkingInvariant(regression: Regression) throws {
+        let bytes = try TestVectors.bytes("regressions/" + regression.file)
+        let whole = Self.frames(bytes, pieces: bytes.count)
+        #expect(!whole.canvases.isEmpty)
+        for size in [1, 7, 64, 512] {
+            let pieces = Self.frames(bytes, pieces: size)
+            #expect(pieces.events == whole.events, "events differ with \(size)-byte pieces")
+            let sameCanvases = pieces.canvases == whole.canvases
+            #expect(sameCanvases, "canvases differ with \(size)-byte pieces")
+            #expect(pieces.error == whole.error)
+        }
+    }
+}

@@ -565,6 +565,10 @@ FUZZ = {
                                 "only when a scan uses it)"),
     "fuzz_table_selector_unused": ("scan-parameters", "a progressive scan naming Huffman table selectors above 3 it "
                                    "does not use"),
+    "fuzz_progressive_resync_smoothing": ("resync", "a progressive 4:2:0 file whose last scan resumes at a restart "
+                                          "after a skipped interval, then meets the end of the file: libjpeg's "
+                                          "last_good_iMCU_row is set before each MCU's restart is read, so block "
+                                          "smoothing takes the resumed row at the previous scan's status"),
     # Made by hand (the fuzzer's 94 inputs were 1.5 KB and 40263x53): a 32x24 4:2:0 file of
     # non-interleaved sequential scans whose luma is scanned again with another image's scan.
     "fuzz_sequential_component_rescanned": ("sequential-rescan", "a sequential component scanned twice: the second "
