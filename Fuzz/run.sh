@@ -120,6 +120,13 @@ build_target "$target"
 corpus=$(seed_corpus "$target")
 artifacts="$out/artifacts-$target"
 mkdir -p "$artifacts"
+# ASan records no allocation stacks (unwinding them took 7% of the JPEG target's time): a report
+# still shows where the fault is; rerun the artifact with ASAN_OPTIONS=malloc_context_size=30 to
+# see where the memory was allocated and freed.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0}
+# -entropic_scale_per_exec_time=1: inputs that run fast get more of the mutation budget, so a
+# mutated 256x256 progressive photo (17 ms an execution here) no longer eats the run; the JPEG
+# target runs 3.5 times the executions in a minute for the same coverage (FUZZING.md).
 exec "$out/fuzz-$target" "$corpus" -dict="$root/Fuzz/dict/${target#diff-}.dict" \
-    -timeout=2 -rss_limit_mb=1024 -max_total_time="$seconds" -max_len=65536 \
+    -timeout=2 -rss_limit_mb=1024 -max_total_time="$seconds" -max_len=65536 -entropic_scale_per_exec_time=1 \
     -artifact_prefix="$artifacts/" -print_final_stats=1 "$@"

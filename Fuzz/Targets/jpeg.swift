@@ -13,13 +13,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var decoder = JPEGDecoder(limits: fuzzLimits.knowingInputSize(bytes.count))
     var offset = 0
     var failed = false
-    // Previews now and then: the final image is then brought up to date from the last preview
-    // (only the blocks later scans changed), and must still equal the one-shot decode.
-    let previews = s & 4 != 0
-    for n in chunkSizes(count: size, seed: s) {
+    // Previews now and then (four at most, each renders the whole image): the final image is then
+    // brought up to date from the last preview (only the blocks later scans changed), and must
+    // still equal the one-shot decode.
+    let pieces = chunkSizes(count: size, seed: s)
+    let previewEvery = s & 4 != 0 ? max(pieces.count / 4, 1) : Int.max
+    for (i, n) in pieces.enumerated() {
         do { _ = try decoder.append(bytes[offset..<offset + n]) } catch { failed = true; break }
         offset += n
-        if previews && offset % 2 == 0 { _ = decoder.preview() }
+        if i % previewEvery == previewEvery - 1 { _ = decoder.preview() }
     }
     let chunked = failed ? nil : try? decoder.finish()
     agree(whole, chunked, "JPEG")
