@@ -107,6 +107,8 @@ extension JPEGDecoder {
                     // next marker, as libjpeg's finish_pass counts them.
                     extraneousBytes += max(entropy.reader.count, 0) / 8
                     scansCompleted += 1
+                    // From here on `beganSkipping` speaks for the scan's last MCU (block smoothing's last good row).
+                    if plan.restartInterval == 0 || (plan.mcuCount - 1) % plan.restartInterval != 0 { entropy.beganSkipping = false }
                     if mode == .coefficients { events.append(.scanComplete(scansCompleted - 1)) }
                     self.plan = nil
                     phase = .markers
