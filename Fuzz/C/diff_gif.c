@@ -87,6 +87,10 @@ static int slurp(GifFileType *gif, long max_pixels, int max_frames, diff_gif_res
             result->stage = 3;
             if (DGifGetExtension(gif, &function, &ext) == GIF_ERROR)
                 return GIF_ERROR;
+            /* giflib 5.2.1's DGifSlurp asks for the next sub-block even when the first was the
+             * terminator, so it reads the bytes after the extension as more of it. */
+            if (ext == NULL)
+                result->empty_extension = 1;
             if (ext != NULL &&
                 GifAddExtensionBlock(&gif->ExtensionBlockCount, &gif->ExtensionBlocks, function, ext[0], &ext[1]) == GIF_ERROR)
                 return GIF_ERROR;

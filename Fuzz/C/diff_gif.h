@@ -27,6 +27,8 @@ typedef struct {
     int width, height; /* the logical screen */
     int image_count;   /* frames giflib started (the last is partial when stage is 5) */
     int complete;      /* frames whose pixels were all read */
+    int empty_extension; /* an extension whose first sub-block is the terminator came before the
+                            last frame read: DGifSlurp's loop then reads on past the terminator */
     diff_gif_frame *frames;   /* complete entries */
     void *handle;      /* the GifFileType, closed by diff_gif_close */
 } diff_gif_result;
