@@ -195,7 +195,8 @@ extension JPEGDecoder {
         if mode == .coefficients {
             // A progressive file whose first AC coefficients are not all exact is smoothed as
             // djpeg smooths it (BlockSmoothing.swift); previews are not.
-            image = smoothedRender(frame: frame, geometry: geometry, lastGoodRow: entropy.skipping || entropy.beganSkipping ? Int(entropy.lastGoodRow) : .max)
+            let lastGoodRow = entropy.skipping || entropy.beganSkipping ? Int(entropy.lastGoodRow) : .max
+            image = smoothedRender(frame: frame, geometry: geometry, lastGoodRow: lastGoodRow)
                 ?? cachedRender(frame: frame, geometry: geometry, fill: previewCache.isTracking)
             releasePreviewCache()
             events.append(.rows(0 ..< geometry.height))
