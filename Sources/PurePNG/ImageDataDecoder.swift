@@ -47,6 +47,9 @@ struct ImageDataDecoder: Sendable {
     let lenient: Bool
     /// Filtered bytes (filter bytes included) that the zlib stream still owes the image.
     private(set) var imageBytesLeft: Int
+    /// Row mode: `feed` returned early for waiting rows just where a row ends, so zlib's read
+    /// past that row's end may be unfinished when the rest of the piece comes.
+    private var resumesAtRowEnd = false
     /// Bytes inflated past the last row while checking the stream's end.
     private var extraBytes = 0
     /// Palette entries when fewer than the bit depth can index (so an index can be past
@@ -202,13 +205,42 @@ struct ImageDataDecoder: Sendable {
     mutating func feed(_ input: UnsafeRawBufferPointer, fileOffset: Int, endsPiece: Bool = false, chunkRemaining: Int = 0,
                        events: inout [DecodingEvent]) throws(PNGError) -> Int {
         var consumed = 0
+        // The last inflate in this piece stopped where a row ends (see the `.rows` case).
+        var readAheadDue = resumesAtRowEnd
+        resumesAtRowEnd = false
         while true {
             switch phase {
             case .rows:
-                let space = min(blockCapacity - filled, imageBytesLeft)
+                var space = min(blockCapacity - filled, imageBytesLeft)
+                // At the end of an IDAT chunk libpng's row-by-row reading shows: before each row
+                // it reads the next piece (the next chunk's header) when zlib has used up the
+                // current one, even if zlib's state still holds that row (a stream cut short).
+                // So the chunk's last byte is inflated a row at a time, and a row that ends with
+                // the chunk used up leaves the next rows to the next IDAT chunk.
+                var end = input.count
+                if endsPiece && chunkRemaining == 0 {
+                    if input.count - consumed > 1 {
+                        end = input.count - 1
+                    } else {
+                        if filled == 0 && readAheadDue {
+                            // What zlib reads after a row's last byte when libpng's call for that
+                            // row leaves it no room for output.
+                            readAheadDue = false
+                            let ahead = inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
+                                                         into: UnsafeMutableRawBufferPointer(start: nil, count: 0))
+                            consumed += ahead.consumed
+                            if let failure = ahead.failure {
+                                throw .corruptImageData(message: failure, offset: fileOffset + consumed)
+                            }
+                            if ahead.streamEnded { throw .notEnoughImageData(offset: fileOffset + consumed) }
+                            if consumed == input.count { return input.count }
+                        }
+                        space = min(space, passRowBytes + 1 - filled)
+                    }
+                }
                 let start = filled
                 let step = block.withUnsafeMutableBytes { buffer in
-                    inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
+                    inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed ..< end]),
                                      into: UnsafeMutableRawBufferPointer(rebasing: buffer[start ..< start + space]))
                 }
                 consumed += step.consumed
@@ -217,6 +249,7 @@ struct ImageDataDecoder: Sendable {
                 // Rows inflated before a zlib error are unfiltered first, so that the error reported
                 // is the first in stream order whatever the chunking (a bad filter byte, then the zlib fault).
                 try processRows(events: &events, offset: fileOffset + consumed)
+                if step.produced > 0 { readAheadDue = filled == 0 }
                 if let failure = step.failure { throw .corruptImageData(message: failure, offset: fileOffset + consumed) }
                 if imageBytesLeft == 0 {
                     phase = .tail
@@ -234,9 +267,12 @@ struct ImageDataDecoder: Sendable {
                     continue
                 }
                 if step.streamEnded { throw .notEnoughImageData(offset: fileOffset + consumed) }
-                if !pendingRows.isEmpty { return consumed }
+                if !pendingRows.isEmpty {
+                    resumesAtRowEnd = readAheadDue
+                    return consumed
+                }
                 // zlib stops with output space left only when it has used all the input.
-                if step.produced < space { return input.count }
+                if step.produced < space && end == input.count { return input.count }
 
             case .tail:
                 // No room for output: zlib reads on only as far as the stream's end or the next

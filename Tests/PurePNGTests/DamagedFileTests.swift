@@ -132,6 +132,27 @@ struct DamagedOutcome: Equatable {
         }
     }
 
+    /// `rows_in_zlib_then_iend.png` with the rest of its Adler-32 in a third IDAT instead of the
+    /// IEND: the rows zlib held when the first IDAT ended come once the next IDAT is read, and the
+    /// file decodes in both modes, whole and in pieces, through the row decoder too.
+    @Test func rowsHeldByZlibWaitForTheNextIDAT() throws {
+        let damaged = try TestVectors.bytes("png/damaged/rows_in_zlib_then_iend.png")
+        let bytes = Array(damaged.dropLast(12)) + PNGBuilder.chunk("IDAT", [0x00, 0x01]) + PNGBuilder.chunk("IEND")
+        for strict in [false, true] {
+            for size in [bytes.count, 1, 7] {
+                let outcome = Self.decode(bytes, strict: strict, pieces: size)
+                let image = try #require(outcome.image, "strict \(strict), pieces of \(size): \(outcome.summary)")
+                #expect(image.width == 1 && image.height == 190 && image.pixels.allSatisfy { $0 == 0 })
+                #expect(outcome.warnings.isEmpty, "\(outcome.warnings)")
+            }
+        }
+        var rows = 0
+        var decoder = PNGRowDecoder()
+        try decoder.append(bytes[...]) { band in rows += band.count }
+        try decoder.finish { band in rows += band.count }
+        #expect(rows == 190)
+    }
+
     /// `strict: true`: each file throws the error the table names.
     @Test(arguments: DamagedVector.all)
     func strictThrows(_ vector: DamagedVector) throws {

@@ -300,6 +300,26 @@ def vectors():
     add("plte_duplicate_rgb", assemble(rgb_chunks[:1] + [(b"PLTE", palette(4, 1)), (b"PLTE", palette(4, 2))] + rgb_chunks[1:]),
         "duplicateChunk", "two PLTE chunks in an RGB image (error)")
 
+    # --- Rows still in zlib's state when an IDAT is used up ---------------------------------
+    # libpng reads the next IDAT piece before a row whenever zlib has used up the current one,
+    # even when zlib could give the row without it. 190 rows of 1x1 gray deflate to 9 bytes (a
+    # literal, then matches at distance 1); zlib takes the last of them while row 129 is
+    # inflated. A second IDAT holds 2 of the 4 Adler-32 bytes: libpng reads it before row 130
+    # and, after the last row, finds the stream unfinished with its input used up, so it
+    # reads the next chunk's header for more: the chunk after that IDAT decides.
+    zfull = zlib.compress(bytes(380), 9)
+    zrc = [(b"IHDR", struct.pack(">IIBBBBB", 1, 190, 8, 0, 0, 0, 0)), (b"IDAT", zfull[:-4]), (b"IDAT", zfull[-4:-2])]
+    add("rows_in_zlib_then_iend", assemble(zrc + [(b"IEND", b"")]), "unterminatedImageData",
+        "the last 60 rows are in zlib's state when the first IDAT ends; a second IDAT of half the Adler-32, then IEND")
+    add("rows_in_zlib_then_bad_type", assemble(zrc + [(b"\x43\xc7\xed\x6d", b"zz"), (b"IEND", b"")]),
+        "invalidChunkType", "as rows_in_zlib_then_iend, then a chunk type that is not letters")
+    add("rows_in_zlib_then_huge_length", assemble(zrc) + struct.pack(">I", 0x80000000) + b"tEXt",
+        "invalidChunkLength", "as rows_in_zlib_then_iend, then a chunk length of 2^31")
+    add("rows_in_zlib_then_eof", assemble(zrc), "truncated",
+        "as rows_in_zlib_then_iend, and the file ends after the second IDAT")
+    add("rows_in_zlib_then_text", assemble(zrc + [(b"tEXt", b"Comment\0late"), (b"IEND", b"")]), "unterminatedImageData",
+        "as rows_in_zlib_then_iend, then a tEXt chunk")
+
     # --- Malformed ancillary chunks -------------------------------------------------------
     def anc_case(name, chunks_before_idat, strict, note, spec_chunks=None):
         base = spec_chunks if spec_chunks is not None else rgb_chunks
