@@ -93,7 +93,7 @@ seed_corpus() {
         jpeg) dirs=(Vectors/jpeg Vectors/jpeg-encoder); exts=(jpg jpeg) ;;
         gif) dirs=(Vectors/gif); exts=(gif) ;;
         jpng) dirs=(Vectors/jpeg-encoder Fuzz/seeds/jpng); exts=(jpg jpng) ;;
-        imagesource) dirs=(Vectors Fuzz/seeds); exts=(png jpg gif jpng) ;;
+        imagesource) dirs=(Vectors Fuzz/seeds); exts=(png jpg gif jpng pbm pgm ppm pam) ;;
         # The differential targets: their plain counterparts' seeds plus the damaged files, whose
         # libjpeg / libpng behaviour the decoders follow.
         diff-jpeg) dirs=(Vectors/jpeg Vectors/jpeg-encoder Vectors/jpeg-damaged Vectors/jpeg-extra Vectors/jpeg-smoothing Vectors/jpeg-idct-overflow); exts=(jpg jpeg) ;;

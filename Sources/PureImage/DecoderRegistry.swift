@@ -71,6 +71,22 @@ extension PNGDecoder: ImageSourceDecoder {
     public var reportedWarnings: [String]? { warnings }
 }
 
+extension NetpbmDecoder: ImageSourceDecoder {
+    /// Always Netpbm.
+    public var detectedFormat: ImageFileFormat { .netpbm }
+    /// Netpbm files carry no metadata.
+    public var metadata: ImageMetadata { ImageMetadata() }
+
+    /// The format and maxval (PAM: the tuple type).
+    public var details: [ImageDetail] {
+        guard header != nil else { return [] }
+        let names = [1: "PBM, plain", 2: "PGM, plain", 3: "PPM, plain", 4: "PBM, raw", 5: "PGM, raw", 6: "PPM, raw", 7: "PAM"]
+        var details = [ImageDetail("type", "P\(magic) (\(names[magic] ?? "?"))"), ImageDetail("maxval", "\(maxval)")]
+        if !tupleType.isEmpty { details.append(ImageDetail("tuple type", tupleType)) }
+        return details
+    }
+}
+
 extension GIFDecoder: ImageSourceDecoder {
     /// Always GIF.
     public var detectedFormat: ImageFileFormat { .gif }
@@ -281,7 +297,7 @@ public struct ImageDecoderRegistry: Sendable {
     /// Adds a format, checked before those already registered.
     public mutating func register(_ entry: Entry) { entries.insert(entry, at: 0) }
 
-    /// PNG, JPEG (and JPNG, which starts as a JPEG), GIF.
+    /// PNG, JPEG (and JPNG, which starts as a JPEG), GIF, Netpbm (PBM, PGM, PPM, PAM).
     public static let standard = ImageDecoderRegistry(entries: [
         Entry(format: .png, minimumBytes: 8, matches: { $0.starts(with: pngSignature) },
               make: { PNGDecoder(limits: $0.limits, options: PNGDecodingOptions(strict: $0.strict)) },
@@ -304,6 +320,10 @@ public struct ImageDecoderRegistry: Sendable {
               makeAnimation: { bytes, options in
                   try GIFAnimation(bytes: bytes, limits: options.limits, options: options.strict ? .strict : .init())
               }),
+        // `P1` ... `P7`, as cjpeg recognises its input.
+        Entry(format: .netpbm, minimumBytes: 2,
+              matches: { $0.count >= 2 && $0[0] == UInt8(ascii: "P") && (0x31 ... 0x37).contains($0[1]) },
+              make: { NetpbmDecoder(limits: $0.limits) }),
     ])
 
     /// The entry for these first bytes: `.some(entry)`, `.none` when nothing can match, or

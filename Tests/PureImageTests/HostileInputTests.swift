@@ -18,7 +18,7 @@ enum HostileCodec: String, CaseIterable, Sendable, CustomStringConvertible {
         // JPNG seeds live with the fuzzers; the JPEG part alone also exercises the footer checks.
         case .jpng: HostileInput.files(under: "../Fuzz/seeds/jpng", ext: "jpng")
         case .imageSource: HostileCodec.png.vectors + HostileCodec.jpeg.vectors + HostileCodec.gif.vectors
-            + HostileCodec.jpng.vectors
+            + HostileCodec.jpng.vectors + ["pbm", "pgm", "ppm", "pam"].flatMap { HostileInput.files(under: "netpbm", ext: $0) }
         }
     }
 }
@@ -48,7 +48,7 @@ enum HostileInput {
             return nil
         case let .failure(error):
             if error is PNGError || error is JPEGError || error is GIFError || error is JPNGError
-                || error is ImageSourceError { return nil }
+                || error is NetpbmError || error is ImageSourceError { return nil }
             return "untyped error \(type(of: error)): \(error)"
         }
     }
