@@ -9,7 +9,9 @@ struct Decode: ParsableCommand {
         Output formats by extension: .png, .jpg/.jpeg, .pam (keeps channels and 16-bit depth), \
         .ppm/.pgm (alpha dropped). '-o -' writes to stdout with --format. An animation gives its \
         first frame composited on the canvas; --frame N picks another, --frames DIR writes every \
-        frame.
+        frame. Input is any format ImageSource reads, Netpbm included ('-' reads stdin). To .ppm \
+        and .pgm the rows stream from the decoder to the output as djpeg writes them: a baseline \
+        JPEG or non-interlaced PNG is never held whole.
 
         Examples:
           jpng decode photo.png -o photo.pam
@@ -79,6 +81,10 @@ struct Decode: ParsableCommand {
             }
             if output != "-" && !force && fileExists(output) {
                 throw CLIError("\(output): already exists (use --force to overwrite)")
+            }
+            if (outputFormat == .ppm || outputFormat == .pgm) && subsample == 1 && !autoOrient && frame == 0 {
+                // Rows stream from the decoder to the file, as djpeg writes them.
+                return try streamDecodeToNetpbm(input: input, output: output, gray: outputFormat == .pgm, strict: strict)
             }
             let bytes = try readInput(input)
             let encoded: [UInt8]

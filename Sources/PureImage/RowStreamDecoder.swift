@@ -51,8 +51,12 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
     /// The metadata read so far.
     public var metadata: ImageMetadata { jpeg?.metadata ?? png?.metadata ?? whole?.metadata ?? ImageMetadata() }
 
-    /// Damage decoded past so far (a file cut short warns in ``finish(rows:)``).
-    public var warnings: [String] { jpeg?.warnings ?? png?.warnings ?? whole?.warnings ?? [] }
+    /// Damage decoded past so far (a file cut short warns in ``finish(rows:)``). Bytes after a
+    /// JPEG's EOI are not damage here: they may be a JPNG's mask, as ``ImageSource`` reads them.
+    public var warnings: [String] {
+        if let jpeg { return jpeg.warnings.filter { !$0.hasPrefix("data after EOI") } }
+        return png?.warnings ?? whole?.warnings ?? []
+    }
 
     /// True when rows come out as the bytes arrive (a streamable JPEG or PNG), false when they
     /// come at the end. Known at the first scan of a JPEG, at the `.header` event of a PNG.

@@ -1,0 +1,213 @@
+import PureImage
+import Foundation
+
+/// `decode` to PPM or PGM without holding the image or the output: the input is read in
+/// pieces, rows go from `RowStreamDecoder` to the Netpbm writer band by band (as djpeg writes
+/// them), and the output is a temporary file renamed at the end (or stdout). The bytes are
+/// those of the whole-image path (`encodeImage(_:as:settings:)`): the same header, the same
+/// conversion of each pixel, the same notice when a transparent alpha channel is dropped.
+/// Formats whose rows are final only at the end (progressive JPEG, Adam7 PNG, GIF) are held
+/// by the decoder until then, as `RowStreamDecoder` does.
+func streamDecodeToNetpbm(input: String, output: String, gray: Bool, strict: Bool) throws {
+    let reader = try InputPieces(path: input)
+    defer { reader.close() }
+    let sink = try OutputSink(path: output)
+    var committed = false
+    defer { if !committed { sink.abandon() } }
+    let limits = reader.size.map { DecodingLimits.default.knowingInputSize($0) } ?? .default
+    var decoder = RowStreamDecoder(options: ImageSourceOptions(limits: limits, strict: strict))
+    var writer = NetpbmRowWriter(gray: gray, sink: sink)
+    do {
+        // Small pieces until the header is known, so that few rows wait for it.
+        while let piece = try reader.next(decoder.header == nil ? 4096 : 1 << 18) {
+            try piece.withUnsafeBytes { raw in _ = try decoder.append(raw) { try writer.write($0) } }
+            if let header = decoder.header { try writer.start(height: header.height) }
+        }
+        try decoder.finish { try writer.write($0) }
+        if let header = decoder.header { try writer.start(height: header.height) }
+    } catch let error as CLIError {
+        throw error
+    } catch {
+        throw CLIError("\(input): \(error)")
+    }
+    for warning in decoder.warnings { printNotice("\(input): warning: \(warning)") }
+    if writer.droppedTransparency { printNotice("the alpha channel is dropped in .\(gray ? "pgm" : "ppm") output") }
+    try writer.end()
+    try sink.commit()
+    committed = true
+}
+
+/// Writes bands as P6 (or P5) rows, samples converted as `Image.converted(to:)` converts them,
+/// 16-bit big-endian. Rows that come before the image's height is known wait in memory.
+struct NetpbmRowWriter {
+    let gray: Bool
+    let sink: OutputSink
+    private var height: Int?
+    private var format: PixelFormat?
+    private var width = 0
+    private var waiting: [UInt8] = []
+    private var scratch: [UInt8] = []
+    private(set) var droppedTransparency = false
+
+    init(gray: Bool, sink: OutputSink) {
+        self.gray = gray
+        self.sink = sink
+    }
+
+    /// The image's height, from the decoder's header: the header line goes out with the first
+    /// row, and the rows that waited for the height follow it.
+    mutating func start(height: Int) throws {
+        guard self.height == nil else { return }
+        self.height = height
+        guard format != nil else { return }
+        try writeHeader()
+        try waiting.withUnsafeBytes { try sink.write($0) }
+        waiting = []
+    }
+
+    private func writeHeader() throws {
+        guard let height, let format else { return }
+        try sink.write(Array("\(gray ? "P5" : "P6")\n\(width) \(height)\n\(format.is16Bit ? 65535 : 255)\n".utf8))
+    }
+
+    /// Every row written: nothing may still wait (a decoder always reports its header).
+    func end() throws {
+        if height == nil && format != nil { throw CLIError("the decoder gave rows without an image size") }
+    }
+
+    mutating func write(_ band: RowBand) throws {
+        let target = PixelFormat(color: !gray, alpha: false, sixteenBit: band.format.is16Bit)
+        if format == nil {
+            format = target
+            width = band.width
+            try writeHeader()
+        }
+        let rowBytes = band.width * band.format.bytesPerPixel
+        if band.format == target && !target.is16Bit && band.bytesPerRow == rowBytes {
+            try emit(UnsafeRawBufferPointer(start: band.base, count: rowBytes * band.count))
+            return
+        }
+        scratch.removeAll(keepingCapacity: true)
+        for i in 0 ..< band.count { scratch.append(contentsOf: band.row(i)) }
+        let rows = Image(width: band.width, height: band.count, format: band.format, pixels: scratch)
+        if band.format.hasAlpha && !droppedTransparency && JPNGEncoder.hasTransparency(rows) { droppedTransparency = true }
+        var out = rows.converted(to: target).pixels
+        if target.is16Bit {
+            out.withUnsafeMutableBytes { raw in
+                let samples = raw.bindMemory(to: UInt16.self)
+                for k in samples.indices { samples[k] = samples[k].bigEndian }
+            }
+        }
+        try out.withUnsafeBytes { try emit($0) }
+    }
+
+    private mutating func emit(_ bytes: UnsafeRawBufferPointer) throws {
+        if height == nil {
+            waiting.append(contentsOf: bytes)
+        } else {
+            try sink.write(bytes)
+        }
+    }
+}
+
+/// A file (or stdin for "-") read in pieces.
+final class InputPieces {
+    private let fd: Int32
+    private let name: String
+    /// The file's size, when it is a regular file.
+    let size: Int?
+    private var buffer: [UInt8] = []
+
+    init(path: String) throws {
+        name = path
+        if path == "-" {
+            fd = 0
+            size = nil
+            return
+        }
+        guard FileManager.default.fileExists(atPath: path) else { throw CLIError("\(path): no such file") }
+        fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw CLIError("\(path): cannot read (\(String(cString: strerror(errno))))") }
+        var info = stat()
+        size = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
+    }
+
+    /// The next bytes, at most `count`; nil at the end.
+    func next(_ count: Int) throws -> ArraySlice<UInt8>? {
+        if buffer.count < count { buffer = [UInt8](repeating: 0, count: count) }
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, count) }
+            if n > 0 { return buffer[0 ..< n] }
+            if n == 0 { return nil }
+            if errno != EINTR { throw CLIError("\(name): cannot read (\(String(cString: strerror(errno))))") }
+        }
+    }
+
+    func close() {
+        if fd > 0 { _ = Foundation.close(fd) }
+    }
+}
+
+/// Output written as it comes: to stdout, or to a temporary file beside the target that
+/// `commit()` renames over it (`abandon()` removes it), so an error leaves no file behind.
+final class OutputSink {
+    private let path: String
+    private let temp: String?
+    private let fd: Int32
+    private var closed = false
+
+    init(path: String) throws {
+        self.path = path
+        if path == "-" {
+            temp = nil
+            fd = 1
+            return
+        }
+        let url = URL(fileURLWithPath: path)
+        let dir = url.deletingLastPathComponent()
+        if !FileManager.default.fileExists(atPath: dir.path) {
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        }
+        let name = dir.appendingPathComponent(".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp").path
+        temp = name
+        fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw CLIError("\(path): cannot write (\(String(cString: strerror(errno))))") }
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard var at = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let n = Foundation.write(fd, at, left)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CLIError("\(path): cannot write (\(String(cString: strerror(errno))))")
+            }
+            at += n
+            left -= n
+        }
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+
+    /// The output is complete: the temporary file takes the target's name.
+    func commit() throws {
+        guard let temp, !closed else { return }
+        closed = true
+        guard Foundation.close(fd) == 0, rename(temp, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temp)
+            throw CLIError("\(path): cannot write (\(reason))")
+        }
+    }
+
+    /// Removes the temporary file after an error.
+    func abandon() {
+        guard let temp else { return }
+        if !closed { _ = Foundation.close(fd) }
+        closed = true
+        unlink(temp)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import PureImage
+import Testing
+
+/// `decode` to PPM and PGM streams rows from the decoder to the output: the bytes must be those
+/// of the whole image converted as `encodeImage` converts it, whatever the input format.
+@Suite struct StreamDecodeTests {
+    /// The whole-image reference: ImageSource's decode, alpha dropped, gray or RGB, 16-bit
+    /// samples big-endian, behind the P5/P6 header.
+    static func reference(_ bytes: [UInt8], gray: Bool) throws -> [UInt8] {
+        let image = try ImageSource.decode(bytes)
+        let target = PixelFormat(color: !gray, alpha: false, sixteenBit: image.format.is16Bit)
+        var pixels = image.converted(to: target).pixels
+        if target.is16Bit {
+            for i in stride(from: 0, to: pixels.count - 1, by: 2) { pixels.swapAt(i, i + 1) }
+        }
+        let header = "\(gray ? "P5" : "P6")\n\(image.width) \(image.height)\n\(target.is16Bit ? 65535 : 255)\n"
+        return Array(header.utf8) + pixels
+    }
+
+    static let inputs: [String] = [
+        "jpeg-encoder/photo_64x48_q75_420.jpg", "jpeg-encoder/photo_64x48_q75_420_prog.jpg",
+        "jpeg-encoder/photo_37x29_q75_444.jpg", "png/pngsuite/basn6a16.png", "png/pngsuite/basn0g01.png",
+        "png/pngsuite/basi2c08.png", "gif/pillow_anim.gif", "netpbm/rgba_16bit.pam", "netpbm/gray_p2.pgm",
+        "regressions/imagesource-jpng-footer-sum.jpg",
+    ].filter { FileManager.default.fileExists(atPath: TestVectors.url($0).path) }
+
+    @Test("PPM and PGM output, to a file and to stdout, equal the whole image's", arguments: inputs)
+    func streamedEqualsWhole(_ path: String) throws {
+        let bytes = try TestVectors.bytes(path)
+        let dir = try CLI.scratchFolder()
+        for gray in [false, true] {
+            let ext = gray ? "pgm" : "ppm"
+            let expected = try Self.reference(bytes, gray: gray)
+            let out = dir.appendingPathComponent("out.\(ext)").path
+            let toFile = try CLI.run(["decode", TestVectors.url(path).path, "-o", out, "--force"])
+            #expect(toFile.status == 0, "\(toFile.stderr)")
+            #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))) == expected, "\(path) to .\(ext)")
+            let piped = try CLI.run(["decode", "-", "-o", "-", "--format", ext], stdin: bytes)
+            #expect(piped.status == 0 && piped.stdout == expected, "\(path) through stdin and stdout: \(piped.stderr)")
+            #expect(!toFile.stderr.contains("data after EOI"), "\(toFile.stderr)")
+        }
+    }
+
+    @Test func everyInputIsThere() { #expect(Self.inputs.count == 10) }
+
+    @Test("a file cut short: one line on stderr, non-zero exit, no output file, no temporary file")
+    func truncatedLeavesNothing() throws {
+        let bytes = try TestVectors.bytes("png/pngsuite/basn2c16.png")
+        let dir = try CLI.scratchFolder()
+        let input = dir.appendingPathComponent("cut.png")
+        try Data(bytes.prefix(bytes.count / 2)).write(to: input)
+        let r = try CLI.run(["decode", input.path, "-o", dir.appendingPathComponent("out.ppm").path])
+        #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["cut.png"])
+    }
+
+    @Test("a transparent alpha channel dropped in PPM output is noticed, an opaque one is not")
+    func alphaNotice() throws {
+        let dir = try CLI.scratchFolder()
+        let transparent = try CLI.run(["decode", TestVectors.url("png/pngsuite/basn6a08.png").path, "-o",
+                                       dir.appendingPathComponent("a.ppm").path])
+        #expect(transparent.status == 0 && transparent.stderr.contains("alpha channel is dropped"), "\(transparent.stderr)")
+        let opaque = try CLI.run(["decode", TestVectors.url("netpbm/rgb.pam").path, "-o", dir.appendingPathComponent("b.ppm").path])
+        #expect(opaque.status == 0 && opaque.stderr.isEmpty, "\(opaque.stderr)")
+    }
+}
