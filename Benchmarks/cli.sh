@@ -47,6 +47,9 @@ fi
 python3 -c "import PIL" 2>/dev/null || python3 -m pip install -q pillow
 [[ -f "$here/corpus/anim100_apng.png" ]] || ffmpeg -v error -y -i "$here/corpus/anim100.gif" -plays 0 -f apng "$here/corpus/anim100_apng.png"
 
+# Raw pixels for the PPM -> JPEG row: pngtopnm's output for the 12 MP photograph.
+[[ -f "$here/corpus/photo12.ppm" ]] || pngtopnm "$here/corpus/photo12.png" > "$here/corpus/photo12.ppm"
+
 mkdir -p "$here/results"
 python3 "$here/harness/cli.py" --jpng "$jpng" --corpus "$here/corpus" --out "$here/results/cli.tsv" -n "$runs" "${only[@]}"
 python3 "$here/chart.py"

@@ -20,7 +20,7 @@ import sys
 import time
 
 # (operation, reference tool, jpng arguments, reference command). Every pair writes the same
-# bytes: the PPMs are identical, the JPEG is byte-identical to cjpeg's, and the PNGs decode to
+# bytes: the PPMs are identical, the JPEGs are byte-identical to cjpeg's, and the PNGs decode to
 # the same pixels (zlib level 6 both, sizes differ by 0.1%).
 COMPARISONS = [
     ("JPEG 12 MP baseline 4:2:0 → PPM", "djpeg",
@@ -35,6 +35,9 @@ COMPARISONS = [
      "decode photo12.png -o - --format jpeg --quality 85", "pngtopnm photo12.png | cjpeg -quality 85"),
     ("PNG 12 MP → PNG level 6", "pngtopnm | pnmtopng",
      "decode photo12.png -o - --format png", "pngtopnm photo12.png | pnmtopng"),
+    # photo12.ppm is pngtopnm's output for photo12.png (cli.sh makes it): raw pixels in a pipe.
+    ("PPM 12 MP → JPEG q85 4:2:0", "cjpeg",
+     "decode photo12.ppm -o - --format jpeg --quality 85", "cjpeg -quality 85 photo12.ppm"),
     # APNG: anim100_apng.png is ffmpeg's conversion of anim100.gif (cli.sh makes it). Decoding
     # composites every frame on both sides (ffmpeg on one thread; Pillow seeks and loads each).
     ("APNG decode + composite, 100 frames 500x500, 1 thread", "ffmpeg -threads 1",
