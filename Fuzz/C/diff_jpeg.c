@@ -100,6 +100,9 @@ void diff_jpeg_decode(const unsigned char *data, size_t size, int scale_denom, l
     cinfo.progress = &limit.pub;
     jpeg_mem_src(&cinfo, data, (unsigned long)size);
     jpeg_read_header(&cinfo, TRUE);
+    /* Whether CMYK is stored inverted is decided by the Adobe marker before the first scan (an
+     * APP14 after the image data, which jpeg_finish_decompress reads, must not change it). */
+    boolean adobe_before_scan = cinfo.saw_Adobe_marker;
     result->num_components = cinfo.num_components;
     if ((long)cinfo.image_width * (long)cinfo.image_height > max_pixels) {
         err.pub.msg_code = SKIP_PIXELS;
@@ -124,7 +127,7 @@ void diff_jpeg_decode(const unsigned char *data, size_t size, int scale_denom, l
     result->channels = n;
     result->msg_code = cinfo.out_color_space; /* for the caller's "unknown layout" class */
     if (cinfo.out_color_space == JCS_CMYK && n == 4) {
-        unsigned flip = cinfo.saw_Adobe_marker ? 0 : 255;
+        unsigned flip = adobe_before_scan ? 0 : 255;
         size_t count = (size_t)cinfo.output_width * cinfo.output_height;
         for (size_t i = 0; i < count; i++) {
             unsigned k = pixels[4 * i + 3] ^ flip;

@@ -224,7 +224,7 @@ extension JPEGDecoder {
             // Before the second scan libjpeg latches no previous statuses (-1).
             let previous = (0 ... 9).map { k in k > 0 && scansStarted > 1 ? Int(previousCoefficientBits[c * 64 + k]) : -1 }
             return BlockSmoothing.Component(blocksWide: fc.blocksWide, blocksHigh: fc.blocksHigh,
-                                            rowStride: fc.paddedBlocksWide * 64, v: fc.v,
+                                            rowStride: fc.paddedBlocksWide * 64, v: fc.iMCURows,
                                             quant: quant[c] ?? [], bits: bits[c], previousBits: previous)
         }
     }
@@ -238,6 +238,11 @@ extension JPEGDecoder {
     func smoothedRender(frame: Frame, geometry: OutputGeometry, lastGoodRow: Int = .max) -> Image? {
         guard let plan = blockSmoothingPlan(frame: frame) else { return nil }
         let store = coefficients
+        // libjpeg's last iMCU row: the MCU rows, or for a lone component (decoded as 1x1) its
+        // block rows in groups of the declared v.
+        let lastIMCURow = frame.components.count == 1
+            ? (frame.components[0].blocksHigh + frame.components[0].iMCURows - 1) / frame.components[0].iMCURows - 1
+            : frame.mcusHigh - 1
         // Every component's DC values, block rows of blocksWide.
         var dcOffsets: [Int] = [], total = 0
         for component in plan {
@@ -262,7 +267,7 @@ extension JPEGDecoder {
             }
         }
         var out = Image.unfilled(width: geometry.width, height: geometry.height, format: geometry.format, metadata: metadata)
-        var pipeline = BandPipeline(geometry: geometry, inverted: collector.adobeTransform != nil, useSIMD: useSIMD)
+        var pipeline = BandPipeline(geometry: geometry, inverted: cmykInverted, useSIMD: useSIMD)
         var planes: [UInt8] = []
         swap(&planes, &pipeline.planes)
         let workspace = UnsafeMutablePointer<Int16>.allocate(capacity: 64)
@@ -289,7 +294,7 @@ extension JPEGDecoder {
                                         let smoothed = inside ? component.blocksWide : 0
                                         var window = inside
                                             ? BlockSmoothing.Row(component, dc: dcBase + dcOffsets[c], y: by,
-                                                                 lastRow: frame.mcusHigh - 1, lastGoodRow: lastGoodRow)
+                                                                 lastRow: lastIMCURow, lastGoodRow: lastGoodRow)
                                             : nil
                                         for x in 0 ..< fc.paddedBlocksWide {
                                             let input = x < smoothed ? window!.estimate(block, x: x, into: workspace) : block

@@ -22,6 +22,12 @@ struct FrameComponent: Sendable, Equatable {
     var blocksWide = 0, blocksHigh = 0
     /// Blocks in the MCU-padded grid of interleaved scans (mcusX * h by mcusY * v).
     var paddedBlocksWide = 0, paddedBlocksHigh = 0
+    /// The vertical factor SOF declared, when it differs from `v`: a lone component is decoded
+    /// as 1x1 (its scans are one block per MCU), but libjpeg keeps its factor, and its iMCU rows
+    /// (block smoothing's windows, `last_good_iMCU_row`) are that many block rows.
+    var declaredV = 0
+    /// Block rows in one of libjpeg's iMCU rows of this component.
+    var iMCURows: Int { declaredV > 0 ? declaredV : v }
 }
 
 /// The frame header (SOF) with the MCU geometry every later stage uses.

@@ -135,6 +135,10 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     var invalidTables: [JPEGError?] = Array(repeating: nil, count: 8)
     var restartInterval = 0
     var collector = MetadataCollector()
+    /// CMYK samples are stored inverted (an Adobe marker came before the first scan, as
+    /// Photoshop writes them); latched at the first scan, like libjpeg's colour space, so an
+    /// APP14 after the image data changes nothing.
+    var cmykInverted = false
     var estimatedQuality: Int?
     var geometry: OutputGeometry?
     var mode: Mode = .undecided
@@ -528,6 +532,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         if frame.components.count == 1 {
             // A lone component's sampling factors do not matter: its scan is one block per MCU (T.81 A.2.2).
             var c = frame.components[0]
+            c.declaredV = c.v
             c.h = 1; c.v = 1
             frame = Frame(process: frame.process, width: frame.width, height: frame.height, components: [c], offset: frame.offset)
         }
@@ -577,6 +582,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         if mode == .undecided {
             collector.finishHeaders()
             flushMetadata(&events, offset: scan.offset)
+            cmykInverted = collector.adobeTransform != nil
             if let t = collector.adobeTransform, t > (frame.components.count == 4 ? 2 : 1) || t == 1 && frame.components.count == 4,
                frame.components.count >= 3, !(frame.components.count == 3 && collector.isJFIF) {
                 let text = "unknown Adobe colour transform \(t) (scan at offset \(scan.offset)), taken as \(frame.components.count == 4 ? "YCCK" : "YCbCr")"
@@ -603,7 +609,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             }
             if streaming {
                 mode = .streaming
-                pipeline = BandPipeline(geometry: geometry, inverted: collector.adobeTransform != nil, useSIMD: useSIMD)
+                pipeline = BandPipeline(geometry: geometry, inverted: cmykInverted, useSIMD: useSIMD)
             } else {
                 mode = .coefficients
                 var offsets: [Int] = [], counts: [Int] = [], total = 0
@@ -693,6 +699,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             var component = ScanComponent(index: c, h: fc.h, v: fc.v, dc: dc, ac: ac, paddedBlocksWide: fc.paddedBlocksWide,
                                           firstBlock: mode == .coefficients ? coefficientOffsets[c] / 64 : 0,
                                           quantOffset: c * JPEGKernels.quantStride)
+            component.iMCURows = fc.iMCURows
             if let pipeline, let geometry {
                 idcts.append(pipeline.kernels[c].idct)
                 component.stride = geometry.components[c].stride

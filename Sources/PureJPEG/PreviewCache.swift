@@ -318,7 +318,7 @@ extension JPEGDecoder {
         }
         var union: [Range<Int>] = []
         let bpp = g.format.bytesPerPixel
-        let inverted = collector.adobeTransform != nil
+        let inverted = cmykInverted
         // Per component, fixed for the render: the block-row shift, whether it is upsampled, and
         // the rows the conversion reads (upsampled plane or IDCT plane) with their stride.
         let n = g.components.count

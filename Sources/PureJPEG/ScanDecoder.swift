@@ -71,6 +71,8 @@ struct DCPredictors: Sendable, Equatable {
 struct ScanComponent: Sendable {
     var index: Int
     var h: Int, v: Int
+    /// Block rows in one of libjpeg's iMCU rows (``FrameComponent/iMCURows``).
+    var iMCURows = 1
     var dc: HuffmanLookup?
     var ac: HuffmanLookup?
     /// Streaming: the component's plane stride, block size and ring geometry (its IDCT is
@@ -152,7 +154,7 @@ enum MCULoop {
         if case .coefficients = sink { isCoefficientSink = true }
 
         // libjpeg's iMCU rows: a non-interleaved scan's MCU rows are block rows, v to an iMCU row.
-        let rowsPerIMCU = plan.interleaved ? 1 : max(plan.components.first?.v ?? 1, 1)
+        let rowsPerIMCU = plan.interleaved ? 1 : max(plan.components.first?.iMCURows ?? 1, 1)
         // The MCU's column and row, kept in step with `st.mcu` (a division per MCU showed in profiles).
         var mx = st.mcu % max(plan.mcusWide, 1), my = st.mcu / max(plan.mcusWide, 1)
         @inline(__always) func advance() {

@@ -220,7 +220,7 @@ extension JPEGDecoder {
     func render(frame: Frame, geometry: OutputGeometry) -> Image {
         // Every band is emitted, so every byte of `out` is written.
         var out = Image.unfilled(width: geometry.width, height: geometry.height, format: geometry.format, metadata: metadata)
-        var pipeline = BandPipeline(geometry: geometry, inverted: collector.adobeTransform != nil, useSIMD: useSIMD)
+        var pipeline = BandPipeline(geometry: geometry, inverted: cmykInverted, useSIMD: useSIMD)
         var planes: [UInt8] = []
         swap(&planes, &pipeline.planes)
         let store = coefficients

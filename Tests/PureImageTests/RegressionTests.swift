@@ -89,6 +89,37 @@ struct RegressionTests {
     }
 }
 
+extension RegressionTests {
+    /// The bytes without the APP14 (Adobe) segments that come after the first SOS: in entropy-coded
+    /// data FF is followed by 00 or RSTn, so an FF EE there is a marker.
+    static func withoutLateAdobe(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [], i = 0, sawScan = false
+        while i < bytes.count {
+            if i + 3 < bytes.count && bytes[i] == 0xFF && bytes[i + 1] == 0xDA { sawScan = true }
+            if sawScan && i + 3 < bytes.count && bytes[i] == 0xFF && bytes[i + 1] == 0xEE {
+                i += 2 + (Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]))
+                continue
+            }
+            out.append(bytes[i])
+            i += 1
+        }
+        return out
+    }
+
+    @Test("CMYK: an Adobe marker after the image data changes nothing (FUZZING.md DJ-2)",
+          arguments: ["jpeg-cmyk-adobe-after-scan-baseline.jpg", "jpeg-cmyk-adobe-after-scans-progressive.jpg"])
+    func lateAdobeMarker(file: String) throws {
+        let bytes = try TestVectors.bytes("regressions/" + file)
+        let stripped = Self.withoutLateAdobe(bytes)
+        #expect(stripped.count < bytes.count)
+        let image = try JPEGDecoder.decode(bytes)
+        #expect(image.pixels == (try JPEGDecoder.decode(stripped)).pixels)
+        var decoder = JPEGDecoder()
+        for start in stride(from: 0, to: bytes.count, by: 7) { _ = try decoder.append(bytes[start ..< min(bytes.count, start + 7)]) }
+        #expect(try decoder.finish().pixels == image.pixels)
+    }
+}
+
 @Suite("Fuzzer regressions: APNG")
 struct APNGRegressionTests {
     /// The events and the canvas at each `.frameComplete`, feeding `size`-byte pieces to a

@@ -569,6 +569,9 @@ FUZZ = {
                                           "after a skipped interval, then meets the end of the file: libjpeg's "
                                           "last_good_iMCU_row is set before each MCU's restart is read, so block "
                                           "smoothing takes the resumed row at the previous scan's status"),
+    "fuzz_progressive_lone_component_v3": ("none", "a progressive 33x31 grayscale file whose one component declares "
+                                           "sampling 1x3 and has only its DC scan: libjpeg keeps the factor, so "
+                                           "block smoothing groups block rows in iMCU rows of 3"),
     # Made by hand (the fuzzer's 94 inputs were 1.5 KB and 40263x53): a 32x24 4:2:0 file of
     # non-interleaved sequential scans whose luma is scanned again with another image's scan.
     "fuzz_sequential_component_rescanned": ("sequential-rescan", "a sequential component scanned twice: the second "
