@@ -625,7 +625,9 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         for c in scan.components {
             let tq = frame.components[c].quantTable
             if !quantLatched[c] {
-                guard let q = quantTables[tq] else { throw .missingTable(kind: "quantization", index: tq, offset: scan.offset) }
+                guard tq < quantTables.count, let q = quantTables[tq] else {
+                    throw .missingTable(kind: "quantization", index: tq, offset: scan.offset)
+                }
                 let prepared = JPEGKernels.prepareQuant(q)
                 for k in 0 ..< JPEGKernels.quantStride { componentQuant[c * JPEGKernels.quantStride + k] = prepared[k] }
                 quantLatched[c] = true

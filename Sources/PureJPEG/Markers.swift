@@ -78,7 +78,8 @@ enum SegmentParser {
             guard (1 ... 4).contains(h), (1 ... 4).contains(v) else {
                 throw .corruptData(reason: "sampling factors \(h)x\(v) of component \(id)", offset: offset + at + 1)
             }
-            guard tq <= 3 else { throw .corruptData(reason: "quantization table \(tq)", offset: offset + at + 2) }
+            // A table selector above 3 is refused only when a scan uses the component, as libjpeg
+            // latches tables (jdinput latch_quant_tables): an unused component may name any.
             if components.contains(where: { $0.id == id }) {
                 throw .corruptData(reason: "duplicate component id \(id)", offset: offset + at)
             }
@@ -93,7 +94,7 @@ enum SegmentParser {
         var i = 0
         while i < body.count {
             let pq = Int(body[i] >> 4), tq = Int(body[i] & 15)
-            guard pq <= 1 else { throw .corruptData(reason: "precision \(pq)", offset: offset + i) }
+            // libjpeg's get_dqt reads 16-bit entries for any precision other than 0.
             guard tq <= 3 else { throw .corruptData(reason: "table index \(tq)", offset: offset + i) }
             let size = pq == 0 ? 64 : 128
             guard i + 1 + size <= body.count else {

@@ -572,6 +572,10 @@ FUZZ = {
     "fuzz_progressive_lone_component_v3": ("none", "a progressive 33x31 grayscale file whose one component declares "
                                            "sampling 1x3 and has only its DC scan: libjpeg keeps the factor, so "
                                            "block smoothing groups block rows in iMCU rows of 3"),
+    "fuzz_sof_table_selector_unscanned": ("extraneous", "a component that no scan uses names quantization table 255: "
+                                          "libjpeg checks a table only when a scan latches it"),
+    "fuzz_dqt_precision_5": ("extraneous", "a DQT with precision 5: libjpeg reads 16-bit entries for any precision "
+                             "other than 0"),
     # Made by hand (the fuzzer's 94 inputs were 1.5 KB and 40263x53): a 32x24 4:2:0 file of
     # non-interleaved sequential scans whose luma is scanned again with another image's scan.
     "fuzz_sequential_component_rescanned": ("sequential-rescan", "a sequential component scanned twice: the second "

@@ -371,12 +371,12 @@ def make_invalid(srcs):
                 "over libjpeg's 65500-pixel maximum dimension")
     add_invalid("sof_sampling_0", patch(base, sof[1] + 11, bytes([0x00])), "corruptData", "H = V = 0")
     add_invalid("sof_sampling_5", patch(base, sof[1] + 11, bytes([0x51])), "corruptData", "H = 5")
-    add_invalid("sof_quant_index_4", patch(base, sof[1] + 12, bytes([4])), "corruptData", "Tq = 4")
+    add_invalid("sof_quant_index_4", patch(base, sof[1] + 12, bytes([4])), "missingTable", "Tq = 4 (libjpeg: no such table when a scan latches it)")
     add_invalid("sof_precision_12", patch(base, sof[1] + 4, bytes([12])), "unsupported",
                 "12-bit precision declared in SOF0")
     add_invalid("sos_unknown_component", patch(base, segs[-1][1] + 5, bytes([9])), "corruptData",
                 "scan names component 9")
-    add_invalid("dqt_precision_2", patch(base, dqt[1] + 4, bytes([0x20])), "corruptData", "Pq = 2")
+    add_invalid("dqt_precision_2", patch(base, dqt[1] + 4, bytes([0x20])), "invalidSegment", "Pq = 2 (libjpeg reads 16-bit entries: the segment is too short)")
 
     # Unsupported processes.
     add_invalid("sof3_lossless", patch(base, sof[1] + 1, bytes([0xC3])), "unsupported", "SOF0 patched to SOF3")
