@@ -32,16 +32,18 @@ final class HuffmanTable: @unchecked Sendable {
     let counts: [UInt8]
     let values: [UInt8]
 
-    /// Builds the table; nil when the counts describe more codes than fit (an invalid table)
-    /// or a DC table has a symbol above 15 (libjpeg's check).
+    /// Builds the table; nil when the counts describe more codes than fit, or use a code of all
+    /// 1 bits (T.81 C.2 reserves it; libjpeg refuses such a table), or a DC table has a symbol
+    /// above 15 (libjpeg's check).
     init?(counts: [UInt8], values: [UInt8], isDC: Bool) {
         guard counts.count == 16, values.count == counts.reduce(0, { $0 + Int($1) }), values.count <= 256 else { return nil }
         if isDC, values.contains(where: { $0 > 15 }) { return nil }
-        // More codes than a length can hold is libjpeg's JERR_BAD_HUFF_TABLE (T.81 C.2).
+        // Codes up to the all-ones one of some length is libjpeg's JERR_BAD_HUFF_TABLE
+        // (jpeg_make_d_derived_tbl: one past the last code must still fit in the length).
         var next = 0
         for length in 1 ... 16 {
             next += Int(counts[length - 1])
-            if next > (1 << length) { return nil }
+            if next >= (1 << length) { return nil }
             next <<= 1
         }
         self.counts = counts

@@ -137,7 +137,7 @@ enum SegmentParser {
             if let table = HuffmanTable(counts: counts, values: values, isDC: tc == 0) {
                 tables.append((tc == 0, th, table, nil))
             } else {
-                tables.append((tc == 0, th, nil, .invalidHuffmanTable(reason: "code lengths overflow or a DC symbol above 15",
+                tables.append((tc == 0, th, nil, .invalidHuffmanTable(reason: "code lengths overflow, reach an all-ones code, or a DC symbol above 15",
                                                                        offset: offset + i)))
             }
             i += 17 + total

@@ -73,23 +73,27 @@ struct HuffmanTests {
         #expect(HuffmanTable(counts: [1] + [UInt8](repeating: 0, count: 15), values: [16], isDC: true) == nil)
         #expect(HuffmanTable(counts: [1] + [UInt8](repeating: 0, count: 15), values: [16], isDC: false) != nil)
         #expect(HuffmanTable(counts: [1] + [UInt8](repeating: 0, count: 15), values: [1, 2], isDC: false) == nil)
+        // A table whose codes reach the all-ones code of a length (libjpeg's JERR_BAD_HUFF_TABLE).
+        #expect(HuffmanTable(counts: [2] + [UInt8](repeating: 0, count: 15), values: [0, 1], isDC: true) == nil)
+        #expect(HuffmanTable(counts: [1, 2] + [UInt8](repeating: 0, count: 14), values: [0, 1, 2], isDC: false) == nil)
+        #expect(HuffmanTable(counts: [1, 1, 1] + [UInt8](repeating: 0, count: 13), values: [0, 1, 2], isDC: false) != nil)
     }
 
     @Test("combined AC entries give run, value and total length")
     func fastAC() throws {
-        // Symbols: 0x01 (run 0, size 1) = code 0, 0x22 (run 2, size 2) = code 10, 0x00 (EOB) = 11.
-        let t = try #require(HuffmanTable(counts: [1, 2] + [UInt8](repeating: 0, count: 14), values: [0x01, 0x22, 0x00], isDC: false))
+        // Symbols: 0x01 (run 0, size 1) = code 0, 0x22 (run 2, size 2) = code 10, 0x00 (EOB) = 110.
+        let t = try #require(HuffmanTable(counts: [1, 1, 1] + [UInt8](repeating: 0, count: 13), values: [0x01, 0x22, 0x00], isDC: false))
         // Indices are the next 11 bits. "0" + "0" -> value -1 (size 1, bit 0); "10" + "11" ->
-        // run 2, value 3; "11" is EOB: the EOB run marker and the code length.
+        // run 2, value 3; "110" is EOB: the EOB run marker and the code length.
         let e1 = t.fastAC[0b0_0_000000000]
         #expect(e1 >> 16 == -1 && (e1 >> 8) & 0xFF == 0 && e1 & 0xFF == 2)
         let e2 = t.fastAC[0b10_11_0000000]
         #expect(e2 >> 16 == 3 && (e2 >> 8) & 0xFF == 2 && e2 & 0xFF == 4)
-        #expect(t.fastAC[0b11_000000000] == Int32(HuffmanTable.eobRun << 8 | 2))
+        #expect(t.fastAC[0b110_00000000] == Int32(HuffmanTable.eobRun << 8 | 3))
         // ZRL (0xF0) is run 15 with value 0: the loop writes the sixteenth zero as a coefficient.
-        let z = try #require(HuffmanTable(counts: [2] + [UInt8](repeating: 0, count: 15), values: [0xF0, 0x00], isDC: false))
+        let z = try #require(HuffmanTable(counts: [1, 1] + [UInt8](repeating: 0, count: 14), values: [0xF0, 0x00], isDC: false))
         #expect(z.fastAC[0] == Int32(15 << 8 | 1))
-        #expect(z.fastAC[1 << 10] == Int32(HuffmanTable.eobRun << 8 | 1))
+        #expect(z.fastAC[1 << 10] == Int32(HuffmanTable.eobRun << 8 | 2))
     }
 
     @Test("stuffed FF 00 is a data byte; a marker stops the reader")
@@ -118,9 +122,9 @@ struct HuffmanTests {
     @Test("a block decodes into natural order")
     func block() throws {
         let dc = try #require(HuffmanTable(counts: Self.dcCounts, values: Self.dcValues, isDC: true))
-        let ac = try #require(HuffmanTable(counts: [1, 2] + [UInt8](repeating: 0, count: 14), values: [0x01, 0x22, 0x00], isDC: false))
-        // DC category 2 (011) value 3 (11); AC: run0 size1 '1' -> +1 at k=1; run2 size2 '01' -> -2 at k=4; EOB.
-        let data = packBits("011 11 0 1 10 01 11")
+        let ac = try #require(HuffmanTable(counts: [1, 1, 1] + [UInt8](repeating: 0, count: 13), values: [0x01, 0x22, 0x00], isDC: false))
+        // DC category 2 (011) value 3 (11); AC: run0 size1 '1' -> +1 at k=1; run2 size2 '01' -> -2 at k=4; EOB (110).
+        let data = packBits("011 11 0 1 10 01 110")
         var coefficients = [Int16](repeating: 0, count: 64)
         var predictor = 10
         try data.withUnsafeBufferPointer { b in
