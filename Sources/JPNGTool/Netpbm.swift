@@ -18,12 +18,16 @@ enum Netpbm {
     static func pnm(_ image: Image) -> [UInt8] {
         let target = image.format.withoutAlpha
         let plain = image.converted(to: target)
-        let magic = target.isColor ? "P6" : "P5"
-        let header = "\(magic)\n\(image.width) \(image.height)\n\(target.is16Bit ? 65535 : 255)\n"
-        return Array(header.utf8) + bigEndianSamples(plain)
+        return pnmHeader(width: image.width, height: image.height, format: target) + bigEndianSamples(plain)
     }
 
-    private static func bigEndianSamples(_ image: Image) -> [UInt8] {
+    /// The P5 (gray) or P6 (RGB) header for rows in `format` (alpha is not written).
+    static func pnmHeader(width: Int, height: Int, format: PixelFormat) -> [UInt8] {
+        Array("\(format.isColor ? "P6" : "P5")\n\(width) \(height)\n\(format.is16Bit ? 65535 : 255)\n".utf8)
+    }
+
+    /// The image's samples as Netpbm stores them: 16-bit ones big-endian.
+    static func bigEndianSamples(_ image: Image) -> [UInt8] {
         guard image.format.is16Bit else { return image.pixels }
         var out = image.pixels
         out.withUnsafeMutableBytes { raw in

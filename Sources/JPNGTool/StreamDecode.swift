@@ -67,7 +67,7 @@ struct NetpbmRowWriter {
 
     private func writeHeader() throws {
         guard let height, let format else { return }
-        try sink.write(Array("\(gray ? "P5" : "P6")\n\(width) \(height)\n\(format.is16Bit ? 65535 : 255)\n".utf8))
+        try sink.write(Netpbm.pnmHeader(width: width, height: height, format: format))
     }
 
     /// Every row written: nothing may still wait (a decoder always reports its header).
@@ -91,13 +91,7 @@ struct NetpbmRowWriter {
         for i in 0 ..< band.count { scratch.append(contentsOf: band.row(i)) }
         let rows = Image(width: band.width, height: band.count, format: band.format, pixels: scratch)
         if band.format.hasAlpha && !droppedTransparency && JPNGEncoder.hasTransparency(rows) { droppedTransparency = true }
-        var out = rows.converted(to: target).pixels
-        if target.is16Bit {
-            out.withUnsafeMutableBytes { raw in
-                let samples = raw.bindMemory(to: UInt16.self)
-                for k in samples.indices { samples[k] = samples[k].bigEndian }
-            }
-        }
+        let out = Netpbm.bigEndianSamples(rows.converted(to: target))
         try out.withUnsafeBytes { try emit($0) }
     }
 
