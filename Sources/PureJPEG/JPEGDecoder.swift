@@ -77,8 +77,10 @@ public struct JPEGLeniencies: OptionSet, Sendable, Hashable {
     /// tables of T.81 K.3, as libjpeg-turbo does. Off: ``JPEGError/missingTable(kind:index:offset:)``.
     public static let standardHuffmanTables = JPEGLeniencies(rawValue: 1 << 7)
     /// Progression inconsistencies between scans (JWRN_BOGUS_PROGRESSION), sequential scans with
-    /// progressive parameters (JWRN_NOT_SEQUENTIAL) and an unknown Adobe transform
-    /// (JWRN_ADOBE_XFORM). Off: ``JPEGError/invalidScan(reason:offset:)``.
+    /// progressive parameters (JWRN_NOT_SEQUENTIAL), an unknown Adobe transform
+    /// (JWRN_ADOBE_XFORM) and a frame declaring one component id twice (which libjpeg accepts
+    /// silently). Off: ``JPEGError/invalidScan(reason:offset:)`` (the duplicate id:
+    /// ``JPEGError/corruptData(reason:offset:)``).
     public static let scanParameters = JPEGLeniencies(rawValue: 1 << 8)
 
     /// Every leniency: what libjpeg-turbo decodes, decoded the same way.
@@ -256,6 +258,11 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             do {
                 record(try stepThrowing())
             } catch {
+                // A limit stays a limit, whatever bytes complete the file.
+                switch error {
+                case .limitExceeded, .tooManyScans, .invalidOption: failure = error; throw error
+                default: break
+                }
                 // What the supplied markers could not complete (a frame whose first scan never
                 // began, a segment read from them that makes no sense) is a file cut short.
                 var partial = phase == .done || scansStarted == 0 || rowOutput != nil ? nil : renderedImage(fillingCache: false)
@@ -529,6 +536,14 @@ public struct JPEGDecoder: IncrementalImageDecoder {
 
     private mutating func startFrame(_ parsed: Frame, _ events: inout [DecodingEvent]) throws(JPEGError) {
         var frame = parsed
+        // libjpeg-turbo accepts two components with one id, silently: a scan names the first
+        // one at or after its position (get_sos), so a later one may never be scanned (its
+        // coefficients stay zero). T.81 B.2.2 asks for unique ids: strict decoding refuses them.
+        if let twice = frame.components.indices.first(where: { i in frame.components[..<i].contains { $0.id == frame.components[i].id } }) {
+            let text = "component id \(frame.components[twice].id) declared twice in the frame"
+            guard options.leniencies.contains(.scanParameters) else { throw .corruptData(reason: text, offset: frame.offset + 10 + 3 * twice) }
+            events.append(.warning("\(text); scans name the first at or after their position (SOF at offset \(frame.offset))"))
+        }
         if frame.components.count == 1 {
             // A lone component's sampling factors do not matter: its scan is one block per MCU (T.81 A.2.2).
             var c = frame.components[0]

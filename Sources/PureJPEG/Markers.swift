@@ -80,9 +80,6 @@ enum SegmentParser {
             }
             // A table selector above 3 is refused only when a scan uses the component, as libjpeg
             // latches tables (jdinput latch_quant_tables): an unused component may name any.
-            if components.contains(where: { $0.id == id }) {
-                throw .corruptData(reason: "duplicate component id \(id)", offset: offset + at)
-            }
             components.append(FrameComponent(id: id, h: h, v: v, quantTable: tq))
         }
         return Frame(process: process, width: width, height: height, components: components, offset: markerOffset)

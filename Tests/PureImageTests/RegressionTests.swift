@@ -164,4 +164,26 @@ struct APNGRegressionTests {
             #expect(pieces.error == whole.error)
         }
     }
+
+    /// A file cut inside its SOS header, like a fuzzer input: 97 bytes declaring 65500x5 pixels
+    /// in three components, the first scanned alone. libjpeg decodes it from the EOI markers its
+    /// source manager supplies (djpeg: the first block from zero bits, the rest mid-gray).
+    /// PureJPEG does too, until the first scan asks for the whole coefficient buffer, over the
+    /// default decompression ratio: reported as the limit, not as the truncation that led there.
+    @Test("a limit reached on the supplied EOI markers is reported as the limit")
+    func limitOnSuppliedEOI() throws {
+        var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xDB, 0x00, 0x43, 0x00] + [UInt8](repeating: 1, count: 64)
+        bytes += [0xFF, 0xC0, 0x00, 0x11, 8, 0x00, 5, 0xFF, 0xDC, 3, 1, 0x11, 0, 2, 0x11, 0, 3, 0x11, 0]
+        bytes += [0xFF, 0xDA, 0x00, 0x08, 1, 1, 0x00]
+        do {
+            _ = try JPEGDecoder.decode(bytes)
+            Issue.record("decoded past the ratio limit")
+        } catch {
+            #expect(error.code == "limitExceeded", "\(error)")
+        }
+        let image = try JPEGDecoder.decode(bytes, limits: DecodingLimits(maxDecompressionRatio: .max))
+        #expect(image.width == 65500 && image.height == 5)
+        let gray = (0 ..< 5).allSatisfy { y in image.pixels[(y * 65500 + 8) * 3 ..< (y + 1) * 65500 * 3].allSatisfy { $0 == 128 } }
+        #expect(gray)
+    }
 }

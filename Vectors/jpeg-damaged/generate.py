@@ -217,6 +217,21 @@ def patch(data, offset, values):
     return bytes(b)
 
 
+def rename_ids(data, mapping):
+    """Component ids renamed in SOF and in every SOS (old id -> new id)."""
+    b = bytearray(data)
+    for s in parse(data):
+        if 0xC0 <= s["marker"] <= 0xC2:
+            for i in range(b[s["start"] + 9]):
+                at = s["start"] + 10 + 3 * i
+                b[at] = mapping.get(b[at], b[at])
+        elif s["marker"] == 0xDA:
+            for i in range(b[s["start"] + 4]):
+                at = s["start"] + 5 + 2 * i
+                b[at] = mapping.get(b[at], b[at])
+    return bytes(b)
+
+
 def entropy_offsets(data, scan, lo=0.0, hi=1.0):
     """Offsets in a scan's entropy data, between fractions lo and hi of it, that are neither
     0xFF nor the byte after one (so a change cannot make or unmake a marker)."""
@@ -549,6 +564,17 @@ def make(sources):
         "progressive without DHT: no standard tables for progressive (Huffman table not defined)", src("progressive_420"))
     add("fatal_dqt_length_1_between_scans", prog[:pscans[1]["start"]] + b"\xff\xdb\x00\x01" + prog[pscans[1]["start"]:],
         "fatal", "progressive: DQT of length 1 between scans", src("progressive_420"))
+
+    # --- one component id declared twice in SOF: libjpeg-turbo accepts it without a word, and a
+    # scan names the first component with the id at or after the scan position (get_sos).
+    add("sof_duplicate_ids_baseline", rename_ids(b420, {3: 2}), "scan-parameters",
+        "SOF and SOS ids 1, 2, 2: the interleaved scan's third selector finds the third component",
+        src("s420_q75"))
+    add("sof_duplicate_ids_all_one", rename_ids(b420, {2: 1, 3: 1}), "scan-parameters",
+        "every component id 1 in SOF and SOS", src("s420_q75"))
+    add("sof_duplicate_ids_progressive", rename_ids(prog, {3: 2}), "scan-parameters",
+        "progressive, ids 1, 2, 2: the Cr scans of one component name Cb, which they refine "
+        "again, and Cr keeps its DC only", src("progressive_420"), scales=(2, 4, 8))
 
 
 def rs_frac(scan, k):
