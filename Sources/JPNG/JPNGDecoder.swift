@@ -69,8 +69,9 @@ public enum JPNGDecoder {
     }
 
     /// Any PNG as the mask: its gray value (luminance for colour masks), 16-bit by the high byte
-    /// (JPNG-FORMAT.md "The PNG part").
-    static func maskToGray8(_ mask: Image) -> Image {
+    /// (JPNG-FORMAT.md "The PNG part"). Public for readers that decode the parts themselves
+    /// (the thumbnail reduces each part on its own).
+    public static func maskToGray8(_ mask: Image) -> Image {
         var image = mask
         if image.format.is16Bit {
             var narrow = Image(width: image.width, height: image.height, format: image.format.eightBit)
@@ -85,8 +86,8 @@ public enum JPNGDecoder {
         return image.converted(to: .gray8)
     }
 
-    /// RGBA8 from RGB8 colour and a Gray8 mask of the same size.
-    static func combine(color: Image, mask: Image) throws(JPNGError) -> Image {
+    /// The RGBA8 image of a colour part (RGB8) and its Gray8 mask of the same size.
+    public static func combine(color: Image, mask: Image) throws(JPNGError) -> Image {
         guard color.width == mask.width, color.height == mask.height else {
             throw .sizeMismatch(colorWidth: color.width, colorHeight: color.height, maskWidth: mask.width, maskHeight: mask.height)
         }

@@ -56,9 +56,15 @@ public struct JPNGFooter: Sendable, Equatable {
 
     /// Reads and checks the footer of a whole file; the parts' ranges follow from it.
     public init(file bytes: [UInt8]) throws(JPNGError) {
-        let length = bytes.count
-        guard length > JPNGFooter.size else { throw .tooShort(length: length) }
-        var reader = ByteReader(bytes, position: length - JPNGFooter.size)
+        try self.init(end: bytes[...], fileLength: bytes.count)
+    }
+
+    /// Reads and checks the footer from the last bytes of a file `fileLength` bytes long (`end`
+    /// holds at least its last 16 bytes), for readers that keep only the end of a stream.
+    public init(end bytes: ArraySlice<UInt8>, fileLength length: Int) throws(JPNGError) {
+        guard length > JPNGFooter.size, bytes.count >= JPNGFooter.size else { throw .tooShort(length: length) }
+        let last = Array(bytes.suffix(JPNGFooter.size))
+        var reader = ByteReader(last, position: 0)
         let start = length - JPNGFooter.size
         // The reads cannot fail: 16 bytes are there.
         let imageSize = reader.readUInt32LE() ?? 0

@@ -14,6 +14,6 @@ struct JPNGTool: ParsableCommand {
           jpng tile huge.jpg --out tiles/
         """,
         version: PureImagePackage.version,
-        subcommands: [Encode.self, Decode.self, Convert.self, Info.self, Bench.self, Progressive.self, Tile.self]
+        subcommands: [Encode.self, Decode.self, Convert.self, Thumbnail.self, Info.self, Bench.self, Progressive.self, Tile.self]
     )
 }

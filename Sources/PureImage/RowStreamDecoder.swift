@@ -32,6 +32,12 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
     private var jpeg: JPEGRowDecoder?
     private var png: PNGRowDecoder?
     private var whole: ImageSource?
+    /// Shrink-on-load for thumbnails: a JPEG decodes at the smallest DCT scale whose longer side
+    /// is at least this (`JPEGDecodingOptions.scaleToFit`).
+    var jpegScaleToFit: Int?
+
+    /// Bytes of the input the JPEG decoder has read, up to its EOI (nil for other formats).
+    var jpegBytesConsumed: Int? { jpeg?.bytesConsumed }
 
     /// A decoder that waits for its first bytes to choose the format.
     public init(options: ImageSourceOptions = .init()) {
@@ -99,7 +105,9 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
         let bytes = prefix
         prefix = []
         if isJPEG {
-            jpeg = JPEGRowDecoder(limits: options.limits, options: JPEGDecodingOptions(strict: options.strict))
+            var jpegOptions = JPEGDecodingOptions(strict: options.strict)
+            jpegOptions.scaleToFit = jpegScaleToFit
+            jpeg = JPEGRowDecoder(limits: options.limits, options: jpegOptions)
             return try jpeg?.append(bytes, rows: rows) ?? []
         }
         if isPNG {

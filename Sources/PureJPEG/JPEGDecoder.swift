@@ -9,6 +9,10 @@ public struct JPEGDecodingOptions: Sendable, Equatable {
     /// Output size in eighths: 8 (full size), 4 (1/2), 2 (1/4) or 1 (1/8); the output is
     /// ceil(size * scale / 8), as libjpeg's `scale_num/8`.
     public var scale: Int = 8
+    /// Shrink-on-load: when set, `scale` is chosen at the frame header as the smallest DCT scale
+    /// (1/8, 1/4, 1/2, full) whose longer side is still at least this many pixels, the cheapest
+    /// start of a thumbnail that fits this size. `scale` after the header tells which was taken.
+    public var scaleToFit: Int? = nil
     /// For 4-component (CMYK/YCCK) files: return the CMYK samples as stored (Adobe files store
     /// them inverted) in an `.rgba8` image (C, M, Y, K in the R, G, B, A slots) instead of RGB.
     public var outputCMYK: Bool = false
@@ -108,8 +112,9 @@ public struct JPEGDecoder: IncrementalImageDecoder {
 
     /// The limits checked at SOF (pixels, memory, decompression ratio) and per scan and segment.
     public let limits: DecodingLimits
-    /// Output scale, colour and upsampling choices.
-    public let options: JPEGDecodingOptions
+    /// Output scale, colour and upsampling choices (`scale` as ``JPEGDecodingOptions/scaleToFit``
+    /// chose it, after the header).
+    public private(set) var options: JPEGDecodingOptions
     /// Known after the `.header` event (at SOF): the output size and pixel format.
     public private(set) var header: ImageHeader?
     /// The frame and table facts, after SOF.
@@ -550,6 +555,10 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             c.declaredV = c.v
             c.h = 1; c.v = 1
             frame = Frame(process: frame.process, width: frame.width, height: frame.height, components: [c], offset: frame.offset)
+        }
+        if let fit = options.scaleToFit {
+            let longer = max(frame.width, frame.height)
+            options.scale = [1, 2, 4].first { (longer * $0 + 7) / 8 >= fit } ?? 8
         }
         let scale = options.scale
         let outWidth = (frame.width * scale + 7) / 8, outHeight = (frame.height * scale + 7) / 8
