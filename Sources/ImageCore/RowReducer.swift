@@ -42,6 +42,10 @@ public struct RowReducer: Sendable {
     private let xTaps: FilterTaps, yTaps: FilterTaps
     /// Sums of the box row being gathered, then its averages.
     private var boxRow: [Float]
+    /// The box row split into channel planes (8 floats of padding each) for the SIMD filter.
+    private var planes: [Float]
+    /// The planes hold the next box row already (no box: samples converted straight into them).
+    private var planesReady = false
     private var boxRowsGathered = 0
     private var boxRowsDone = 0
     /// Horizontally filtered box rows, `ringRows` of them, row r in slot r % ringRows.
@@ -71,6 +75,7 @@ public struct RowReducer: Sendable {
         yTaps = FilterTaps(lanczos3From: boxHeight, to: self.height)
         ringRows = max(yTaps.maxCount, 1)
         boxRow = [Float](repeating: 0, count: boxWidth * channels)
+        planes = [Float](repeating: 0, count: (boxWidth + 8) * channels)
         ring = [Float](repeating: 0, count: ringRows * self.width * channels)
         output = [UInt8](repeating: 0, count: self.width * self.height * format.bytesPerPixel)
     }
@@ -128,6 +133,48 @@ public struct RowReducer: Sendable {
             nextOutputRow = rowsAdded
             return
         }
+        if alphaIndex < 0 && !format.is16Bit {
+            addOpaqueRow8(row.assumingMemoryBound(to: UInt8.self))
+        } else {
+            addRowAnyFormat(row)
+        }
+        rowsAdded += 1
+        boxRowsGathered += 1
+        if boxRowsGathered == boxY || rowsAdded == sourceHeight { emitBoxRow() }
+    }
+
+    /// 8-bit samples without alpha weighting: plain sums into the box row (without a box, the
+    /// samples go straight into the filter's planes).
+    private mutating func addOpaqueRow8(_ src: UnsafePointer<UInt8>) {
+        let channels = channels, boxX = boxX, width = sourceWidth, boxWidth = boxWidth
+        if boxX == 1 && boxY == 1 {
+            planes.withUnsafeMutableBufferPointer { planes in
+                for c in 0 ..< channels {
+                    let plane = planes.baseAddress! + c * (boxWidth + 8), s = src + c
+                    for x in 0 ..< width { plane[x] = Float(s[x &* channels]) }
+                }
+            }
+            planesReady = true
+            return
+        }
+        boxRow.withUnsafeMutableBufferPointer { acc in
+            let a = acc.baseAddress!
+            if boxX == 1 {
+                for i in 0 ..< width * channels { a[i] += Float(src[i]) }
+                return
+            }
+            for bx in 0 ..< boxWidth {
+                let dst = a + bx * channels
+                for x in bx * boxX ..< min(bx * boxX + boxX, width) {
+                    let s = src + x * channels
+                    for c in 0 ..< channels { dst[c] += Float(s[c]) }
+                }
+            }
+        }
+    }
+
+    /// Any format: 16-bit samples, colour weighted by alpha.
+    private mutating func addRowAnyFormat(_ row: UnsafeRawPointer) {
         let channels = channels, boxX = boxX, width = sourceWidth, alpha = alphaIndex
         let inverseMax = 1 / maxValue, sixteen = format.is16Bit
         boxRow.withUnsafeMutableBufferPointer { acc in
@@ -149,28 +196,40 @@ public struct RowReducer: Sendable {
                 }
             }
         }
-        rowsAdded += 1
-        boxRowsGathered += 1
-        if boxRowsGathered == boxY || rowsAdded == sourceHeight { emitBoxRow() }
     }
 
     /// Averages the gathered box row, filters it horizontally into the ring, and emits every
     /// output row whose window it completes.
     private mutating func emitBoxRow() {
         let channels = channels, boxX = boxX, width = sourceWidth, outWidth = self.width
-        let rows = Float(boxRowsGathered)
-        let slot = boxRowsDone % ringRows
-        boxRow.withUnsafeMutableBufferPointer { acc in
-            for bx in 0 ..< boxWidth {
-                let n = Float(min(bx * boxX + boxX, width) - bx * boxX) * rows
-                for c in 0 ..< channels { acc[bx * channels + c] /= n }
+        let rowScale = 1 / Float(boxRowsGathered), plain = boxX == 1 && boxRowsGathered == 1
+        let slot = boxRowsDone % ringRows, boxWidth = boxWidth
+        boxRow.withUnsafeMutableBufferPointer { accBuffer in
+            let acc = accBuffer.baseAddress!
+            planes.withUnsafeMutableBufferPointer { planeBuffer in
+                let planes = planeBuffer.baseAddress!
+                // Averages, split into channel planes for the filter.
+                for c in 0 ..< channels where !planesReady {
+                    let plane = planes + c * (boxWidth + 8)
+                    if plain {
+                        for bx in 0 ..< boxWidth { plane[bx] = acc[bx * channels + c] }
+                    } else {
+                        for bx in 0 ..< boxWidth {
+                            let n = min(bx * boxX + boxX, width) - bx * boxX
+                            plane[bx] = acc[bx * channels + c] * rowScale / Float(n)
+                        }
+                    }
+                }
+                ring.withUnsafeMutableBufferPointer { ring in
+                    let out = ring.baseAddress! + slot * outWidth * channels
+                    for c in 0 ..< channels {
+                        xTaps.applyPlane(planes + c * (boxWidth + 8), to: out, channel: c, channels: channels, count: outWidth)
+                    }
+                }
             }
-            ring.withUnsafeMutableBufferPointer { ring in
-                let out = ring.baseAddress! + slot * outWidth * channels
-                xTaps.apply(acc.baseAddress!, to: out, channels: channels, count: outWidth)
-            }
-            for i in 0 ..< acc.count { acc[i] = 0 }
+            if !planesReady { acc.update(repeating: 0, count: accBuffer.count) }
         }
+        planesReady = false
         boxRowsGathered = 0
         boxRowsDone += 1
         while nextOutputRow < height, yTaps.end(of: nextOutputRow) <= boxRowsDone {
@@ -189,10 +248,11 @@ public struct RowReducer: Sendable {
         var total: Float = 0
         ring.withUnsafeBufferPointer { ring in
             sum.withUnsafeMutableBufferPointer { sum in
+                let dst = sum.baseAddress!
                 for (k, w) in weights.enumerated() where start + k < availableRows {
                     total += w
                     let src = ring.baseAddress! + ((start + k) % ringRows) * rowFloats
-                    for i in 0 ..< rowFloats { sum[i] += w * src[i] }
+                    for i in 0 ..< rowFloats { dst[i] += w * src[i] }
                 }
             }
         }
@@ -208,7 +268,8 @@ public struct RowReducer: Sendable {
                 for c in 0 ..< channels {
                     var v = sum[p + c] * scale
                     if alpha >= 0 && c != alpha { v = a > 0 ? v / a : 0 }
-                    v = min(max(v.rounded(), 0), maxValue)
+                    // Clamped first, so truncating v + 0.5 rounds (half up, as rounded() for v >= 0).
+                    v = min(max(v, 0), maxValue) + 0.5
                     if sixteen {
                         row.storeBytes(of: UInt16(v), toByteOffset: 2 * (p + c), as: UInt16.self)
                     } else {
@@ -237,7 +298,7 @@ struct FilterTaps: Sendable {
         let factor = Double(source) / Double(max(target, 1))
         let stretch = max(factor, 1)
         let support = 3 * stretch
-        stride = Int(2 * support) + 3
+        stride = (Int(2 * support) + 3 + 7) / 8 * 8
         starts = [Int](repeating: 0, count: target)
         counts = [Int](repeating: 0, count: target)
         weights = [Float](repeating: 0, count: target * stride)
@@ -286,26 +347,43 @@ struct FilterTaps: Sendable {
         (starts[i], weights[i * stride ..< i * stride + counts[i]])
     }
 
-    /// Filters one row of `channels`-interleaved floats into `count` output pixels.
-    func apply(_ source: UnsafePointer<Float>, to out: UnsafeMutablePointer<Float>, channels: Int, count: Int) {
+    /// Filters one channel plane into every `channels`-th float of `out`: each output is the dot
+    /// product of its weights (zero-padded to a multiple of 8) with the plane from its start, 8
+    /// lanes at a time. `plane` must hold 8 floats past the last tap (any finite values: their
+    /// weights are zero). ``applyScalar(_:to:channels:count:)`` is its reference.
+    func applyPlane(_ plane: UnsafePointer<Float>, to out: UnsafeMutablePointer<Float>, channel: Int, channels: Int, count: Int) {
+        weights.withUnsafeBufferPointer { weights in
+            starts.withUnsafeBufferPointer { starts in
+                counts.withUnsafeBufferPointer { counts in
+                    let w0 = UnsafeRawPointer(weights.baseAddress!), p0 = UnsafeRawPointer(plane)
+                    let rowBytes = stride &* 4
+                    for i in 0 ..< count {
+                        let chunks = (counts[i] &+ 7) >> 3
+                        let w = w0 + i &* rowBytes, p = p0 + starts[i] &* 4
+                        var acc = SIMD8<Float>()
+                        for k in 0 ..< chunks {
+                            acc += w.loadUnaligned(fromByteOffset: 32 &* k, as: SIMD8<Float>.self)
+                                * p.loadUnaligned(fromByteOffset: 32 &* k, as: SIMD8<Float>.self)
+                        }
+                        let half = acc.lowHalf + acc.highHalf
+                        out[i &* channels &+ channel] = (half[0] + half[2]) + (half[1] + half[3])
+                    }
+                }
+            }
+        }
+    }
+
+    /// The scalar reference of ``applyPlane(_:to:channel:channels:count:)``: one row of
+    /// `channels`-interleaved floats into `count` output pixels.
+    func applyScalar(_ source: UnsafePointer<Float>, to out: UnsafeMutablePointer<Float>, channels: Int, count: Int) {
         weights.withUnsafeBufferPointer { weights in
             for i in 0 ..< count {
                 let n = counts[i], w = weights.baseAddress! + i * stride
                 let src = source + starts[i] * channels
-                switch channels {
-                case 3:
-                    var r: Float = 0, g: Float = 0, b: Float = 0
-                    for k in 0 ..< n {
-                        let p = src + 3 * k
-                        r += w[k] * p[0]; g += w[k] * p[1]; b += w[k] * p[2]
-                    }
-                    out[3 * i] = r; out[3 * i + 1] = g; out[3 * i + 2] = b
-                default:
-                    for c in 0 ..< channels {
-                        var s: Float = 0
-                        for k in 0 ..< n { s += w[k] * src[k * channels + c] }
-                        out[i * channels + c] = s
-                    }
+                for c in 0 ..< channels {
+                    var s: Float = 0
+                    for k in 0 ..< n { s += w[k] * src[k * channels + c] }
+                    out[i * channels + c] = s
                 }
             }
         }

@@ -2,8 +2,9 @@
 /// shrink-on-load, then a high-quality reduction, then orientation.
 ///
 /// - A JPEG (and a JPNG's colour part) decodes at the smallest DCT scale whose longer side is
-///   still at least `maxPixelSize` (`JPEGDecodingOptions.scaleToFit`), so a 192 MP photo is
-///   entropy-decoded but reconstructed at 1/8.
+///   still at least twice `maxPixelSize` (`JPEGDecodingOptions.scaleToFit`, libvips'
+///   shrink-on-load rule, which leaves the filter at least 2x), so a 192 MP photo is
+///   entropy-decoded but reconstructed at 1/4 for a 1024-pixel thumbnail.
 /// - Sequential JPEGs and non-interlaced PNGs stream (``RowStreamDecoder``): each row goes into a
 ///   ``RowReducer`` (libvips' recipe: box average, then Lanczos-3) as soon as it is decoded, so
 ///   memory does not depend on the input's height. Progressive JPEGs, interlaced PNGs and the
@@ -37,7 +38,9 @@ public struct ThumbnailDecoder: Sendable {
         self.maxPixelSize = max(maxPixelSize, 1)
         self.options = options
         rows = RowStreamDecoder(options: ImageSourceOptions(limits: options.limits, strict: options.strict))
-        rows.jpegScaleToFit = self.maxPixelSize
+        // libvips' shrink-on-load rule: the DCT scale leaves at least 2x for the filter, which a
+        // 1/8-scaled IDCT (a block average, sharper than a low-pass) would otherwise alias.
+        rows.jpegScaleToFit = 2 * self.maxPixelSize
     }
 
     /// The format, once the first bytes have told it.

@@ -65,3 +65,33 @@ import Testing
         #expect(opaque.status == 0 && opaque.stderr.isEmpty, "\(opaque.stderr)")
     }
 }
+
+/// `jpng thumbnail`: the library's thumbnail, written in the format asked for; stdin and
+/// stdout; errors as one line without an output file.
+@Suite struct ThumbnailCommandTests {
+    @Test func fileAndPipe() throws {
+        let path = "jpeg/valid/exif_orientation6.jpg"
+        let bytes = try TestVectors.bytes(path)
+        let expected = try ImageSource.thumbnail(bytes, maxPixelSize: 24)
+        let dir = try CLI.scratchFolder()
+        let out = dir.appendingPathComponent("t.pam").path
+        let r = try CLI.run(["thumbnail", TestVectors.url(path).path, "-o", out, "--size", "24"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let written = try ImageSource.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))))
+        #expect(written.width == expected.width && written.height == expected.height && written.pixels == expected.pixels)
+        let piped = try CLI.run(["thumbnail", "-", "-o", "-", "--format", "pam", "--size", "24", "--no-rotate"], stdin: bytes)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        let stored = try ImageSource.decode(piped.stdout)
+        #expect(stored.width == expected.height && stored.height == expected.width)
+    }
+
+    @Test func damagedInputLeavesNothing() throws {
+        let dir = try CLI.scratchFolder()
+        let input = dir.appendingPathComponent("cut.png")
+        let bytes = try TestVectors.bytes("png/pngsuite/basn2c16.png")
+        try Data(bytes.prefix(bytes.count / 2)).write(to: input)
+        let r = try CLI.run(["thumbnail", input.path, "-o", dir.appendingPathComponent("t.png").path, "--size", "8"])
+        #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["cut.png"])
+    }
+}

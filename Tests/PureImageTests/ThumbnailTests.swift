@@ -167,7 +167,7 @@ import Testing
         var decoded = try ImageSource.decode(bytes)
         if bytes.starts(with: [0xFF, 0xD8]) {
             let longer = max(decoded.width, decoded.height)
-            let scale = [1, 2, 4].first { (longer * $0 + 7) / 8 >= size } ?? 8
+            let scale = [1, 2, 4].first { (longer * $0 + 7) / 8 >= 2 * size } ?? 8
             decoded = try JPEGDecoder.decode(bytes, options: JPEGDecodingOptions(scale: scale))
         }
         let stored = RowReducer.size(width: decoded.width, height: decoded.height, maxPixelSize: size)
