@@ -9,9 +9,9 @@ struct Decode: ParsableCommand {
         Output formats by extension: .png, .jpg/.jpeg, .pam (keeps channels and 16-bit depth), \
         .ppm/.pgm (alpha dropped). '-o -' writes to stdout with --format. An animation gives its \
         first frame composited on the canvas; --frame N picks another, --frames DIR writes every \
-        frame. Input is any format ImageSource reads, Netpbm included ('-' reads stdin). To .ppm \
-        and .pgm the rows stream from the decoder to the output as djpeg writes them: a baseline \
-        JPEG or non-interlaced PNG is never held whole.
+        frame. Input is any format ImageSource reads, Netpbm included ('-' reads stdin). To .ppm, \
+        .pgm, .png and baseline .jpg the rows stream from the decoder to the output as djpeg and \
+        cjpeg pass them: a baseline JPEG, non-interlaced PNG or Netpbm file is never held whole.
 
         Examples:
           jpng decode photo.png -o photo.pam
@@ -85,6 +85,11 @@ struct Decode: ParsableCommand {
             if (outputFormat == .ppm || outputFormat == .pgm) && subsample == 1 && !autoOrient && frame == 0 {
                 // Rows stream from the decoder to the file, as djpeg writes them.
                 return try streamDecodeToNetpbm(input: input, output: output, gray: outputFormat == .pgm, strict: strict)
+            }
+            if subsample == 1 && !autoOrient && frame == 0 && canStreamEncode(outputFormat, settings: encoder.settings, input: input) {
+                // Rows stream from the decoder to the encoder: the image is never held.
+                return try streamDecodeToEncoded(input: input, output: output, format: outputFormat,
+                                                 settings: encoder.settings, strict: strict)
             }
             let bytes = try readInput(input)
             let encoded: [UInt8]

@@ -2,9 +2,10 @@
 /// that must not hold the whole image (the tile pyramid of ``TilePyramidWriter``).
 ///
 /// The format is sniffed from the first bytes as ``ImageSource`` does. Sequential JPEGs whose
-/// first scan holds every component and non-interlaced PNGs stream: rows are handed out by
-/// `append` as the bytes arrive, and memory does not grow with the image height (a few MCU rows
-/// or one inflate block of rows, see `JPEGRowDecoder` and `PNGRowDecoder`). Formats whose
+/// first scan holds every component, non-interlaced PNGs and Netpbm files stream: rows are
+/// handed out by `append` as the bytes arrive, and memory does not grow with the image height
+/// (a few MCU rows, one inflate block of rows or about 256 KB of raster, see `JPEGRowDecoder`,
+/// `PNGRowDecoder` and ``NetpbmDecoder``). Formats whose
 /// rows only become final at the end (progressive or multi-scan JPEG, interlaced PNG) are
 /// decoded whole, within `limits`, and their rows handed out at their end; GIF (its first frame)
 /// and formats an app registers go through ``ImageSource`` and are handed out by `finish`.
@@ -31,6 +32,7 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
     private var prefix: [UInt8] = []
     private var jpeg: JPEGRowDecoder?
     private var png: PNGRowDecoder?
+    private var netpbm: NetpbmDecoder?
     private var whole: ImageSource?
     /// Shrink-on-load for thumbnails: a JPEG decodes at the smallest DCT scale whose longer side
     /// is at least this (`JPEGDecodingOptions.scaleToFit`).
@@ -48,11 +50,12 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
     public var format: ImageFileFormat? {
         if jpeg != nil { return .jpeg }
         if png != nil { return .png }
+        if netpbm != nil { return .netpbm }
         return whole?.format
     }
 
     /// Size and pixel format of the rows to come, after the first `.header` event.
-    public var header: ImageHeader? { jpeg?.header ?? png?.header ?? whole?.header }
+    public var header: ImageHeader? { jpeg?.header ?? png?.header ?? netpbm?.header ?? whole?.header }
 
     /// The metadata read so far.
     public var metadata: ImageMetadata { jpeg?.metadata ?? png?.metadata ?? whole?.metadata ?? ImageMetadata() }
@@ -66,13 +69,14 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
 
     /// True when rows come out as the bytes arrive (a streamable JPEG or PNG), false when they
     /// come at the end. Known at the first scan of a JPEG, at the `.header` event of a PNG.
-    public var isStreaming: Bool { jpeg?.isStreaming ?? png?.isStreaming ?? false }
+    public var isStreaming: Bool { jpeg?.isStreaming ?? png?.isStreaming ?? (netpbm?.header != nil) }
 
     /// Feeds the next bytes; `rows` receives every band that became final.
     @discardableResult
     public mutating func append(_ bytes: UnsafeRawBufferPointer, rows: (RowBand) throws -> Void) throws -> [DecodingEvent] {
         if jpeg != nil { return try jpeg?.append(bytes, rows: rows) ?? [] }
         if png != nil { return try png?.append(bytes, rows: rows) ?? [] }
+        if netpbm != nil { return try netpbm?.append(bytes, rows: rows) ?? [] }
         if whole != nil { return try whole?.append(bytes) ?? [] }
         prefix.append(contentsOf: bytes)
         return try start(final: false, rows: rows)
@@ -81,13 +85,17 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
     /// Ends the input: `rows` receives the rows not handed out yet. Throws the codec's error
     /// (a truncation error after the rows decoded so far).
     public mutating func finish(rows: (RowBand) throws -> Void) throws {
-        if jpeg == nil && png == nil && whole == nil { _ = try start(final: true, rows: rows) }
+        if jpeg == nil && png == nil && netpbm == nil && whole == nil { _ = try start(final: true, rows: rows) }
         if jpeg != nil {
             try jpeg?.finish(rows: rows)
             return
         }
         if png != nil {
             try png?.finish(rows: rows)
+            return
+        }
+        if netpbm != nil {
+            try netpbm?.finish(rows: rows)
             return
         }
         var source = whole ?? ImageSource(options: ImageSourceOptions(limits: options.limits, strict: options.strict))
@@ -113,6 +121,11 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
         if isPNG {
             png = PNGRowDecoder(limits: options.limits, options: PNGDecodingOptions(strict: options.strict))
             return try png?.append(bytes, rows: rows) ?? []
+        }
+        // Netpbm (`P1` ... `P7`, as cjpeg recognises it): rows as the raster arrives.
+        if bytes.count >= 2 && bytes[0] == UInt8(ascii: "P") && (0x31 ... 0x37).contains(bytes[1]) {
+            netpbm = NetpbmDecoder(streamingRowsWithin: options.limits)
+            return try bytes.withUnsafeBytes { try netpbm?.append($0, rows: rows) } ?? []
         }
         var source = ImageSource(options: ImageSourceOptions(limits: options.limits, strict: options.strict))
         defer { whole = source }

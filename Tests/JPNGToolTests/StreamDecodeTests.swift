@@ -95,3 +95,42 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["cut.png"])
     }
 }
+
+/// `decode` to PNG and baseline JPEG streams rows into the stream encoders: the bytes must be
+/// those of the whole image encoded as `encodeImage` encodes it.
+@Suite struct StreamEncodeTests {
+    static let inputs: [String] = StreamDecodeTests.inputs.filter { !$0.hasPrefix("regressions/") } + ["netpbm/rgb_p6.ppm"]
+
+    static func wholeImage(_ bytes: [UInt8]) throws -> Image { try ImageSource.decode(bytes) }
+
+    @Test("PNG and JPEG output, to a file and through stdin and stdout, equal the whole image's", arguments: inputs)
+    func streamedEqualsWhole(_ path: String) throws {
+        let bytes = try TestVectors.bytes(path)
+        let image = try Self.wholeImage(bytes)
+        let png = try PNGEncoder.encode(image)
+        let opaque = image.format.hasAlpha && !JPNGEncoder.hasTransparency(image) ? image.converted(to: image.format.withoutAlpha) : image
+        let jpeg = try JPEGEncoder.encode(opaque, options: JPEGEncodingOptions(quality: 85, subsampling: .s420))
+        let dir = try CLI.scratchFolder()
+        for (ext, expected) in [("png", png), ("jpg", jpeg)] {
+            let out = dir.appendingPathComponent("out.\(ext)").path
+            let toFile = try CLI.run(["decode", TestVectors.url(path).path, "-o", out, "--force"])
+            #expect(toFile.status == 0, "\(toFile.stderr)")
+            #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))) == expected, "\(path) to .\(ext)")
+            let piped = try CLI.run(["decode", "-", "-o", "-", "--format", ext == "jpg" ? "jpeg" : "png"], stdin: bytes)
+            #expect(piped.status == 0 && piped.stdout == expected, "\(path) through stdin and stdout: \(piped.stderr)")
+        }
+    }
+
+    @Test("a file cut short: one line on stderr, non-zero exit, no output file")
+    func truncatedLeavesNothing() throws {
+        let bytes = try TestVectors.bytes("jpeg-encoder/photo_64x48_q75_420.jpg")
+        let dir = try CLI.scratchFolder()
+        let input = dir.appendingPathComponent("cut.ppm")
+        try Data(Array("P6\n64 48\n255\n".utf8) + bytes.prefix(1000)).write(to: input)
+        for ext in ["png", "jpg"] {
+            let r = try CLI.run(["decode", input.path, "-o", dir.appendingPathComponent("out.\(ext)").path])
+            #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["cut.ppm"])
+    }
+}

@@ -117,3 +117,46 @@ func streamRows(_ bytes: [UInt8], pieces size: Int) throws -> (image: Image, bef
         #expect(decoder.header?.fileFormat == .jpeg)
     }
 }
+
+/// Netpbm rows stream through a window of rows: every vector, windows of one row, three rows
+/// and the default, fed in pieces, gives the whole decode's rows in order.
+@Suite struct NetpbmRowStreamTests {
+    static let files = TestVectors.files(in: "netpbm").filter { !$0.hasSuffix(".py") && !$0.hasSuffix(".tsv") && !$0.hasSuffix(".raw") && !$0.hasSuffix(".jpg") }
+
+    @Test("streamed rows equal the whole decode", arguments: files)
+    func streamedEqualsWhole(_ file: String) throws {
+        let bytes = try TestVectors.bytes("netpbm/" + file)
+        guard let whole = try? NetpbmDecoder.decode(bytes) else { return }
+        let rowBytes = whole.width * whole.format.bytesPerPixel
+        for window in [1, 3 * rowBytes, 1 << 18] {
+            for piece in [1, 7, 4096] {
+                var decoder = NetpbmDecoder(streamingRowsWithin: .default, windowBytes: window)
+                var pixels: [UInt8] = [], next = 0
+                let take = { (band: RowBand) in
+                    #expect(band.y == next)
+                    for i in 0 ..< band.count { pixels += band.row(i) }
+                    next += band.count
+                }
+                var i = 0
+                while i < bytes.count {
+                    try bytes[i ..< min(bytes.count, i + piece)].withUnsafeBytes { _ = try decoder.append($0, rows: take) }
+                    i += piece
+                }
+                try decoder.finish(rows: take)
+                #expect(pixels == whole.pixels, "\(file), window \(window), pieces of \(piece)")
+            }
+        }
+        // One byte short: streaming fails exactly when the whole decode does.
+        let short = Array(bytes.dropLast())
+        let wholeFails = (try? NetpbmDecoder.decode(short)) == nil
+        var cut = NetpbmDecoder(streamingRowsWithin: .default, windowBytes: rowBytes)
+        var streamFails = false
+        do {
+            try short.withUnsafeBytes { raw -> Void in _ = try cut.append(raw, rows: { _ in }) }
+            try cut.finish(rows: { _ in })
+        } catch {
+            streamFails = true
+        }
+        #expect(streamFails == wholeFails, "\(file) one byte short")
+    }
+}

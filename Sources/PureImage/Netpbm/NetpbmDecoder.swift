@@ -56,6 +56,11 @@ public struct NetpbmDecoder: Sendable {
     private var highByte = -1
     private var table: [UInt16] = []
     private var rowsReported = 0
+    /// Row streaming (``RowStreamDecoder``): the rows `pixels` holds at once (0: the whole
+    /// image), and the sample index of `pixels[0]`.
+    private var windowRows = 0
+    private var base = 0
+    private var windowEnd: Int { windowRows > 0 ? min(totalSamples, base + windowRows * width * channels) : totalSamples }
 
     /// A decoder that refuses images beyond `limits`.
     public init(limits: DecodingLimits = .default) {
@@ -76,17 +81,35 @@ public struct NetpbmDecoder: Sendable {
     /// Feeds the next bytes; returns what became available (`.header`, `.rows`, `.end`).
     /// After an error every call throws it.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) throws(NetpbmError) -> [DecodingEvent] {
+        do {
+            return try append(bytes, rows: { _ in })
+        } catch let error as NetpbmError {
+            throw error
+        } catch {
+            fatalError("no row sink, no other error")
+        }
+    }
+
+    /// A decoder that hands out rows (``append(_:rows:)``) instead of building the image: it
+    /// holds `windowBytes` of rows (at least one row), whatever the height.
+    init(streamingRowsWithin limits: DecodingLimits, windowBytes: Int = 1 << 18) {
+        self.limits = limits
+        windowRows = -max(windowBytes, 1)
+    }
+
+    /// ``append(_:)`` handing the rows that became complete to `rows` (streaming decoders only).
+    mutating func append(_ bytes: UnsafeRawBufferPointer, rows sink: (RowBand) throws -> Void) throws -> [DecodingEvent] {
         if let failure { throw failure }
         var events: [DecodingEvent] = []
-        do throws(NetpbmError) {
+        do {
             var i = 0
             while i < bytes.count {
                 switch phase {
                 case .signature:
                     let c = bytes[i]
-                    if offset == 0 && c != UInt8(ascii: "P") { throw .invalidSignature(offset: 0) }
+                    if offset == 0 && c != UInt8(ascii: "P") { throw NetpbmError.invalidSignature(offset: 0) }
                     if offset == 1 {
-                        guard (UInt8(ascii: "1") ... UInt8(ascii: "7")).contains(c) else { throw .invalidSignature(offset: 0) }
+                        guard (UInt8(ascii: "1") ... UInt8(ascii: "7")).contains(c) else { throw NetpbmError.invalidSignature(offset: 0) }
                         magic = Int(c - UInt8(ascii: "0"))
                         phase = magic == 7 ? .pamLine : .fields
                     }
@@ -105,16 +128,60 @@ public struct NetpbmDecoder: Sendable {
                     i += used
                     offset += used
                     reportRows(&events)
+                    if windowRows > 0 && samples == windowEnd { try flushRows(sink) }
                 case .done:
                     offset += bytes.count - i
                     i = bytes.count
                 }
             }
-        } catch {
+            if windowRows > 0 { try flushRows(sink) }
+        } catch let error as NetpbmError {
             failure = error
             throw error
         }
         return events
+    }
+
+    /// Hands out the complete rows in the window and keeps the partial one at its start.
+    private mutating func flushRows(_ sink: (RowBand) throws -> Void) throws {
+        let perRow = width * channels, bytesPerSample = wide ? 2 : 1
+        let rows = (samples - base) / perRow
+        guard rows > 0, let format = header?.pixelFormat else { return }
+        try pixels.withUnsafeBytes { raw in
+            try sink(RowBand(y: base / perRow, count: rows, width: width, format: format,
+                             bytesPerRow: perRow * bytesPerSample, base: raw.baseAddress!))
+        }
+        let done = rows * perRow, rest = samples - base - done
+        if rest > 0 {
+            pixels.withUnsafeMutableBytes { raw in
+                raw.baseAddress!.copyMemory(from: raw.baseAddress! + done * bytesPerSample, byteCount: rest * bytesPerSample)
+            }
+        }
+        base += done
+    }
+
+    /// ``finish()`` for a streaming decoder: the last rows to `rows`, then the truncation error
+    /// (without a partial image) when the raster is short.
+    mutating func finish(rows sink: (RowBand) throws -> Void) throws {
+        if let failure { throw failure }
+        if phase == .raster && magic != 1 && magic <= 3 && digits > 0 && !inComment {
+            do throws(NetpbmError) { try storePlain(offset: offset) } catch {
+                failure = error
+                throw error
+            }
+        }
+        guard phase == .raster || phase == .done else {
+            let error = NetpbmError.truncated(offset: offset, partial: nil)
+            failure = error
+            throw error
+        }
+        try flushRows(sink)
+        guard samples == totalSamples else {
+            let error = NetpbmError.truncated(offset: offset, partial: nil)
+            failure = error
+            throw error
+        }
+        phase = .done
     }
 
     /// Ends the input: the image, or the error (``NetpbmError/truncated(offset:partial:)`` with
@@ -265,10 +332,13 @@ public struct NetpbmDecoder: Sendable {
         guard maxval >= 1 && maxval <= 65535 else { throw .invalidHeader(reason: "maxval \(maxval) outside 1...65535", offset: at) }
         wide = maxval > 255
         let format = PixelFormat(color: channels >= 3, alpha: channels == 2 || channels == 4, sixteenBit: wide)
-        if let violation = limits.check(width: width, height: height, bytesPerPixel: format.bytesPerPixel) {
+        if windowRows < 0 { windowRows = max(1, -windowRows / (width * format.bytesPerPixel)) }
+        let heldRows = windowRows > 0 ? min(windowRows, height) : height
+        if let violation = limits.check(width: width, height: height, bytesPerPixel: windowRows > 0 ? 0 : format.bytesPerPixel,
+                                        extraBytes: windowRows > 0 ? heldRows * width * format.bytesPerPixel : 0) {
             throw .limitExceeded(violation, offset: at)
         }
-        pixels = [UInt8](repeating: 0, count: width * height * format.bytesPerPixel)
+        pixels = [UInt8](repeating: 0, count: width * heldRows * format.bytesPerPixel)
         totalSamples = width * height * channels
         let top = wide ? 65535 : 255
         if magic == 1 || magic == 4 {
@@ -296,9 +366,9 @@ public struct NetpbmDecoder: Sendable {
 
     /// Raw samples of one byte.
     private mutating func readBytes(_ bytes: UnsafeRawBufferPointer, from start: Int) throws(NetpbmError) -> Int {
-        let n = min(bytes.count - start, totalSamples - samples)
+        let n = min(bytes.count - start, windowEnd - samples)
         guard n > 0, let src = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self).advanced(by: start) else { return 0 }
-        let first = samples, limit = maxval
+        let first = samples - base, limit = maxval
         var bad = -1
         pixels.withUnsafeMutableBufferPointer { out in
             guard let dst = out.baseAddress?.advanced(by: first) else { return }
@@ -324,7 +394,8 @@ public struct NetpbmDecoder: Sendable {
     /// Raw samples of two bytes, big-endian, stored native-endian.
     private mutating func readWide(_ bytes: UnsafeRawBufferPointer, from start: Int) throws(NetpbmError) -> Int {
         var i = start
-        while i < bytes.count && samples < totalSamples {
+        let end = windowEnd
+        while i < bytes.count && samples < end {
             let c = Int(bytes[i])
             i += 1
             if highByte < 0 {
@@ -335,7 +406,7 @@ public struct NetpbmDecoder: Sendable {
             highByte = -1
             if v > maxval { throw .sampleOutOfRange(value: v, maxval: maxval, offset: offset + (i - start) - 2) }
             let out = table.isEmpty ? UInt16(v) : table[v]
-            let at = samples * 2
+            let at = (samples - base) * 2
             pixels.withUnsafeMutableBytes { $0.storeBytes(of: out, toByteOffset: at, as: UInt16.self) }
             samples += 1
         }
@@ -345,12 +416,13 @@ public struct NetpbmDecoder: Sendable {
     /// PBM raw: eight pixels a byte, most significant bit first, rows padded to a byte; 1 is black.
     private mutating func readBits(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
         var i = start
-        while i < bytes.count && samples < totalSamples {
+        let end = windowEnd
+        while i < bytes.count && samples < end {
             let c = bytes[i]
             i += 1
             let n = min(8, width - column)
             for bit in 0 ..< n {
-                pixels[samples + bit] = (c >> UInt8(7 - bit)) & 1 == 1 ? 0 : 255
+                pixels[samples - base + bit] = (c >> UInt8(7 - bit)) & 1 == 1 ? 0 : 255
             }
             samples += n
             column += n
@@ -363,7 +435,7 @@ public struct NetpbmDecoder: Sendable {
     /// pixel, with or without whitespace).
     private mutating func readPlain(_ bytes: UnsafeRawBufferPointer, from start: Int) throws(NetpbmError) -> Int {
         var i = start
-        while i < bytes.count && samples < totalSamples {
+        while i < bytes.count && samples < windowEnd {
             let c = bytes[i]
             let at = offset + (i - start)
             i += 1
@@ -374,7 +446,7 @@ public struct NetpbmDecoder: Sendable {
             if Self.isDigit(c) {
                 if magic == 1 {
                     guard c <= 0x31 else { throw .invalidSample(offset: at) }
-                    pixels[samples] = c == 0x31 ? 0 : 255
+                    pixels[samples - base] = c == 0x31 ? 0 : 255
                     samples += 1
                     continue
                 }
@@ -397,10 +469,10 @@ public struct NetpbmDecoder: Sendable {
         if v > maxval { throw .sampleOutOfRange(value: v, maxval: maxval, offset: at) }
         let out = table.isEmpty ? UInt16(v) : table[v]
         if wide {
-            let byteOffset = samples * 2
+            let byteOffset = (samples - base) * 2
             pixels.withUnsafeMutableBytes { $0.storeBytes(of: out, toByteOffset: byteOffset, as: UInt16.self) }
         } else {
-            pixels[samples] = UInt8(truncatingIfNeeded: out)
+            pixels[samples - base] = UInt8(truncatingIfNeeded: out)
         }
         samples += 1
         if samples == totalSamples { phase = .done }

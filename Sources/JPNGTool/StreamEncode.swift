@@ -1,0 +1,158 @@
+import Foundation
+import PureImage
+
+/// Whether `decode` (or `convert`) to `format` can pass rows from the decoder to the encoder
+/// without the image: PNG, and baseline JPEG with the standard Huffman tables (progressive and
+/// optimized tables need every block before the first byte).
+/// A JPNG file (read whole, so its mask becomes the alpha channel) is not streamed; from stdin
+/// its JPEG colour streams and its mask is not read.
+func canStreamEncode(_ format: OutputFormat, settings: EncodeSettings, input: String) -> Bool {
+    switch format {
+    case .png: return !isJPNGFile(input)
+    case .jpeg: return !settings.progressive && !settings.optimize && !isJPNGFile(input)
+    default: return false
+    }
+}
+
+/// True when the regular file at `path` starts like a JPEG and ends in a JPNG footer identifier.
+func isJPNGFile(_ path: String) -> Bool {
+    guard path != "-" else { return false }
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 18 else { return false }
+    var head = [UInt8](repeating: 0, count: 2), tail = [UInt8](repeating: 0, count: 4)
+    guard pread(fd, &head, 2, 0) == 2, pread(fd, &tail, 4, off_t(info.st_size) - 4) == 4 else { return false }
+    return JPNGFooter.looksLikeJPNG(head + [UInt8](repeating: 0, count: 16) + tail)
+}
+
+/// `decode` to PNG or baseline JPEG without holding the image: the input is read in pieces,
+/// rows go from `RowStreamDecoder` to `PNGStreamEncoder` or `JPEGStreamEncoder` band by band,
+/// and the output is a temporary file renamed at the end (or stdout). The bytes are those of
+/// the whole-image path (`encodeImage(_:as:settings:)`) with the metadata read before the
+/// first row (as libpng's `png_read_info` and libvips see it: a PNG's text chunks after its
+/// image data are not carried). Formats whose rows are final only at the end (progressive
+/// JPEG, Adam7 PNG, GIF) are held by the decoder until then.
+func streamDecodeToEncoded(input: String, output: String, format: OutputFormat, settings: EncodeSettings,
+                           strict: Bool) throws {
+    let reader = try InputPieces(path: input)
+    defer { reader.close() }
+    let sink = try OutputSink(path: output)
+    var committed = false
+    defer { if !committed { sink.abandon() } }
+    let limits = reader.size.map { DecodingLimits.default.knowingInputSize($0) } ?? .default
+    var decoder = RowStreamDecoder(options: ImageSourceOptions(limits: limits, strict: strict))
+    var writer = EncoderRowWriter(format: format, settings: settings, sink: sink)
+    do {
+        // Small pieces until the encoder starts, so that few rows wait for it (it starts between
+        // calls, once rows have come: a PNG's chunks before its image data are all read then).
+        while let piece = try reader.next(writer.isStarted ? 1 << 18 : 4096) {
+            try piece.withUnsafeBytes { raw in _ = try decoder.append(raw) { try writer.write($0) } }
+            if let header = decoder.header { try writer.start(header, metadata: decoder.metadata) }
+        }
+        try decoder.finish { try writer.write($0) }
+        if let header = decoder.header { try writer.start(header, metadata: decoder.metadata) }
+        try writer.end()
+    } catch let error as CLIError {
+        throw error
+    } catch {
+        throw CLIError("\(input): \(error)")
+    }
+    for warning in decoder.warnings { printNotice("\(input): warning: \(warning)") }
+    if writer.droppedTransparency { printNotice("the alpha channel is dropped in JPEG output (use .jpng to keep it)") }
+    try sink.commit()
+    committed = true
+}
+
+/// Feeds bands to the stream encoder of the output format once the image's size is known;
+/// bands that come before it wait in memory (a few rows: the input is fed in small pieces
+/// until the header).
+struct EncoderRowWriter {
+    let format: OutputFormat
+    let settings: EncodeSettings
+    let sink: OutputSink
+    private var png: PNGStreamEncoder?
+    private var jpeg: JPEGStreamEncoder?
+    private var waiting: [UInt8] = []
+    private var waitingFormat: PixelFormat?
+    private var scratch: [UInt8] = []
+    private(set) var droppedTransparency = false
+
+    /// True once the encoder exists.
+    var isStarted: Bool { png != nil || jpeg != nil }
+
+    init(format: OutputFormat, settings: EncodeSettings, sink: OutputSink) {
+        self.format = format
+        self.settings = settings
+        self.sink = sink
+    }
+
+    /// Starts the encoder for the image (once), then writes the bands that waited for it.
+    mutating func start(_ header: ImageHeader, metadata: ImageMetadata) throws {
+        guard png == nil && jpeg == nil, let rowFormat = waitingFormat else { return }
+        do {
+            if format == .png {
+                var options = PNGEncodingOptions()
+                options.compressionLevel = settings.pngLevel
+                png = try PNGStreamEncoder(width: header.width, height: header.height, format: rowFormat,
+                                           metadata: metadata, options: options)
+            } else {
+                let options = JPEGEncodingOptions(quality: settings.jpegQuality, subsampling: settings.subsampling)
+                jpeg = try JPEGStreamEncoder(width: header.width, height: header.height, format: rowFormat,
+                                             metadata: metadata, options: options)
+            }
+        } catch {
+            throw CLIError("\(error)")
+        }
+        let held = waiting
+        waiting = []
+        try held.withUnsafeBytes { try encode($0) }
+    }
+
+    /// The rows of `band`, to the encoder or into the wait.
+    mutating func write(_ band: RowBand) throws {
+        if waitingFormat == nil { waitingFormat = band.format }
+        let rowBytes = band.width * band.format.bytesPerPixel
+        if format == .jpeg && band.format.hasAlpha && !droppedTransparency {
+            scratch.removeAll(keepingCapacity: true)
+            for i in 0 ..< band.count { scratch.append(contentsOf: band.row(i)) }
+            let rows = Image(width: band.width, height: band.count, format: band.format, pixels: scratch)
+            droppedTransparency = JPNGEncoder.hasTransparency(rows)
+        }
+        if png == nil && jpeg == nil {
+            for i in 0 ..< band.count { waiting.append(contentsOf: band.row(i)) }
+            return
+        }
+        if band.bytesPerRow == rowBytes {
+            try encode(UnsafeRawBufferPointer(start: band.base, count: rowBytes * band.count))
+        } else {
+            scratch.removeAll(keepingCapacity: true)
+            for i in 0 ..< band.count { scratch.append(contentsOf: band.row(i)) }
+            try scratch.withUnsafeBytes { try encode($0) }
+        }
+    }
+
+    private mutating func encode(_ rows: UnsafeRawBufferPointer) throws {
+        guard rows.count > 0 else { return }
+        do {
+            let bytes = try png?.append(rows: rows) ?? jpeg?.append(rows: rows) ?? []
+            try sink.write(bytes)
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError("\(error)")
+        }
+    }
+
+    /// The encoder's last bytes (it checks that every row arrived).
+    mutating func end() throws {
+        guard png != nil || jpeg != nil else { throw CLIError("the decoder gave no rows") }
+        do {
+            let bytes = try png?.finish() ?? jpeg?.finish() ?? []
+            try sink.write(bytes)
+        } catch {
+            throw CLIError("\(error)")
+        }
+    }
+}
