@@ -73,6 +73,17 @@ struct Convert: ParsableCommand {
                     continue
                 }
                 do {
+                    if let fixed, canStreamEncode(fixed, settings: settings, input: task.input) {
+                        // PNG and baseline JPEG: rows stream from the decoder to the encoder.
+                        let output = task.outputBase + "." + fixed.fileExtension
+                        if output == task.input { throw CLIError("\(task.input): the output would overwrite the input (use --out-dir)") }
+                        if !force && fileExists(output) { throw CLIError("\(output): already exists (use --force to overwrite)") }
+                        try streamDecodeToEncoded(input: task.input, output: output, format: fixed, settings: settings,
+                                                  strict: request.strict)
+                        progress.finished(bytesIn: fileSize(task.input), bytesOut: fileSize(output),
+                                          line: verbose ? "\(task.input) -> \(output)" : nil)
+                        continue
+                    }
                     let bytes = try readInput(task.input)
                     // An animation stays one with --to auto; --to apng takes every frame.
                     let animated = fixed == .apng || fixed == nil && isAnimation(bytes)
@@ -262,4 +273,9 @@ final class ConversionProgress: @unchecked Sendable {
         if bytes >= 1 << 10 { return String(format: "%.1f KB", Double(bytes) / 1024) }
         return "\(bytes) B"
     }
+}
+
+/// The size of the file at `path` (0 when it cannot be read).
+private func fileSize(_ path: String) -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
 }

@@ -121,6 +121,21 @@ import Testing
         }
     }
 
+    @Test("convert --to png and --to jpeg stream too, with the same bytes")
+    func convertStreams() throws {
+        let path = "png/pngsuite/basn6a16.png"
+        let bytes = try TestVectors.bytes(path)
+        let image = try Self.wholeImage(bytes)
+        let dir = try CLI.scratchFolder()
+        let r = try CLI.run(["convert", TestVectors.url(path).path, "--to", "png", "--out-dir", dir.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect([UInt8](try Data(contentsOf: dir.appendingPathComponent("basn6a16.png"))) == (try PNGEncoder.encode(image)))
+        let j = try CLI.run(["convert", TestVectors.url(path).path, "--to", "jpeg", "--out-dir", dir.path])
+        #expect(j.status == 0 && j.stderr.contains("alpha channel is dropped"), "\(j.stderr)")
+        #expect([UInt8](try Data(contentsOf: dir.appendingPathComponent("basn6a16.jpg")))
+            == (try JPEGEncoder.encode(image, options: JPEGEncodingOptions(quality: 85, subsampling: .s420))))
+    }
+
     @Test("a file cut short: one line on stderr, non-zero exit, no output file")
     func truncatedLeavesNothing() throws {
         let bytes = try TestVectors.bytes("jpeg-encoder/photo_64x48_q75_420.jpg")
