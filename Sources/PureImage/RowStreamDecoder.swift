@@ -6,8 +6,10 @@
 /// handed out by `append` as the bytes arrive, and memory does not grow with the image height
 /// (a few MCU rows, one inflate block of rows or about 256 KB of raster, see `JPEGRowDecoder`,
 /// `PNGRowDecoder` and ``NetpbmDecoder``). Formats whose
-/// rows only become final at the end (progressive or multi-scan JPEG, interlaced PNG) are
-/// decoded whole, within `limits`, and their rows handed out at their end; GIF (its first frame)
+/// rows only become final at the end are decoded whole and their rows handed out at their end:
+/// a progressive or multi-scan JPEG keeps its coefficients (in a temporary file above
+/// ``spillAbove``) and renders its rows a band at a time, an interlaced PNG is held within
+/// `limits`; GIF (its first frame)
 /// and formats an app registers go through ``ImageSource`` and are handed out by `finish`.
 ///
 /// A JPNG yields its colour image: the JPEG part streams as RGB and the mask and footer after
@@ -34,6 +36,13 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
     private var png: PNGRowDecoder?
     private var netpbm: NetpbmDecoder?
     private var whole: ImageSource?
+    /// A progressive or multi-scan JPEG whose coefficients exceed this many bytes keeps them in
+    /// a temporary file in ``spillDirectory`` (`JPEGDecodingOptions.spillAbove`), 16 MB of it in
+    /// memory at a time, so its rows too come out in bounded memory. nil: always in memory.
+    public var spillAbove: Int? = 32 << 20
+    /// Where a spilled coefficient store's (unlinked) temporary file goes.
+    public var spillDirectory: String = JPEGDecodingOptions.defaultSpillDirectory
+
     /// Shrink-on-load for thumbnails: a JPEG decodes at the smallest DCT scale whose longer side
     /// is at least this (`JPEGDecodingOptions.scaleToFit`).
     var jpegScaleToFit: Int?
@@ -115,6 +124,8 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
         if isJPEG {
             var jpegOptions = JPEGDecodingOptions(strict: options.strict)
             jpegOptions.scaleToFit = jpegScaleToFit
+            jpegOptions.spillAbove = spillAbove
+            jpegOptions.spillDirectory = spillDirectory
             jpeg = JPEGRowDecoder(limits: options.limits, options: jpegOptions)
             return try jpeg?.append(bytes, rows: rows) ?? []
         }

@@ -13,6 +13,15 @@ public struct JPEGDecodingOptions: Sendable, Equatable {
     /// (1/8, 1/4, 1/2, full) whose longer side is still at least this many pixels, the cheapest
     /// start of a thumbnail that fits this size. `scale` after the header tells which was taken.
     public var scaleToFit: Int? = nil
+    /// Progressive and multi-scan files keep every coefficient until their last scan (2 bytes
+    /// a coefficient: 576 MB for a 192 MP 4:2:0 photo). Above this many bytes the store spills
+    /// to a temporary file in ``spillDirectory`` (unlinked as soon as it is made), of which a
+    /// 16 MB window is held in memory; `DecodingLimits.maxBytes` then counts the window, not the
+    /// store. nil: always in memory. Pixels are the same either way.
+    public var spillAbove: Int? = nil
+    /// Where a spilled store's temporary file goes: `TMPDIR`, else `/var/tmp` (disk-backed
+    /// where `/tmp` may be memory).
+    public var spillDirectory: String = JPEGDecodingOptions.defaultSpillDirectory
     /// For 4-component (CMYK/YCCK) files: return the CMYK samples as stored (Adobe files store
     /// them inverted) in an `.rgba8` image (C, M, Y, K in the R, G, B, A slots) instead of RGB.
     public var outputCMYK: Bool = false
@@ -190,6 +199,8 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     var useSIMD = true
     /// Row mode (``JPEGRowDecoder``): streamable frames go to a band buffer, not an image.
     var rowOutput: RowOutput?
+    /// Row mode, coefficient mode after EOI: the final pass, a band at a time.
+    var finalRender: FinalRender?
     /// Coefficient mode: the renders kept for reuse, and what changed since (see ``PreviewCache``).
     var previewCache = PreviewCache()
 
@@ -567,7 +578,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             throw .limitExceeded(.pixels(requested: frame.width * frame.height, limit: limits.maxPixels), offset: frame.offset)
         }
         // Progressive frames keep every coefficient; sequential ones a few MCU rows (checked again at the first scan).
-        let working = frame.isProgressive ? frame.coefficientBytes : 3 * 8 * frame.vMax * frame.mcusWide * 8 * frame.hMax * frame.components.count
+        let working = frame.isProgressive ? coefficientStoreBytes(frame) : 3 * 8 * frame.vMax * frame.mcusWide * 8 * frame.hMax * frame.components.count
         let (imageBytesPerPixel, bandBytes) = outputBytes(format: format, whole: frame.isProgressive, width: outWidth, bandRows: frame.vMax * scale)
         if let violation = limits.check(width: outWidth, height: outHeight, bytesPerPixel: imageBytesPerPixel, extraBytes: working + bandBytes) {
             throw .limitExceeded(violation, offset: frame.offset)
@@ -599,6 +610,16 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         }
     }
 
+    /// Whether this frame's coefficient store goes to a temporary file (``JPEGDecodingOptions/spillAbove``).
+    func spills(_ frame: Frame) -> Bool {
+        options.spillAbove.map { frame.coefficientBytes > $0 } ?? false
+    }
+
+    /// The memory the coefficient store holds: all of it, or a spilled store's window.
+    func coefficientStoreBytes(_ frame: Frame) -> Int {
+        spills(frame) ? min(frame.coefficientBytes, DecodedCoefficients.window) : frame.coefficientBytes
+    }
+
     private mutating func startScan(_ scan: ScanHeader, frame: Frame, _ events: inout [DecodingEvent]) throws(JPEGError) {
         scansStarted += 1
         if scansStarted > limits.maxScans { throw .tooManyScans(limit: limits.maxScans, offset: scan.offset) }
@@ -616,7 +637,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             let geometry = try OutputGeometry(frame: frame, scale: options.scale, transform: colorTransform(frame),
                                               outputCMYK: options.outputCMYK, fancy: options.fancyUpsampling)
             let streaming = !frame.isProgressive && scan.components.count == frame.components.count
-            let extra = streaming ? geometry.workingBytes : geometry.workingBytes + frame.coefficientBytes
+            let extra = streaming ? geometry.workingBytes : geometry.workingBytes + coefficientStoreBytes(frame)
             let (imageBytesPerPixel, bandBytes) = outputBytes(format: geometry.format, whole: !streaming, width: geometry.width,
                                                               bandRows: geometry.bandRows)
             if let violation = limits.check(width: geometry.width, height: geometry.height,
@@ -643,7 +664,9 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                     total += counts[counts.count - 1]
                 }
                 coefficientOffsets = offsets
-                coefficients = DecodedCoefficients(counts: counts)
+                coefficients = spills(frame)
+                    ? try DecodedCoefficients(counts: counts, spillDirectory: options.spillDirectory)
+                    : DecodedCoefficients(counts: counts)
             }
         }
         for c in scan.components {
@@ -759,7 +782,8 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             let committed = geometry.width * geometry.height * geometry.format.bytesPerPixel + geometry.workingBytes
                 + frame.coefficientBytes
             let room = limits.maxBytes > committed ? limits.maxBytes - committed : 0
-            heldScanLimit = holdsScans ? min(max(1 << 16, frame.coefficientBytes / 4), room) : 0
+            // A spilled store is written as the bytes arrive (a held scan would be as large as the window).
+            heldScanLimit = holdsScans && !coefficients.isSpilled ? min(max(1 << 16, frame.coefficientBytes / 4), room) : 0
         }
         phase = .scan
     }

@@ -37,6 +37,9 @@ public enum JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
     case dataAfterEnd(offset: Int)
     /// A decoding option outside its documented range.
     case invalidOption(String)
+    /// The temporary file of a spilled coefficient store (``JPEGDecodingOptions/spillAbove``)
+    /// could not be made: the directory is missing, not writable or full.
+    case temporaryStorage(reason: String)
 
     /// A stable name for the case (vector tables record it).
     public var code: String {
@@ -54,6 +57,7 @@ public enum JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
         case .truncated: "truncated"
         case .dataAfterEnd: "dataAfterEnd"
         case .invalidOption: "invalidOption"
+        case .temporaryStorage: "temporaryStorage"
         }
     }
 
@@ -65,7 +69,7 @@ public enum JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
              let .unsupported(_, o), let .invalidScan(_, o), let .corruptData(_, o),
              let .limitExceeded(_, o), let .tooManyScans(_, o), let .truncated(o, _), let .dataAfterEnd(o):
             o
-        case .invalidOption: nil
+        case .invalidOption, .temporaryStorage: nil
         }
     }
 
@@ -85,6 +89,7 @@ public enum JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .truncated(o, p): "input truncated at offset \(o)" + (p == nil ? "" : " (partial image available)")
         case let .dataAfterEnd(o): "data after EOI at offset \(o)"
         case let .invalidOption(r): "invalid decoding option: \(r)"
+        case let .temporaryStorage(r): "temporary storage for the coefficients failed: \(r)"
         }
     }
 }

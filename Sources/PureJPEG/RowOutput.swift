@@ -29,9 +29,10 @@ struct RowOutput: Sendable {
 
 extension JPEGDecoder {
     /// Bytes per pixel of an output image and bytes of the row-mode band buffer, for the limits
-    /// check: row mode with a streamable frame (`whole` false) keeps a band buffer, not the image.
+    /// check: row mode keeps a band buffer, not the image (a coefficient-mode file's final pass
+    /// renders into it band by band).
     func outputBytes(format: PixelFormat, whole: Bool, width: Int, bandRows: Int) -> (imageBytesPerPixel: Int, bandBytes: Int) {
-        guard rowOutput != nil, !whole else { return (format.bytesPerPixel, 0) }
+        guard rowOutput != nil else { return (format.bytesPerPixel, 0) }
         return (0, RowOutput.bufferBytes(width: width, bandRows: bandRows, bytesPerPixel: format.bytesPerPixel))
     }
 
@@ -60,7 +61,8 @@ extension JPEGDecoder {
     /// buffer, and (non-streamable files only) coefficients and the image. Tests check that it
     /// does not depend on the image height.
     var retainedBytes: Int {
-        var total = coefficients.count * MemoryLayout<Int16>.stride + (image?.pixels.count ?? 0)
+        var total = (coefficients.isSpilled ? DecodedCoefficients.window : coefficients.count * MemoryLayout<Int16>.stride)
+            + (image?.pixels.count ?? 0)
         if let pipeline { total += pipeline.planes.count + pipeline.upsampled.count + pipeline.scratch.count }
         if let rowOutput { total += rowOutput.buffer.count }
         return total
@@ -177,6 +179,17 @@ public struct JPEGRowDecoder: RowStreamingDecoder, Sendable {
             events += try decoder.append(UnsafeRawBufferPointer(start: nil, count: 0))
         }
         guard decoder.phase == .done, let header = decoder.header else { return }
+        // Coefficient mode's final pass: a band at a time, as the rows are taken.
+        while decoder.finalRender != nil && decoder.renderNextRows() {
+            guard let pending = decoder.rowOutput?.pending, !pending.isEmpty else { break }
+            decoder.rowOutput?.pending = 0 ..< 0
+            let rowBytes = header.width * header.pixelFormat.bytesPerPixel
+            try decoder.rowOutput?.buffer.withUnsafeBytes { raw in
+                guard let base = raw.baseAddress else { return }
+                try rows(RowBand(y: pending.lowerBound, count: pending.count, width: header.width,
+                                 format: header.pixelFormat, bytesPerRow: rowBytes, base: base))
+            }
+        }
         if let gray = decoder.rowOutput?.gray, !gray.isEmpty {
             decoder.rowOutput?.gray = 0 ..< 0
             let bandRows = decoder.rowOutput?.bandRows ?? 1

@@ -17,9 +17,10 @@ extension JPEGDecoder {
         if !isFinal && input.count < retryAt && !markerArrived() { return false }
         let changes = mode == .coefficients ? prepareCoefficientChange() : nil
         while true {
+            // A spilled store is decoded a band at a time, its pages dropped between bands.
             let stop = mode == .streaming
                 ? min(plan.mcuCount, (entropy.mcu / plan.mcusWide + 1) * plan.mcusWide)
-                : plan.mcuCount
+                : coefficients.isSpilled ? min(plan.mcuCount, entropy.mcu + spillBandMCUs(plan)) : plan.mcuCount
             var st = entropy
             let firstMCU = entropy.mcu
             var warnings: [String] = []
@@ -74,6 +75,7 @@ extension JPEGDecoder {
             st.reader.position = 0
             entropy = st
             if changes != nil { noteMarkedRows(plan, mcus: firstMCU ..< min(plan.mcuCount, st.mcu + 1)) }
+            if mode == .coefficients { coefficients.noteTouched(bytes: max(st.mcu - firstMCU, 0) * blocksPerMCU(plan) * 128) }
             for w in warnings { events.append(.warning(w)) }
             switch step {
             case .reached:
@@ -123,6 +125,16 @@ extension JPEGDecoder {
                 throw error
             }
         }
+    }
+
+    /// Blocks in one MCU of the scan.
+    private func blocksPerMCU(_ plan: ScanPlan) -> Int {
+        plan.interleaved ? plan.components.reduce(0) { $0 + $1.h * $1.v } : 1
+    }
+
+    /// MCUs of one pass over a spilled store: a quarter of its window.
+    private func spillBandMCUs(_ plan: ScanPlan) -> Int {
+        max(1, DecodedCoefficients.window / 4 / (blocksPerMCU(plan) * 128))
     }
 
     /// Tells the preview cache which block rows MCUs `mcus` of the scan cover (marks from this
@@ -192,7 +204,13 @@ extension JPEGDecoder {
             // EOI before any scan: the image data is missing, as if the file were cut short (row mode: no partial image).
             throw .truncated(offset: offset, partial: rowOutput == nil ? preview() : nil)
         }
-        if mode == .coefficients {
+        if mode == .coefficients && rowOutput != nil {
+            // Row mode: the final pass renders a band at a time as the caller takes the rows.
+            let lastGoodRow = entropy.skipping || entropy.beganSkipping ? Int(entropy.lastGoodRow) : .max
+            startFinalRender(frame: frame, geometry: geometry, lastGoodRow: lastGoodRow)
+            releasePreviewCache()
+            events.append(.rows(0 ..< geometry.height))
+        } else if mode == .coefficients {
             // A progressive file whose first AC coefficients are not all exact is smoothed as
             // djpeg smooths it (BlockSmoothing.swift); previews are not.
             let lastGoodRow = entropy.skipping || entropy.beganSkipping ? Int(entropy.lastGoodRow) : .max
@@ -218,43 +236,7 @@ extension JPEGDecoder {
     /// Renders the whole coefficient store: per MCU row, IDCT into the band rings, then the
     /// same upsampling and colour conversion as streaming. Cost: one IDCT per block.
     func render(frame: Frame, geometry: OutputGeometry) -> Image {
-        // Every band is emitted, so every byte of `out` is written.
-        var out = Image.unfilled(width: geometry.width, height: geometry.height, format: geometry.format, metadata: metadata)
-        var pipeline = BandPipeline(geometry: geometry, inverted: cmykInverted, useSIMD: useSIMD)
-        var planes: [UInt8] = []
-        swap(&planes, &pipeline.planes)
-        let store = coefficients
-        out.pixels.withUnsafeMutableBufferPointer { outBuffer in
-            guard let outBase = outBuffer.baseAddress else { return }
-            for band in 0 ..< geometry.bands {
-                planes.withUnsafeMutableBufferPointer { planeBuffer in
-                    withExtendedLifetime(store) {
-                        componentQuant.withUnsafeBufferPointer { quant in
-                            guard let planeBase = planeBuffer.baseAddress, let q = quant.baseAddress,
-                                  store.counts.count == frame.components.count else { return }
-                            for (c, fc) in frame.components.enumerated() {
-                                let gc = geometry.components[c]
-                                let idct = pipeline.kernels[c].idct
-                                for row in 0 ..< fc.v {
-                                    let by = band * fc.v + row
-                                    var block = UnsafePointer(store.planes[c] + by * fc.paddedBlocksWide * 64)
-                                    var target = planeBase + pipeline.blockOffset(component: c, band: band, blockX: 0, blockRow: row)
-                                    for _ in 0 ..< fc.paddedBlocksWide {
-                                        idct(block, q + c * JPEGKernels.quantStride, target, gc.stride)
-                                        block += 64
-                                        target += gc.blockSize
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                swap(&planes, &pipeline.planes)
-                _ = pipeline.bandDone(band, output: outBase)
-                swap(&planes, &pipeline.planes)
-            }
-        }
-        return out
+        renderWhole(frame: frame, geometry: geometry, smoothing: nil)
     }
 }
 

@@ -1,0 +1,175 @@
+import ImageCore
+
+/// The final output of coefficient mode (progressive and multi-scan files), band by band: the
+/// whole image (``JPEGDecoder/render(frame:geometry:)``, ``JPEGDecoder/smoothedRender(frame:geometry:lastGoodRow:)``)
+/// or, in row mode, one band at a time into the two-band row buffer, so a huge progressive
+/// file is handed out in rows without its image ever existing (with a spilled store, without
+/// its coefficients in memory either).
+struct SmoothingContext {
+    let plan: [BlockSmoothing.Component]
+    /// Every component's DC values, block rows of `blocksWide` (2 bytes a block).
+    let dcValues: [Int16]
+    let dcOffsets: [Int]
+    let lastIMCURow: Int
+    let lastGoodRow: Int
+}
+
+/// Row mode's final pass: the next band to render and the pipeline it goes through.
+struct FinalRender {
+    var pipeline: BandPipeline
+    var smoothing: SmoothingContext?
+    var nextBand = 0
+    var workspace = [Int16](repeating: 0, count: 64)
+}
+
+extension JPEGDecoder {
+    /// What block smoothing needs for the final pass, when it applies (see ``blockSmoothingPlan(frame:)``).
+    func smoothingContext(frame: Frame, lastGoodRow: Int) -> SmoothingContext? {
+        guard let plan = blockSmoothingPlan(frame: frame) else { return nil }
+        let store = coefficients
+        // libjpeg's last iMCU row: the MCU rows, or for a lone component (decoded as 1x1) its
+        // block rows in groups of the declared v.
+        let lastIMCURow = frame.components.count == 1
+            ? (frame.components[0].blocksHigh + frame.components[0].iMCURows - 1) / frame.components[0].iMCURows - 1
+            : frame.mcusHigh - 1
+        var dcOffsets: [Int] = [], total = 0
+        for component in plan {
+            dcOffsets.append(total)
+            total += component.blocksWide * component.blocksHigh
+        }
+        var dcValues = [Int16](repeating: 0, count: max(total, 1))
+        dcValues.withUnsafeMutableBufferPointer { dc in
+            withExtendedLifetime(store) {
+                guard let base = dc.baseAddress else { return }
+                for (c, component) in plan.enumerated() {
+                    var target = base + dcOffsets[c]
+                    for y in 0 ..< component.blocksHigh {
+                        var block = UnsafePointer(store.planes[c] + y * component.rowStride)
+                        for _ in 0 ..< component.blocksWide {
+                            target.pointee = block.pointee
+                            target += 1
+                            block += 64
+                        }
+                        store.noteTouched(bytes: component.rowStride * 2)
+                    }
+                }
+            }
+        }
+        return SmoothingContext(plan: plan, dcValues: dcValues, dcOffsets: dcOffsets, lastIMCURow: lastIMCURow,
+                                lastGoodRow: lastGoodRow)
+    }
+
+    /// The IDCT of every block of MCU row `band` into the pipeline's rings (each block smoothed
+    /// first when `smoothing` applies, as decompress_smooth_data does).
+    func idctBand(_ band: Int, frame: Frame, geometry: OutputGeometry, pipeline: BandPipeline,
+                  planes: UnsafeMutablePointer<UInt8>, smoothing: SmoothingContext?, workspace: UnsafeMutablePointer<Int16>) {
+        let store = coefficients
+        withExtendedLifetime(store) {
+            componentQuant.withUnsafeBufferPointer { quant in
+                guard let q = quant.baseAddress, store.counts.count == frame.components.count else { return }
+                let render = { (dcBase: UnsafePointer<Int16>?) in
+                    for (c, fc) in frame.components.enumerated() {
+                        let gc = geometry.components[c]
+                        let idct = pipeline.kernels[c].idct
+                        for row in 0 ..< fc.v {
+                            let by = band * fc.v + row
+                            var block = UnsafePointer(store.planes[c] + by * fc.paddedBlocksWide * 64)
+                            var target = planes + pipeline.blockOffset(component: c, band: band, blockX: 0, blockRow: row)
+                            // Blocks outside the image (MCU padding) are not smoothed; their samples are never shown.
+                            var window: BlockSmoothing.Row?
+                            var smoothed = 0
+                            if let smoothing, let dcBase, by < smoothing.plan[c].blocksHigh, smoothing.plan[c].blocksWide > 0 {
+                                window = BlockSmoothing.Row(smoothing.plan[c], dc: dcBase + smoothing.dcOffsets[c], y: by,
+                                                            lastRow: smoothing.lastIMCURow, lastGoodRow: smoothing.lastGoodRow)
+                                smoothed = smoothing.plan[c].blocksWide
+                            }
+                            for x in 0 ..< fc.paddedBlocksWide {
+                                let input = x < smoothed ? window!.estimate(block, x: x, into: workspace) : block
+                                idct(input, q + c * JPEGKernels.quantStride, target, gc.stride)
+                                block += 64
+                                target += gc.blockSize
+                            }
+                            store.noteTouched(bytes: fc.paddedBlocksWide * 128)
+                        }
+                    }
+                }
+                if let smoothing {
+                    smoothing.dcValues.withUnsafeBufferPointer { render($0.baseAddress) }
+                } else {
+                    render(nil)
+                }
+            }
+        }
+    }
+
+    /// The whole image from the coefficients: per MCU row, IDCT into the band rings, then the
+    /// same upsampling and colour conversion as streaming.
+    func renderWhole(frame: Frame, geometry: OutputGeometry, smoothing: SmoothingContext?) -> Image {
+        // Every band is emitted, so every byte of `out` is written.
+        var out = Image.unfilled(width: geometry.width, height: geometry.height, format: geometry.format, metadata: metadata)
+        var pipeline = BandPipeline(geometry: geometry, inverted: cmykInverted, useSIMD: useSIMD)
+        var planes: [UInt8] = []
+        swap(&planes, &pipeline.planes)
+        var workspace = [Int16](repeating: 0, count: 64)
+        out.pixels.withUnsafeMutableBufferPointer { outBuffer in
+            guard let outBase = outBuffer.baseAddress else { return }
+            for band in 0 ..< geometry.bands {
+                planes.withUnsafeMutableBufferPointer { planeBuffer in
+                    workspace.withUnsafeMutableBufferPointer { ws in
+                        guard let planeBase = planeBuffer.baseAddress, let w = ws.baseAddress else { return }
+                        idctBand(band, frame: frame, geometry: geometry, pipeline: pipeline, planes: planeBase,
+                                 smoothing: smoothing, workspace: w)
+                    }
+                }
+                swap(&planes, &pipeline.planes)
+                _ = pipeline.bandDone(band, output: outBase)
+                swap(&planes, &pipeline.planes)
+            }
+        }
+        return out
+    }
+
+    /// Row mode at EOI of a coefficient-mode file: the final pass starts (bands are rendered as
+    /// the caller takes them, ``renderNextRows()``).
+    mutating func startFinalRender(frame: Frame, geometry: OutputGeometry, lastGoodRow: Int) {
+        finalRender = FinalRender(pipeline: BandPipeline(geometry: geometry, inverted: cmykInverted, useSIMD: useSIMD),
+                                  smoothing: smoothingContext(frame: frame, lastGoodRow: lastGoodRow))
+    }
+
+    /// Row mode's final pass: renders bands until one yields rows, puts them in the band buffer
+    /// as ``RowOutput/pending``; false when every band is done.
+    mutating func renderNextRows() -> Bool {
+        guard var render = finalRender, let frame, let geometry, var out = rowOutput else { return false }
+        finalRender = nil
+        rowOutput = nil
+        defer {
+            rowOutput = out
+            if render.nextBand < geometry.bands { finalRender = render } else { coefficients = .empty }
+        }
+        while render.nextBand < geometry.bands {
+            let band = render.nextBand
+            render.nextBand += 1
+            var planes: [UInt8] = []
+            swap(&planes, &render.pipeline.planes)
+            let pipeline = render.pipeline
+            planes.withUnsafeMutableBufferPointer { planeBuffer in
+                render.workspace.withUnsafeMutableBufferPointer { ws in
+                    guard let planeBase = planeBuffer.baseAddress, let w = ws.baseAddress else { return }
+                    idctBand(band, frame: frame, geometry: geometry, pipeline: pipeline, planes: planeBase,
+                             smoothing: render.smoothing, workspace: w)
+                }
+            }
+            swap(&planes, &render.pipeline.planes)
+            let origin = rowsDone
+            let rows = out.buffer.withUnsafeMutableBufferPointer { buffer in
+                buffer.baseAddress.map { render.pipeline.bandDone(band, output: $0, origin: origin) } ?? 0 ..< 0
+            }
+            if !rows.isEmpty {
+                out.pending = rows
+                rowsDone = rows.upperBound
+                return true
+            }
+        }
+        return false
+    }
+}
