@@ -8,8 +8,8 @@
 /// `PNGRowDecoder` and ``NetpbmDecoder``). Formats whose
 /// rows only become final at the end are decoded whole and their rows handed out at their end:
 /// a progressive or multi-scan JPEG keeps its coefficients (in a temporary file above
-/// ``spillAbove``) and renders its rows a band at a time, an interlaced PNG is held within
-/// `limits`; GIF (its first frame)
+/// ``spillAbove``) and renders its rows a band at a time, an interlaced PNG keeps its image
+/// (in a temporary file above ``spillAbove``); GIF (its first frame)
 /// and formats an app registers go through ``ImageSource`` and are handed out by `finish`.
 ///
 /// A JPNG yields its colour image: the JPEG part streams as RGB and the mask and footer after
@@ -36,12 +36,13 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
     private var png: PNGRowDecoder?
     private var netpbm: NetpbmDecoder?
     private var whole: ImageSource?
-    /// A progressive or multi-scan JPEG whose coefficients exceed this many bytes keeps them in
-    /// a temporary file in ``spillDirectory`` (`JPEGDecodingOptions.spillAbove`), 16 MB of it in
-    /// memory at a time, so its rows too come out in bounded memory. nil: always in memory.
+    /// A progressive or multi-scan JPEG whose coefficients, or an interlaced PNG whose image,
+    /// exceed this many bytes keeps them in a temporary file in ``spillDirectory``
+    /// (`JPEGDecodingOptions.spillAbove`, `PNGDecodingOptions.spillAbove`), 16 MB of it in
+    /// memory at a time, so their rows too come out in bounded memory. nil: always in memory.
     public var spillAbove: Int? = 32 << 20
     /// Where a spilled coefficient store's (unlinked) temporary file goes.
-    public var spillDirectory: String = JPEGDecodingOptions.defaultSpillDirectory
+    public var spillDirectory: String = SpillBuffer.defaultDirectory
 
     /// Shrink-on-load for thumbnails: a JPEG decodes at the smallest DCT scale whose longer side
     /// is at least this (`JPEGDecodingOptions.scaleToFit`).
@@ -130,7 +131,10 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
             return try jpeg?.append(bytes, rows: rows) ?? []
         }
         if isPNG {
-            png = PNGRowDecoder(limits: options.limits, options: PNGDecodingOptions(strict: options.strict))
+            var pngOptions = PNGDecodingOptions(strict: options.strict)
+            pngOptions.spillAbove = spillAbove
+            pngOptions.spillDirectory = spillDirectory
+            png = PNGRowDecoder(limits: options.limits, options: pngOptions)
             return try png?.append(bytes, rows: rows) ?? []
         }
         // Netpbm (`P1` ... `P7`, as cjpeg recognises it): rows as the raster arrives.

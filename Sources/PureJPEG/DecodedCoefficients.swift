@@ -5,6 +5,7 @@ import Darwin
 #elseif canImport(Musl)
 import Musl
 #endif
+import ImageCore
 
 /// The whole-image coefficients of coefficient mode (progressive and multi-scan sequential
 /// files): one zeroed allocation per component, 64 `Int16` a block in natural order, block rows
@@ -21,34 +22,27 @@ import Musl
 /// own copy first unless it holds the store alone (``JPEGDecoder/ownCoefficients()``), so a
 /// store is only ever written by one decoder and read by any number.
 ///
-/// A spilled store (``init(counts:spillDirectory:)``, libjpeg's "backing store") maps an unlinked
-/// temporary file instead: the kernel pages coefficients in as scans touch them, and
-/// ``noteTouched(bytes:)`` drops the mapped pages from memory (``trim()``) whenever the bytes
-/// touched since the last drop pass the window, so the process holds a window of the store,
-/// whatever the image's size. The file has no name from the moment it exists, so nothing is
-/// left behind on any path, a crash included.
+/// A spilled store (``init(counts:spillDirectory:)``, libjpeg's "backing store") lives in a
+/// `SpillBuffer`: an unlinked, mapped temporary file of which about a 16 MB window is held in
+/// memory, whatever the image's size.
 final class DecodedCoefficients: @unchecked Sendable {
     /// Per component: its coefficients (`counts[c]` values).
     let planes: UnsafeMutablePointer<UnsafeMutablePointer<Int16>>
     let counts: [Int]
     /// All components' values.
     let count: Int
-    /// The spilled store's mapping (nil in memory), its length, and the bytes touched since the
-    /// last trim.
-    private let mapping: UnsafeMutableRawPointer?
-    private let mappedBytes: Int
-    private let spillDirectory: String?
-    private var touched = 0
+    /// A spilled store's file (nil in memory).
+    private let spill: SpillBuffer?
     /// Bytes a spilled store may touch between trims: the part of it held in memory.
-    static let window = 16 << 20
+    static let window = SpillBuffer.window
 
     static let empty = DecodedCoefficients(counts: [])
 
     /// True when the values live in a temporary file.
-    var isSpilled: Bool { mapping != nil }
+    var isSpilled: Bool { spill != nil }
 
-    /// Zeroed storage in a temporary file in `directory` (unlinked at once), mapped; each
-    /// component's plane starts on a page boundary.
+    /// Zeroed storage in a temporary file in `directory` (``SpillBuffer``); each component's
+    /// plane starts on a 64 KB boundary.
     init(counts: [Int], spillDirectory directory: String) throws(JPEGError) {
         self.counts = counts
         count = counts.reduce(0, +)
@@ -58,49 +52,26 @@ final class DecodedCoefficients: @unchecked Sendable {
             offsets.append(total)
             total += (max(n, 1) * MemoryLayout<Int16>.stride + page - 1) / page * page
         }
-        var template = Array((directory.hasSuffix("/") ? directory : directory + "/").utf8CString.dropLast())
-            + Array("pureimage-coefficients-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            throw .temporaryStorage(reason: "cannot create a file in \(directory): \(String(cString: strerror(errno)))")
+        do {
+            spill = try SpillBuffer(byteCount: total, directory: directory)
+        } catch {
+            throw .temporaryStorage(reason: error.reason)
         }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        defer { close(fd) }
-        guard ftruncate(fd, off_t(total)) == 0 else {
-            throw .temporaryStorage(reason: "cannot size a \(total)-byte file in \(directory): \(String(cString: strerror(errno)))")
-        }
-        guard let base = mmap(nil, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else {
-            throw .temporaryStorage(reason: "cannot map \(total) bytes of \(directory): \(String(cString: strerror(errno)))")
-        }
-        mapping = base
-        mappedBytes = total
-        spillDirectory = directory
         planes = .allocate(capacity: max(counts.count, 1))
         for c in counts.indices {
-            (planes + c).initialize(to: (base + offsets[c]).bindMemory(to: Int16.self, capacity: max(counts[c], 1)))
+            (planes + c).initialize(to: (spill!.base + offsets[c]).bindMemory(to: Int16.self, capacity: max(counts[c], 1)))
         }
     }
 
     /// Drops the spilled store's pages from memory once `bytes` more have been touched since the
     /// last drop passed the window (the values stay in the file). Nothing for a store in memory.
     func noteTouched(bytes: Int) {
-        guard mapping != nil else { return }
-        touched += bytes
-        if touched >= Self.window { trim() }
-    }
-
-    /// Drops every page of a spilled store from memory (written back to the file as needed).
-    func trim() {
-        guard let mapping else { return }
-        touched = 0
-        _ = madvise(mapping, mappedBytes, MADV_DONTNEED)
+        spill?.noteTouched(bytes: bytes)
     }
 
     /// Zeroed storage of `counts[c]` values for component `c`.
     init(counts: [Int]) {
-        mapping = nil
-        mappedBytes = 0
-        spillDirectory = nil
+        spill = nil
         self.counts = counts
         count = counts.reduce(0, +)
         planes = .allocate(capacity: max(counts.count, 1))
@@ -114,9 +85,7 @@ final class DecodedCoefficients: @unchecked Sendable {
     }
 
     deinit {
-        if let mapping {
-            munmap(mapping, mappedBytes)
-        } else {
+        if spill == nil {
             for c in 0 ..< counts.count { free(planes[c]) }
         }
         planes.deallocate()
@@ -125,21 +94,13 @@ final class DecodedCoefficients: @unchecked Sendable {
     /// A store with the same values (a spilled one in another temporary file, or in memory if
     /// that cannot be made).
     func copy() -> DecodedCoefficients {
-        let other = spillDirectory.flatMap { try? DecodedCoefficients(counts: counts, spillDirectory: $0) }
+        let other = spill.flatMap { try? DecodedCoefficients(counts: counts, spillDirectory: $0.directory) }
             ?? DecodedCoefficients(counts: counts)
         for c in 0 ..< counts.count {
             other.planes[c].update(from: planes[c], count: counts[c])
             other.noteTouched(bytes: counts[c] * 2)
         }
         return other
-    }
-}
-
-extension JPEGDecodingOptions {
-    /// `TMPDIR` when set, else `/var/tmp`.
-    public static var defaultSpillDirectory: String {
-        if let dir = getenv("TMPDIR"), dir.pointee != 0 { return String(cString: dir) }
-        return "/var/tmp"
     }
 }
 

@@ -21,7 +21,7 @@ public struct JPEGDecodingOptions: Sendable, Equatable {
     public var spillAbove: Int? = nil
     /// Where a spilled store's temporary file goes: `TMPDIR`, else `/var/tmp` (disk-backed
     /// where `/tmp` may be memory).
-    public var spillDirectory: String = JPEGDecodingOptions.defaultSpillDirectory
+    public var spillDirectory: String = SpillBuffer.defaultDirectory
     /// For 4-component (CMYK/YCCK) files: return the CMYK samples as stored (Adobe files store
     /// them inverted) in an `.rgba8` image (C, M, Y, K in the R, G, B, A slots) instead of RGB.
     public var outputCMYK: Bool = false

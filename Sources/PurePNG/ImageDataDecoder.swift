@@ -16,6 +16,9 @@ struct ImageDataDecoder: Sendable {
     /// The output image's samples, rows not yet decoded zero. Row mode: the rows of one block,
     /// the first being ``pendingRows``' lower bound.
     private(set) var pixels: [UInt8]
+    /// An interlaced image in row mode kept in a temporary file instead of `pixels` (see
+    /// ``PNGDecodingOptions/spillAbove``).
+    let spill: SpillBuffer?
     /// Row mode (non-interlaced only): no image, each block's rows go to `pixels` and wait there.
     let rowMode: Bool
     /// Row mode: rows in `pixels` the caller has not taken; decoding pauses while there are any.
@@ -111,9 +114,19 @@ struct ImageDataDecoder: Sendable {
         return max(2 * stride, 1 << 16) + 2 * stride + info.width * 8 + 2 * Unfilter.slack + (64 << 10)
     }
 
+    /// Row mode keeps an interlaced image above `spillAbove` bytes in a ``SpillBuffer``.
+    static func spills(info: PNGInfo, rowMode: Bool, spillAbove: Int?) -> Bool {
+        guard rowMode, info.interlaced, let spillAbove else { return false }
+        return info.width * info.height * info.outputFormat.bytesPerPixel > spillAbove
+    }
+
     /// Bytes per output pixel of the image and extra bytes a decode allocates, for the limits
-    /// check: row mode (non-interlaced) holds one block's rows instead of the image.
-    static func outputBytes(info: PNGInfo, rowMode: Bool) -> (imageBytesPerPixel: Int, extraBytes: Int) {
+    /// check: row mode (non-interlaced) holds one block's rows instead of the image, and a
+    /// spilled interlaced image a window of its file.
+    static func outputBytes(info: PNGInfo, rowMode: Bool, spillAbove: Int? = nil) -> (imageBytesPerPixel: Int, extraBytes: Int) {
+        if spills(info: info, rowMode: rowMode, spillAbove: spillAbove) {
+            return (0, workingBytes(info: info) + SpillBuffer.window)
+        }
         let working = workingBytes(info: info)
         guard rowMode && !info.interlaced else { return (info.outputFormat.bytesPerPixel, working) }
         return (0, working + bandRows(info: info) * info.width * info.outputFormat.bytesPerPixel)
@@ -125,15 +138,16 @@ struct ImageDataDecoder: Sendable {
         return max(2 * stride, 1 << 16) / stride
     }
 
-    init(info: PNGInfo, rowMode: Bool = false, lenient: Bool = false) {
+    init(info: PNGInfo, rowMode: Bool = false, lenient: Bool = false, spill: SpillBuffer? = nil) {
         self.info = info
+        self.spill = spill
         self.lenient = lenient
         self.rowMode = rowMode && !info.interlaced
         format = info.outputFormat
         expander = RowExpander(info: info)
         outBytesPerPixel = format.bytesPerPixel
         filterBytesPerPixel = info.filterBytesPerPixel
-        let outputRows = self.rowMode ? Self.bandRows(info: info) : info.height
+        let outputRows = self.rowMode ? Self.bandRows(info: info) : spill != nil ? 0 : info.height
         pixels = [UInt8](repeating: 0, count: info.width * outputRows * format.bytesPerPixel)
         let stride = info.rowBytes(width: info.width) + 1
         blockCapacity = max(2 * stride, 1 << 16)
@@ -192,6 +206,7 @@ struct ImageDataDecoder: Sendable {
     /// The best image so far: decoded rows (Adam7: replicated blocks), the rest zero.
     func previewPixels() -> [UInt8] {
         guard info.interlaced else { return pixels }
+        let pixels = spill.map { [UInt8](UnsafeRawBufferPointer(start: $0.base, count: $0.byteCount)) } ?? self.pixels
         return Adam7.preview(pixels, width: info.width, height: info.height, bytesPerPixel: outBytesPerPixel,
                              passesDone: max(pass, 0), rowsDone: row)
     }
@@ -391,12 +406,14 @@ struct ImageDataDecoder: Sendable {
             var r = row
             let expander = self.expander
             let available = filled
+            let spill = self.spill
             block.withUnsafeMutableBufferPointer { blockBuffer in
                 prevRow.withUnsafeBufferPointer { prevBuffer in
                     pixels.withUnsafeMutableBufferPointer { outBuffer in
                         passRow.withUnsafeMutableBufferPointer { passBuffer in
                             guard let blk = blockBuffer.baseAddress, let saved = prevBuffer.baseAddress,
-                                  let out = outBuffer.baseAddress else { return }
+                                  let out = spill.map({ $0.base.assumingMemoryBound(to: UInt8.self) }) ?? outBuffer.baseAddress
+                            else { return }
                             while r < height && available - pos >= stride {
                                 let filter = blk[pos]
                                 if filter > 4 {
@@ -419,6 +436,7 @@ struct ImageDataDecoder: Sendable {
                                     expander.expand(cur, rawBytes: rowBytes, width: width, into: tmp)
                                     Adam7.scatter(tmp, count: width, pass: currentPass, passRow: r, imageWidth: imageWidth,
                                                   bytesPerPixel: outBpp, into: out)
+                                    spill?.noteTouched(bytes: outRowBytes)
                                 } else {
                                     expander.expand(cur, rawBytes: rowBytes, width: width, into: out + (r &- origin) &* outRowBytes)
                                 }

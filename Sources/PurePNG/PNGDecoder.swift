@@ -51,6 +51,13 @@ public struct PNGDecodingOptions: Sendable, Equatable {
     /// nil (the default) uses the processors online, 1 decodes each frame when it is asked for.
     /// The frames are the same whatever the count.
     public var threads: Int?
+    /// Row decoding (``PNGRowDecoder``) of an interlaced image, which is complete only after its
+    /// last pass: above this many bytes of output the image is kept in a temporary file in
+    /// ``spillDirectory`` (unlinked as soon as it is made, `SpillBuffer`), 16 MB of it in
+    /// memory, and its rows handed out from there at IEND. nil: in memory, within the limits.
+    public var spillAbove: Int? = nil
+    /// Where a spilled image's temporary file goes: `TMPDIR`, else `/var/tmp`.
+    public var spillDirectory: String = SpillBuffer.defaultDirectory
 
     /// Options; by default every chunk's CRC is checked, damaged files decode as libpng decodes
     /// them (see the type's discussion), a broken animation falls back to the static image, and
@@ -326,6 +333,9 @@ public struct PNGDecoder: IncrementalImageDecoder {
         failure = error
         return error
     }
+
+    /// Row mode's spill threshold (``PNGDecodingOptions/spillAbove``; nil outside row mode).
+    var spillAbove: Int? { rowMode ? options.spillAbove : nil }
 
     /// Row mode: the caller has taken the waiting rows.
     mutating func takePendingRows() { imageData?.pendingRows = 0 ..< 0 }
@@ -654,13 +664,21 @@ public struct PNGDecoder: IncrementalImageDecoder {
     private mutating func startImageData(_ info: PNGInfo, _ chunk: Chunk, _ events: inout [DecodingEvent]) throws(PNGError) {
         if info.colorType == .palette && info.palette == nil { throw .missingPalette(offset: chunk.start) }
         let format = info.outputFormat
-        let (imageBytesPerPixel, extra) = ImageDataDecoder.outputBytes(info: info, rowMode: rowMode)
+        let (imageBytesPerPixel, extra) = ImageDataDecoder.outputBytes(info: info, rowMode: rowMode, spillAbove: spillAbove)
         if let violation = limits.check(width: info.width, height: info.height, bytesPerPixel: imageBytesPerPixel,
                                         extraBytes: extra) {
             throw .limitExceeded(violation, offset: chunk.start)
         }
         seenIDAT = true
-        imageData = ImageDataDecoder(info: info, rowMode: rowMode, lenient: !options.strict)
+        var spill: SpillBuffer?
+        if ImageDataDecoder.spills(info: info, rowMode: rowMode, spillAbove: spillAbove) {
+            do {
+                spill = try SpillBuffer(byteCount: info.width * info.height * format.bytesPerPixel, directory: options.spillDirectory)
+            } catch {
+                throw .temporaryStorage(reason: error.reason)
+            }
+        }
+        imageData = ImageDataDecoder(info: info, rowMode: rowMode, lenient: !options.strict, spill: spill)
         imageData?.paletteOffset = paletteOffset
         let header = ImageHeader(fileFormat: .png, width: info.width, height: info.height, pixelFormat: format,
                                  isInterlaced: info.interlaced)
@@ -688,7 +706,7 @@ public struct PNGDecoder: IncrementalImageDecoder {
         case .IHDR:
             let parsed = try PNGInfo.parseHeader(data, offset: chunk.start)
             // Before any allocation, with the smallest format this header allows (tRNS may add alpha later).
-            let (imageBytesPerPixel, extra) = ImageDataDecoder.outputBytes(info: parsed, rowMode: rowMode)
+            let (imageBytesPerPixel, extra) = ImageDataDecoder.outputBytes(info: parsed, rowMode: rowMode, spillAbove: spillAbove)
             if let violation = limits.check(width: parsed.width, height: parsed.height,
                                             bytesPerPixel: imageBytesPerPixel, extraBytes: extra) {
                 throw .limitExceeded(violation, offset: chunk.start)

@@ -100,6 +100,9 @@ public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
     case unrepresentable(String)
     /// Encoding: zlib's deflate returned the error `status`.
     case compressionFailed(status: Int32)
+    /// The temporary file of a spilled interlaced image (``PNGDecodingOptions/spillAbove``)
+    /// could not be made: the directory is missing, not writable or full.
+    case temporaryStorage(reason: String)
 
     /// A stable name for the case (vector tables record it).
     public var code: String {
@@ -142,6 +145,7 @@ public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidParameter: "invalidParameter"
         case .unrepresentable: "unrepresentable"
         case .compressionFailed: "compressionFailed"
+        case .temporaryStorage: "temporaryStorage"
         }
     }
 
@@ -161,7 +165,7 @@ public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
              let .apngSequence(_, _, o), let .apngFrameOutsideCanvas(_, _, _, _, o), let .apngInvalidChunk(_, _, o),
              let .apngFrameCount(_, _, o), let .apngFrameData(_, _, o):
             o
-        case .invalidParameter, .unrepresentable, .compressionFailed:
+        case .invalidParameter, .unrepresentable, .compressionFailed, .temporaryStorage:
             nil
         }
     }
@@ -213,6 +217,7 @@ public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .invalidParameter(message): "invalid parameter: \(message)"
         case let .unrepresentable(message): "cannot encode: \(message)"
         case let .compressionFailed(status): "zlib deflate failed (status \(status))"
+        case let .temporaryStorage(reason): "temporary storage for the interlaced image failed: \(reason)"
         }
     }
 }

@@ -8,7 +8,8 @@ import ImageCore
 /// rows and handed out before the next block is inflated. Memory: that buffer, the block, the
 /// previous row and zlib's 32 KiB window, plus the unread input. The rows are the decoder's
 /// output format, the same bytes as ``PNGDecoder/decode(_:limits:options:)``. An interlaced
-/// (Adam7) image is decoded whole, within the limits, and handed out at IEND.
+/// (Adam7) image is decoded whole and handed out at IEND: within the limits, or above
+/// ``PNGDecodingOptions/spillAbove`` bytes in a temporary file of which 16 MB is in memory.
 ///
 /// Rows arrive top to bottom, each exactly once. A truncated file hands out the rows decoded so
 /// far, then throws ``PNGError/truncated(offset:partial:)``, its partial image nil unless the
@@ -46,6 +47,9 @@ public struct PNGRowDecoder: RowStreamingDecoder, Sendable {
     /// known at the `.header` event.
     public var isStreaming: Bool { decoder.imageData?.rowMode == true }
 
+    /// True when an interlaced image is kept in a temporary file (``PNGDecodingOptions/spillAbove``).
+    var isSpilled: Bool { decoder.imageData?.spill != nil }
+
     /// Memory held beside the unread input and zlib's window (row buffer, block, previous row;
     /// the image when interlaced). Tests check that it does not depend on the height.
     var retainedBytes: Int { decoder.imageData?.retainedBytes ?? 0 }
@@ -71,7 +75,7 @@ public struct PNGRowDecoder: RowStreamingDecoder, Sendable {
             try drain(&events, rows)
             return
         }
-        if decoder.info?.interlaced == true {
+        if decoder.info?.interlaced == true && decoder.imageData?.spill == nil {
             _ = try decoder.finish()     // throws the truncation error with the partial image
         }
         throw decoder.failTruncated()
@@ -89,6 +93,21 @@ public struct PNGRowDecoder: RowStreamingDecoder, Sendable {
             }
             events += try decoder.append(UnsafeRawBufferPointer(start: nil, count: 0))
         }
+        if decoder.hasEnded, !handedWhole, let spill = decoder.imageData?.spill, let header = decoder.header {
+            // A spilled interlaced image: its rows from the file, a band at a time.
+            handedWhole = true
+            let rowBytes = header.width * header.pixelFormat.bytesPerPixel
+            let band = max(1, (1 << 20) / max(rowBytes, 1))
+            var y = 0
+            while y < header.height {
+                let n = min(band, header.height - y)
+                try rows(RowBand(y: y, count: n, width: header.width, format: header.pixelFormat, bytesPerRow: rowBytes,
+                                 base: spill.base + y * rowBytes))
+                spill.noteTouched(bytes: n * rowBytes)
+                y += n
+            }
+            return
+        }
         if decoder.hasEnded, !handedWhole, decoder.imageData?.rowMode == false {
             handedWhole = true
             let image = try decoder.finish()
@@ -99,5 +118,5 @@ public struct PNGRowDecoder: RowStreamingDecoder, Sendable {
 
 extension ImageDataDecoder {
     /// See ``PNGRowDecoder``'s `retainedBytes`.
-    var retainedBytes: Int { pixels.count + blockBytes }
+    var retainedBytes: Int { pixels.count + blockBytes + (spill == nil ? 0 : SpillBuffer.window) }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import ImageCore
 import Testing
 @testable import PurePNG
@@ -148,5 +149,44 @@ struct PNGRowStreamingTests {
         #expect(throws: PNGError.self) { _ = try PNGDecoder.decode(tall, limits: limits) }
         let streamed = decodePNGRows(tall, size: 4096, limits: limits)
         #expect(streamed.error == nil && streamed.rows == 4096)
+    }
+}
+
+/// Interlaced images through the spilled store: every Adam7 vector (valid, PngSuite and the
+/// damaged ones libpng decodes) in row mode with `spillAbove: 0`, so every image goes to a
+/// temporary file, gives `decode()`'s pixels, whole and in pieces, and leaves nothing behind.
+@Suite("PNG spilled interlaced image")
+struct PNGSpillTests {
+    static let files: [String] = (PNGRowStreamingTests.files
+        + TestVectors.files(in: "png/damaged", withExtension: "png").map { "png/damaged/" + $0 })
+        .filter { ((try? PNGDecoder.decode(TestVectors.bytes($0)))?.width ?? 0) > 0 && (try? TestVectors.bytes($0)).map(isInterlaced) == true }
+
+    static func isInterlaced(_ bytes: [UInt8]) -> Bool { bytes.count > 28 && bytes[28] == 1 }
+
+    @Test("rows through a spilled image equal decode()'s; the folder stays empty")
+    func spilledEqualsWhole() throws {
+        #expect(Self.files.count > 20)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("png-spill-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var options = PNGDecodingOptions()
+        options.spillAbove = 0
+        options.spillDirectory = dir
+        for file in Self.files {
+            let bytes = try TestVectors.bytes(file)
+            let reference = try PNGDecoder.decode(bytes)
+            for size in [nil, 7] as [Int?] {
+                var decoder = PNGRowDecoder(options: options)
+                let rows = collectRows(&decoder, bytes, step: size, failure: PNGError.self, retained: \.retainedBytes, header: \.header)
+                #expect(rows.error == nil && rows.otherError == nil, "\(file)")
+                #expect(rows.pixels == reference.pixels, "\(file), pieces of \(size ?? bytes.count)")
+                #expect(decoder.isSpilled, "\(file)")
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+        options.spillDirectory = "/nonexistent/folder"
+        var failing = PNGRowDecoder(options: options)
+        let bytes = try TestVectors.bytes(Self.files[0])
+        #expect(throws: PNGError.self) { try bytes.withUnsafeBytes { _ = try failing.append($0, rows: { _ in }) } }
     }
 }
