@@ -13,8 +13,10 @@ import argparse
 import datetime
 import math
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cli import run  # noqa: E402
@@ -29,6 +31,14 @@ COMPARISONS = [
      "vipsthumbnail photo12.png --size 1024 -o OUT/v.jpg"),
     ("Thumbnail 1024 px, 192 MP baseline JPEG", "thumbnail huge.jpg -o OUT/j.jpg --size 1024 --force",
      "vipsthumbnail huge.jpg --size 1024 -o OUT/v.jpg"),
+    ("Thumbnail 1024 px, 192 MP progressive JPEG", "thumbnail huge_prog.jpg -o OUT/j.jpg --size 1024 --force",
+     "vipsthumbnail huge_prog.jpg --size 1024 -o OUT/v.jpg"),
+    # Deep Zoom, 254-px tiles with 1 px overlap, JPEG q75 on both sides (vips' defaults); the
+    # pyramids go to tmpfs (TILES), so the disk does not set the pace.
+    ("Deep Zoom, 192 MP baseline JPEG", "tile huge.jpg --out TILES/j --tile-size 254 --overlap 1 --quality 0.75",
+     "vips dzsave huge.jpg TILES/v --tile-size 254 --overlap 1"),
+    ("Deep Zoom, 192 MP progressive JPEG", "tile huge_prog.jpg --out TILES/j --tile-size 254 --overlap 1 --quality 0.75",
+     "vips dzsave huge_prog.jpg TILES/v --tile-size 254 --overlap 1"),
 ]
 
 QUALITY = ["photo12_420.jpg", "photo12_prog.jpg", "photo12.png", "huge.jpg"]
@@ -75,27 +85,41 @@ def main():
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("-n", "--runs", type=int, default=5)
+    ap.add_argument("--only", help="run only the operations whose name contains this (and no quality check)")
     args = ap.parse_args()
     args.corpus = os.path.abspath(args.corpus)
     scratch = os.path.join(args.corpus, "cli-out")
     os.makedirs(scratch, exist_ok=True)
     rows = []
+    tiles = tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     for operation, jpng_args, vips_cmd in COMPARISONS:
-        ours = [args.jpng] + jpng_args.replace("OUT", scratch).split()
-        ref = vips_cmd.replace("OUT", scratch).split()
-        run(ours, args.corpus)
-        run(ref, args.corpus)
+        if args.only and args.only not in operation:
+            continue
+        ours = [args.jpng] + jpng_args.replace("OUT", scratch).replace("TILES", tiles).split()
+        ref = vips_cmd.replace("OUT", scratch).replace("TILES", tiles).split()
+
+        def clean():
+            for name in os.listdir(tiles):
+                path = os.path.join(tiles, name)
+                shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
+
         a, b = [], []
-        for _ in range(args.runs):
-            a.append(run(ours, args.corpus))
-            b.append(run(ref, args.corpus))
+        for i in range(args.runs + 1):
+            clean()
+            x = run(ours, args.corpus)
+            clean()
+            y = run(ref, args.corpus)
+            if i > 0:
+                a.append(x)
+                b.append(y)
+        clean()
         failed = [r for r in a + b if r[2] != 0]
         if failed:
             sys.exit(f"vips.py: {operation}: a command exited {failed[0][2]}")
         ratios = [x[0] / y[0] for x, y in zip(a, b)]
         row = {
-            "operation": operation, "ours_cmd": "jpng " + jpng_args.replace("OUT", "out"),
-            "ref_cmd": vips_cmd.replace("OUT", "out"), "runs": str(args.runs),
+            "operation": operation, "ours_cmd": "jpng " + jpng_args.replace("OUT", "out").replace("TILES", "tiles"),
+            "ref_cmd": vips_cmd.replace("OUT", "out").replace("TILES", "tiles"), "runs": str(args.runs),
             "ours_wall_s": f"{statistics.median(x[0] for x in a):.3f}",
             "ref_wall_s": f"{statistics.median(y[0] for y in b):.3f}",
             "wall_ratio": f"{statistics.median(ratios):.2f}",
@@ -108,7 +132,8 @@ def main():
               f"{row['ref_rss_mb']} MiB, wall ratio {row['wall_ratio']} ({row['wall_ratio_min']}-{row['wall_ratio_max']})",
               flush=True)
         rows.append(row)
-    quality_rows = quality(args.jpng, args.corpus, scratch)
+    shutil.rmtree(tiles, ignore_errors=True)
+    quality_rows = [] if args.only else quality(args.jpng, args.corpus, scratch)
     with open(args.out, "w") as f:
         f.write("# jpng against libvips, whole process: written by Benchmarks/vips.sh. Medians; wall_ratio = median of per-pair ratios jpng / vips; RSS in MiB.\n")
         f.write("\t".join(COLUMNS) + "\n")

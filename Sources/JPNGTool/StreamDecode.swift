@@ -14,7 +14,7 @@ func streamDecodeToNetpbm(input: String, output: String, gray: Bool, strict: Boo
     let sink = try OutputSink(path: output)
     var committed = false
     defer { if !committed { sink.abandon() } }
-    let limits = reader.size.map { DecodingLimits.default.knowingInputSize($0) } ?? .default
+    let limits = reader.size.map { streamingLimits.knowingInputSize($0) } ?? streamingLimits
     var decoder = RowStreamDecoder(options: ImageSourceOptions(limits: limits, strict: strict))
     var writer = NetpbmRowWriter(gray: gray, sink: sink)
     do {

@@ -4,6 +4,12 @@ import PureImage
 /// Whether `decode` (or `convert`) to `format` can pass rows from the decoder to the encoder
 /// without the image: PNG, and baseline JPEG with the standard Huffman tables (progressive and
 /// optimized tables need every block before the first byte).
+/// The limits of the commands that stream rows (decode to PPM/PGM/PNG/JPEG, thumbnail, tile):
+/// memory does not grow with the pixels there, so the pixel limit is 4 gigapixels (a 20000 x
+/// 20000 PNG, a 65500 x 65500 JPEG) instead of 256 MP; `maxBytes` (1 GiB) still bounds what
+/// a non-streamable input must hold, and spilled stores hold a window of their file.
+let streamingLimits = DecodingLimits(maxPixels: 4_300_000_000)
+
 /// A JPNG file (read whole, so its mask becomes the alpha channel) is not streamed; from stdin
 /// its JPEG colour streams and its mask is not read.
 func canStreamEncode(_ format: OutputFormat, settings: EncodeSettings, input: String) -> Bool {
@@ -41,7 +47,7 @@ func streamDecodeToEncoded(input: String, output: String, format: OutputFormat, 
     let sink = try OutputSink(path: output)
     var committed = false
     defer { if !committed { sink.abandon() } }
-    let limits = reader.size.map { DecodingLimits.default.knowingInputSize($0) } ?? .default
+    let limits = reader.size.map { streamingLimits.knowingInputSize($0) } ?? streamingLimits
     var decoder = RowStreamDecoder(options: ImageSourceOptions(limits: limits, strict: strict))
     var writer = EncoderRowWriter(format: format, settings: settings, sink: sink)
     do {

@@ -58,7 +58,7 @@ struct Thumbnail: ParsableCommand {
             }
             let reader = try InputPieces(path: input)
             defer { reader.close() }
-            let limits = reader.size.map { DecodingLimits.default.knowingInputSize($0) } ?? .default
+            let limits = reader.size.map { streamingLimits.knowingInputSize($0) } ?? streamingLimits
             var thumbnailer = ThumbnailDecoder(maxPixelSize: size,
                                                options: ImageSourceOptions(limits: limits, applyOrientation: !noRotate, strict: strict))
             let image: Image

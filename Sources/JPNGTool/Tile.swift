@@ -78,7 +78,7 @@ struct Tile: ParsableCommand {
         // of a 16000-pixel-wide level, so decoding does not wait for the encoders at each row.
         let options = TilePyramidOptions(tileSize: tileSize, overlap: overlap, format: tileFormat ?? .jpeg, quality: quality)
         var builder = TilePyramidBuilder(directory: out, name: baseName, options: options,
-                                         sourceOptions: ImageSourceOptions(strict: strict))
+                                         sourceOptions: ImageSourceOptions(limits: streamingLimits, strict: strict))
         let bar = TileProgress(showBar: isatty(STDERR_FILENO) != 0)
         let clock = ContinuousClock()
         let start = clock.now
