@@ -133,7 +133,19 @@ def main():
               flush=True)
         rows.append(row)
     shutil.rmtree(tiles, ignore_errors=True)
-    quality_rows = [] if args.only else quality(args.jpng, args.corpus, scratch)
+    # With --only, the file's other rows and its quality lines are kept.
+    kept, kept_quality = [], []
+    if args.only and os.path.exists(args.out):
+        with open(args.out) as f:
+            for line in f:
+                fields = line.rstrip("\n").split("\t")
+                if line.startswith("#quality"):
+                    kept_quality.append({"file": fields[1], "size": fields[2], "jpng_psnr": fields[3], "vips_psnr": fields[4]})
+                elif not line.startswith("#") and fields[0] != "operation" and args.only not in fields[0]:
+                    kept.append(dict(zip(COLUMNS, fields)))
+    quality_rows = kept_quality if args.only else quality(args.jpng, args.corpus, scratch)
+    order = [c[0] for c in COMPARISONS]
+    rows = sorted(kept + rows, key=lambda r: order.index(r["operation"]) if r["operation"] in order else 99)
     with open(args.out, "w") as f:
         f.write("# jpng against libvips, whole process: written by Benchmarks/vips.sh. Medians; wall_ratio = median of per-pair ratios jpng / vips; RSS in MiB.\n")
         f.write("\t".join(COLUMNS) + "\n")

@@ -40,7 +40,7 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
     /// exceed this many bytes keeps them in a temporary file in ``spillDirectory``
     /// (`JPEGDecodingOptions.spillAbove`, `PNGDecodingOptions.spillAbove`), 16 MB of it in
     /// memory at a time, so their rows too come out in bounded memory. nil: always in memory.
-    public var spillAbove: Int? = 32 << 20
+    public var spillAbove: Int? = 128 << 20
     /// Where a spilled coefficient store's (unlinked) temporary file goes.
     public var spillDirectory: String = SpillBuffer.defaultDirectory
 

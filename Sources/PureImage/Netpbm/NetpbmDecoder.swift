@@ -124,6 +124,24 @@ public struct NetpbmDecoder: Sendable {
                     i += used
                     offset += used
                 case .raster:
+                    // Streaming raw 8-bit samples stored as they are: whole rows go out straight
+                    // from the input, without the copy into the window.
+                    if windowRows > 0 && magic >= 5 && !wide && table.isEmpty && samples == base, let format = header?.pixelFormat,
+                       let start = bytes.baseAddress {
+                        let perRow = width * channels
+                        let rows = min((bytes.count - i) / perRow, (totalSamples - samples) / perRow)
+                        if rows > 0 {
+                            try sink(RowBand(y: samples / perRow, count: rows, width: width, format: format,
+                                             bytesPerRow: perRow, base: start + i))
+                            samples += rows * perRow
+                            base = samples
+                            i += rows * perRow
+                            offset += rows * perRow
+                            if samples == totalSamples { phase = .done }
+                            reportRows(&events)
+                            continue
+                        }
+                    }
                     let used = try readRaster(bytes, from: i)
                     i += used
                     offset += used
