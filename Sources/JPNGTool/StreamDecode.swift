@@ -9,6 +9,30 @@ import Foundation
 /// Formats whose rows are final only at the end (progressive JPEG, Adam7 PNG, GIF) are held
 /// by the decoder until then, as `RowStreamDecoder` does.
 func streamDecodeToNetpbm(input: String, output: String, gray: Bool, strict: Bool) throws {
+    try streamConversion(input: input, output: output, strict: strict) { NetpbmRowWriter(gray: gray, sink: $0) }
+}
+
+/// Where a streamed conversion's rows go: a writer started once the image's header (and, for
+/// encoders, the metadata before the first row) is known.
+protocol StreamedOutput {
+    /// True once rows can go straight out (until then the input is fed in small pieces).
+    var isStarted: Bool { get }
+    /// Set when a transparent alpha channel was dropped (the format keeps no alpha).
+    var droppedTransparency: Bool { get }
+    /// The notice for ``droppedTransparency``.
+    var droppedTransparencyNotice: String { get }
+    mutating func start(_ header: ImageHeader, metadata: ImageMetadata) throws
+    mutating func write(_ band: RowBand) throws
+    mutating func end() throws
+}
+
+/// A conversion that never holds the image: the input is read in pieces (4 KB until the
+/// output has started, so that few rows wait for it), rows go from `RowStreamDecoder` to the
+/// output band by band, and the output is a temporary file renamed at the end (or stdout); an
+/// error leaves nothing behind. Warnings and the dropped-alpha notice are printed as the
+/// whole-image path prints them.
+func streamConversion<Output: StreamedOutput>(input: String, output: String, strict: Bool,
+                                              makeOutput: (OutputSink) -> Output) throws {
     let reader = try InputPieces(path: input)
     defer { reader.close() }
     let sink = try OutputSink(path: output)
@@ -16,30 +40,29 @@ func streamDecodeToNetpbm(input: String, output: String, gray: Bool, strict: Boo
     defer { if !committed { sink.abandon() } }
     let limits = reader.size.map { streamingLimits.knowingInputSize($0) } ?? streamingLimits
     var decoder = RowStreamDecoder(options: ImageSourceOptions(limits: limits, strict: strict))
-    var writer = NetpbmRowWriter(gray: gray, sink: sink)
+    var writer = makeOutput(sink)
     do {
-        // Small pieces until the header is known, so that few rows wait for it.
-        while let piece = try reader.next(decoder.header == nil ? 4096 : 1 << 18) {
+        while let piece = try reader.next(writer.isStarted ? 1 << 18 : 4096) {
             try piece.withUnsafeBytes { raw in _ = try decoder.append(raw) { try writer.write($0) } }
-            if let header = decoder.header { try writer.start(height: header.height) }
+            if let header = decoder.header { try writer.start(header, metadata: decoder.metadata) }
         }
         try decoder.finish { try writer.write($0) }
-        if let header = decoder.header { try writer.start(height: header.height) }
+        if let header = decoder.header { try writer.start(header, metadata: decoder.metadata) }
+        try writer.end()
     } catch let error as CLIError {
         throw error
     } catch {
         throw CLIError("\(input): \(error)")
     }
     for warning in decoder.warnings { printNotice("\(input): warning: \(warning)") }
-    if writer.droppedTransparency { printNotice("the alpha channel is dropped in .\(gray ? "pgm" : "ppm") output") }
-    try writer.end()
+    if writer.droppedTransparency { printNotice(writer.droppedTransparencyNotice) }
     try sink.commit()
     committed = true
 }
 
 /// Writes bands as P6 (or P5) rows, samples converted as `Image.converted(to:)` converts them,
 /// 16-bit big-endian. Rows that come before the image's height is known wait in memory.
-struct NetpbmRowWriter {
+struct NetpbmRowWriter: StreamedOutput {
     let gray: Bool
     let sink: OutputSink
     private var height: Int?
@@ -53,6 +76,11 @@ struct NetpbmRowWriter {
         self.gray = gray
         self.sink = sink
     }
+
+    var isStarted: Bool { height != nil }
+    var droppedTransparencyNotice: String { "the alpha channel is dropped in .\(gray ? "pgm" : "ppm") output" }
+
+    mutating func start(_ header: ImageHeader, metadata: ImageMetadata) throws { try start(height: header.height) }
 
     /// The image's height, from the decoder's header: the header line goes out with the first
     /// row, and the rows that waited for the height follow it.
@@ -71,7 +99,7 @@ struct NetpbmRowWriter {
     }
 
     /// Every row written: nothing may still wait (a decoder always reports its header).
-    func end() throws {
+    mutating func end() throws {
         if height == nil && format != nil { throw CLIError("the decoder gave rows without an image size") }
     }
 

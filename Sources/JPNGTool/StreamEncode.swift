@@ -42,39 +42,15 @@ func isJPNGFile(_ path: String) -> Bool {
 /// JPEG, Adam7 PNG, GIF) are held by the decoder until then.
 func streamDecodeToEncoded(input: String, output: String, format: OutputFormat, settings: EncodeSettings,
                            strict: Bool) throws {
-    let reader = try InputPieces(path: input)
-    defer { reader.close() }
-    let sink = try OutputSink(path: output)
-    var committed = false
-    defer { if !committed { sink.abandon() } }
-    let limits = reader.size.map { streamingLimits.knowingInputSize($0) } ?? streamingLimits
-    var decoder = RowStreamDecoder(options: ImageSourceOptions(limits: limits, strict: strict))
-    var writer = EncoderRowWriter(format: format, settings: settings, sink: sink)
-    do {
-        // Small pieces until the encoder starts, so that few rows wait for it (it starts between
-        // calls, once rows have come: a PNG's chunks before its image data are all read then).
-        while let piece = try reader.next(writer.isStarted ? 1 << 18 : 4096) {
-            try piece.withUnsafeBytes { raw in _ = try decoder.append(raw) { try writer.write($0) } }
-            if let header = decoder.header { try writer.start(header, metadata: decoder.metadata) }
-        }
-        try decoder.finish { try writer.write($0) }
-        if let header = decoder.header { try writer.start(header, metadata: decoder.metadata) }
-        try writer.end()
-    } catch let error as CLIError {
-        throw error
-    } catch {
-        throw CLIError("\(input): \(error)")
+    try streamConversion(input: input, output: output, strict: strict) {
+        EncoderRowWriter(format: format, settings: settings, sink: $0)
     }
-    for warning in decoder.warnings { printNotice("\(input): warning: \(warning)") }
-    if writer.droppedTransparency { printNotice("the alpha channel is dropped in JPEG output (use .jpng to keep it)") }
-    try sink.commit()
-    committed = true
 }
 
 /// Feeds bands to the stream encoder of the output format once the image's size is known;
 /// bands that come before it wait in memory (a few rows: the input is fed in small pieces
 /// until the header).
-struct EncoderRowWriter {
+struct EncoderRowWriter: StreamedOutput {
     let format: OutputFormat
     let settings: EncodeSettings
     let sink: OutputSink
@@ -85,8 +61,10 @@ struct EncoderRowWriter {
     private var scratch: [UInt8] = []
     private(set) var droppedTransparency = false
 
-    /// True once the encoder exists.
+    /// True once the encoder exists (it starts between calls, once rows have come: a PNG's
+    /// chunks before its image data are all read then).
     var isStarted: Bool { png != nil || jpeg != nil }
+    var droppedTransparencyNotice: String { "the alpha channel is dropped in JPEG output (use .jpng to keep it)" }
 
     init(format: OutputFormat, settings: EncodeSettings, sink: OutputSink) {
         self.format = format

@@ -164,32 +164,29 @@ public struct JPEGRowDecoder: RowStreamingDecoder, Sendable {
         }
     }
 
+    /// Hands out the rows waiting in the band buffer; false when none were waiting.
+    private mutating func handPendingRows(_ rows: (RowBand) throws -> Void) throws -> Bool {
+        guard let header = decoder.header, let pending = decoder.rowOutput?.pending, !pending.isEmpty else { return false }
+        decoder.rowOutput?.pending = 0 ..< 0
+        let rowBytes = header.width * header.pixelFormat.bytesPerPixel
+        try decoder.rowOutput?.buffer.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            try rows(RowBand(y: pending.lowerBound, count: pending.count, width: header.width,
+                             format: header.pixelFormat, bytesPerRow: rowBytes, base: base))
+        }
+        return true
+    }
+
     /// Hands out the pending band and resumes decoding until the input is used up; then, at the
     /// end, the gray rows and the rows of a whole (non-streamable) image.
     private mutating func drain(_ events: inout [DecodingEvent], _ rows: (RowBand) throws -> Void) throws {
         // Nothing of `decoder` is held across the resuming `append`, so its buffers are not copied.
-        while let header = decoder.header, let pending = decoder.rowOutput?.pending, !pending.isEmpty {
-            decoder.rowOutput?.pending = 0 ..< 0
-            let rowBytes = header.width * header.pixelFormat.bytesPerPixel
-            try decoder.rowOutput?.buffer.withUnsafeBytes { raw in
-                guard let base = raw.baseAddress else { return }
-                try rows(RowBand(y: pending.lowerBound, count: pending.count, width: header.width,
-                                 format: header.pixelFormat, bytesPerRow: rowBytes, base: base))
-            }
+        while try handPendingRows(rows) {
             events += try decoder.append(UnsafeRawBufferPointer(start: nil, count: 0))
         }
         guard decoder.phase == .done, let header = decoder.header else { return }
         // Coefficient mode's final pass: a band at a time, as the rows are taken.
-        while decoder.finalRender != nil && decoder.renderNextRows() {
-            guard let pending = decoder.rowOutput?.pending, !pending.isEmpty else { break }
-            decoder.rowOutput?.pending = 0 ..< 0
-            let rowBytes = header.width * header.pixelFormat.bytesPerPixel
-            try decoder.rowOutput?.buffer.withUnsafeBytes { raw in
-                guard let base = raw.baseAddress else { return }
-                try rows(RowBand(y: pending.lowerBound, count: pending.count, width: header.width,
-                                 format: header.pixelFormat, bytesPerRow: rowBytes, base: base))
-            }
-        }
+        while decoder.finalRender != nil && decoder.renderNextRows(), try handPendingRows(rows) {}
         if let gray = decoder.rowOutput?.gray, !gray.isEmpty {
             decoder.rowOutput?.gray = 0 ..< 0
             let bandRows = decoder.rowOutput?.bandRows ?? 1

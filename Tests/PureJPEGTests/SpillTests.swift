@@ -38,6 +38,28 @@ struct SpillTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
     }
 
+    @Test("a spilled decode that fails or is cut short leaves the folder empty too")
+    func failuresLeaveNothing() throws {
+        let bytes = try TestVectors.bytes("jpeg/valid/progressive_420.jpg")
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var options = JPEGDecodingOptions(strict: true)
+        options.spillAbove = 0
+        options.spillDirectory = dir
+        for cut in [bytes.count / 3, bytes.count / 2, bytes.count - 3] {
+            let rows = decodeRows(Array(bytes.prefix(cut)), size: 4096, options: options)
+            #expect(rows.error != nil, "cut at \(cut)")
+        }
+        // A row consumer that throws stops the decode half way.
+        struct Stop: Error {}
+        var decoder = JPEGRowDecoder(options: options)
+        #expect(throws: Stop.self) {
+            try bytes.withUnsafeBytes { raw in _ = try decoder.append(raw) { _ in throw Stop() } }
+            try decoder.finish { _ in throw Stop() }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+    }
+
     @Test("a whole-image decode through a spilled store gives the same image")
     func wholeDecodeSpilled() throws {
         for file in ["jpeg-extra/prog_420.jpg", "jpeg/valid/progressive_420.jpg", "jpeg-extra/seq_2scans_422.jpg"] {

@@ -178,21 +178,23 @@ public struct NetpbmDecoder: Sendable {
         base += done
     }
 
-    /// ``finish()`` for a streaming decoder: the last rows to `rows`, then the truncation error
-    /// (without a partial image) when the raster is short.
-    mutating func finish(rows sink: (RowBand) throws -> Void) throws {
+    /// The input has ended: a plain raster's last number may end with the file (as cjpeg reads
+    /// it); before the raster, the file is cut short.
+    private mutating func endRaster() throws(NetpbmError) {
         if let failure { throw failure }
-        if phase == .raster && magic != 1 && magic <= 3 && digits > 0 && !inComment {
-            do throws(NetpbmError) { try storePlain(offset: offset) } catch {
-                failure = error
-                throw error
-            }
-        }
-        guard phase == .raster || phase == .done else {
-            let error = NetpbmError.truncated(offset: offset, partial: nil)
+        do throws(NetpbmError) {
+            if phase == .raster && magic != 1 && magic <= 3 && digits > 0 && !inComment { try storePlain(offset: offset) }
+            guard phase == .raster || phase == .done else { throw .truncated(offset: offset, partial: nil) }
+        } catch {
             failure = error
             throw error
         }
+    }
+
+    /// ``finish()`` for a streaming decoder: the last rows to `rows`, then the truncation error
+    /// (without a partial image) when the raster is short.
+    mutating func finish(rows sink: (RowBand) throws -> Void) throws {
+        try endRaster()
         try flushRows(sink)
         guard samples == totalSamples else {
             let error = NetpbmError.truncated(offset: offset, partial: nil)
@@ -205,19 +207,7 @@ public struct NetpbmDecoder: Sendable {
     /// Ends the input: the image, or the error (``NetpbmError/truncated(offset:partial:)`` with
     /// the rows decoded so far when the raster is short).
     public mutating func finish() throws(NetpbmError) -> Image {
-        if let failure { throw failure }
-        // A plain raster's last number may end with the file, as cjpeg reads it.
-        if phase == .raster && magic != 1 && magic <= 3 && digits > 0 && !inComment {
-            do throws(NetpbmError) { try storePlain(offset: offset) } catch {
-                failure = error
-                throw error
-            }
-        }
-        guard phase == .raster || phase == .done else {
-            let error = NetpbmError.truncated(offset: offset, partial: nil)
-            failure = error
-            throw error
-        }
+        try endRaster()
         let image = Image(width: width, height: height, format: header?.pixelFormat ?? .gray8, pixels: pixels)
         guard samples == totalSamples else {
             let error = NetpbmError.truncated(offset: offset, partial: image)

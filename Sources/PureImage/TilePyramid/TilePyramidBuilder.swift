@@ -3,9 +3,9 @@
 ///
 /// The writer is made when the first rows are final, and every band goes straight into it, so
 /// the tiles of a band are being written while later bytes are still on their way. Baseline
-/// JPEG and non-interlaced PNG stream in bounded memory; progressive JPEG, interlaced PNG and
-/// GIF are decoded whole first, within the decoder's `DecodingLimits`, so a huge one fails with
-/// the limit error.
+/// JPEG and non-interlaced PNG stream in bounded memory; progressive JPEG and interlaced PNG
+/// hand out their rows at the end, from a temporary file when large (``RowStreamDecoder``'s
+/// spilling), also in bounded memory; GIF is decoded whole, within the `DecodingLimits`.
 ///
 /// ```swift
 /// var builder = TilePyramidBuilder(directory: "out", name: "photo")
