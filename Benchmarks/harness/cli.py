@@ -69,6 +69,22 @@ def run(argv, cwd):
     return wall, usage.ru_maxrss / 1024, proc.returncode
 
 
+def summarize(a, b):
+    """The table's figures for paired runs `a` (jpng) and `b` (the reference): median wall times
+    and peak memory, the median per-pair wall ratio with its range, the time of measurement."""
+    ratios = [x[0] / y[0] for x, y in zip(a, b)]
+    return {
+        "runs": str(len(a)),
+        "ours_wall_s": f"{statistics.median(x[0] for x in a):.3f}",
+        "ref_wall_s": f"{statistics.median(y[0] for y in b):.3f}",
+        "wall_ratio": f"{statistics.median(ratios):.2f}",
+        "wall_ratio_min": f"{min(ratios):.2f}", "wall_ratio_max": f"{max(ratios):.2f}",
+        "ours_rss_mb": f"{statistics.median(x[1] for x in a):.1f}",
+        "ref_rss_mb": f"{statistics.median(y[1] for y in b):.1f}",
+        "measured": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+    }
+
+
 def argv_of(command):
     """A pipeline goes through sh; a plain command runs directly."""
     return ["sh", "-c", command] if "|" in command else command.split()
@@ -110,18 +126,8 @@ def main():
         failed = [r for r in a + b if r[2] != 0]
         if failed:
             sys.exit(f"cli.py: {operation}: a command exited {failed[0][2]}")
-        ratios = [x[0] / y[0] for x, y in zip(a, b)]
-        row = {
-            "operation": operation, "reference": reference,
-            "ours_cmd": shown_ours, "ref_cmd": shown_ref, "runs": str(args.runs),
-            "ours_wall_s": f"{statistics.median(x[0] for x in a):.3f}",
-            "ref_wall_s": f"{statistics.median(y[0] for y in b):.3f}",
-            "wall_ratio": f"{statistics.median(ratios):.2f}",
-            "wall_ratio_min": f"{min(ratios):.2f}", "wall_ratio_max": f"{max(ratios):.2f}",
-            "ours_rss_mb": f"{statistics.median(x[1] for x in a):.1f}",
-            "ref_rss_mb": f"{statistics.median(y[1] for y in b):.1f}",
-            "measured": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
-        }
+        row = {"operation": operation, "reference": reference, "ours_cmd": shown_ours, "ref_cmd": shown_ref,
+               **summarize(a, b)}
         print(f"{operation}: jpng {row['ours_wall_s']} s {row['ours_rss_mb']} MiB, {reference} "
               f"{row['ref_wall_s']} s {row['ref_rss_mb']} MiB, wall ratio {row['wall_ratio']} "
               f"({row['wall_ratio_min']}-{row['wall_ratio_max']})", flush=True)

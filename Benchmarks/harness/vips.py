@@ -10,16 +10,14 @@ against the same ideal. Writes Benchmarks/results/vips.tsv.
 """
 
 import argparse
-import datetime
 import math
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cli import run  # noqa: E402
+from cli import run, summarize  # noqa: E402
 
 # (operation, jpng arguments, vips command); OUT is a scratch folder, names relative to the corpus.
 COMPARISONS = [
@@ -116,18 +114,8 @@ def main():
         failed = [r for r in a + b if r[2] != 0]
         if failed:
             sys.exit(f"vips.py: {operation}: a command exited {failed[0][2]}")
-        ratios = [x[0] / y[0] for x, y in zip(a, b)]
-        row = {
-            "operation": operation, "ours_cmd": "jpng " + jpng_args.replace("OUT", "out").replace("TILES", "tiles"),
-            "ref_cmd": vips_cmd.replace("OUT", "out").replace("TILES", "tiles"), "runs": str(args.runs),
-            "ours_wall_s": f"{statistics.median(x[0] for x in a):.3f}",
-            "ref_wall_s": f"{statistics.median(y[0] for y in b):.3f}",
-            "wall_ratio": f"{statistics.median(ratios):.2f}",
-            "wall_ratio_min": f"{min(ratios):.2f}", "wall_ratio_max": f"{max(ratios):.2f}",
-            "ours_rss_mb": f"{statistics.median(x[1] for x in a):.1f}",
-            "ref_rss_mb": f"{statistics.median(y[1] for y in b):.1f}",
-            "measured": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
-        }
+        row = {"operation": operation, "ours_cmd": "jpng " + jpng_args.replace("OUT", "out").replace("TILES", "tiles"),
+               "ref_cmd": vips_cmd.replace("OUT", "out").replace("TILES", "tiles"), **summarize(a, b)}
         print(f"{operation}: jpng {row['ours_wall_s']} s {row['ours_rss_mb']} MiB, vips {row['ref_wall_s']} s "
               f"{row['ref_rss_mb']} MiB, wall ratio {row['wall_ratio']} ({row['wall_ratio_min']}-{row['wall_ratio_max']})",
               flush=True)

@@ -6,7 +6,7 @@
 ///   shrink-on-load rule, which leaves the filter at least 2x), so a 192 MP photo is
 ///   entropy-decoded but reconstructed at 1/4 for a 1024-pixel thumbnail.
 /// - Sequential JPEGs and non-interlaced PNGs stream (``RowStreamDecoder``): each row goes into a
-///   ``RowReducer`` (libvips' recipe: box average, then Lanczos-3) as soon as it is decoded, so
+///   `RowReducer` (libvips' recipe: box average, then Lanczos-3) as soon as it is decoded, so
 ///   memory does not depend on the input's height. Progressive JPEGs, interlaced PNGs and the
 ///   other formats are decoded whole within `options.limits`, then reduced.
 /// - A JPNG's mask (kept as it arrives after the JPEG) is reduced to the same size and becomes
@@ -41,6 +41,13 @@ public struct ThumbnailDecoder: Sendable {
         // libvips' shrink-on-load rule: the DCT scale leaves at least 2x for the filter, which a
         // 1/8-scaled IDCT (a block average, sharper than a low-pass) would otherwise alias.
         rows.jpegScaleToFit = 2 * self.maxPixelSize
+    }
+
+    /// Above this many bytes a progressive JPEG's coefficients or an interlaced PNG's image go
+    /// to a temporary file (``RowStreamDecoder/spillAbove``). Set before the first bytes.
+    public var spillAbove: Int? {
+        get { rows.spillAbove }
+        set { rows.spillAbove = newValue }
     }
 
     /// The format, once the first bytes have told it.

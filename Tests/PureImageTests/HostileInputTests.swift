@@ -90,6 +90,17 @@ enum HostileInput {
                     i += 61
                 }
                 return try source.finish()
+            }, Result {
+                // The thumbnail path: row streams (spilling the coefficients and interlaced
+                // images to a temporary file above 64 KB) into the reducer.
+                var thumbnailer = ThumbnailDecoder(maxPixelSize: 16, options: options)
+                thumbnailer.spillAbove = 1 << 16
+                var i = 0
+                while i < bytes.count {
+                    try thumbnailer.append(bytes[i ..< min(bytes.count, i + 61)])
+                    i += 61
+                }
+                return try thumbnailer.finish()
             }]
         }
     }
