@@ -60,7 +60,8 @@ struct Thumbnail: ParsableCommand {
             defer { reader.close() }
             let limits = reader.size.map { streamingLimits.knowingInputSize($0) } ?? streamingLimits
             var thumbnailer = ThumbnailDecoder(maxPixelSize: size,
-                                               options: ImageSourceOptions(limits: limits, applyOrientation: !noRotate, strict: strict))
+                                               options: ImageSourceOptions(limits: limits, applyOrientation: !noRotate,
+                                                                           threads: encoder.threads, strict: strict))
             let image: Image
             do {
                 while let piece = try reader.next(1 << 18) { try thumbnailer.append(piece) }

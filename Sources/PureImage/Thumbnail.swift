@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Makes a thumbnail while the bytes arrive, holding a few rows of the image, never the image:
 /// shrink-on-load, then a high-quality reduction, then orientation.
 ///
@@ -14,11 +16,16 @@
 /// - The result's longer side is `maxPixelSize` (never enlarged), turned upright per its EXIF
 ///   orientation when `options.applyOrientation` is set (the default here).
 ///
+/// - With a second processor (and `options.threads` not 1) the reduction runs on a thread of its
+///   own while the caller decodes; the pixels are the same.
+///
 /// ```swift
 /// var thumbnailer = ThumbnailDecoder(maxPixelSize: 1024)
 /// for chunk in chunks { try thumbnailer.append(chunk) }
 /// let thumbnail = try thumbnailer.finish()
 /// ```
+///
+/// Use one value of it: copies made mid-stream share the reducer.
 public struct ThumbnailDecoder: Sendable {
     /// The longer side of the result.
     public let maxPixelSize: Int
@@ -26,12 +33,15 @@ public struct ThumbnailDecoder: Sendable {
     /// `premultiplyAlpha` do not apply).
     public let options: ImageSourceOptions
     private var rows: RowStreamDecoder
-    private var reducer: RowReducer?
+    private var reducer: ReducerStage?
     /// Bytes after the JPEG's EOI (a JPNG's mask and footer), and the input's length.
     private var tail: [UInt8] = []
     private var received = 0
     /// The result's exact size (a JPNG mask reduced to its colour thumbnail's size).
     private var targetSize: (width: Int, height: Int)?
+    /// Whether the reducer runs on a thread of its own (`options.threads` other than 1, and a
+    /// second processor), so the reduction overlaps the decoding.
+    private var background: Bool { (options.threads ?? Processors.online) > 1 && Processors.online > 1 }
 
     /// A thumbnailer for images reduced to at most `maxPixelSize` on the longer side.
     public init(maxPixelSize: Int, options: ImageSourceOptions = ImageSourceOptions(applyOrientation: true)) {
@@ -92,13 +102,14 @@ public struct ThumbnailDecoder: Sendable {
     /// Ends the input and returns the thumbnail. Throws the codec's error (a file cut short
     /// throws its truncation error, as the codec's `finish` does).
     public mutating func finish() throws -> Image {
-        var sink = Sink(reducer: reducer, header: rows.header, maxPixelSize: maxPixelSize, target: targetSize)
+        var sink = Sink(reducer: reducer, header: rows.header, maxPixelSize: maxPixelSize, target: targetSize,
+                        background: background)
         defer { reducer = sink.reducer }
         try rows.finish { band in sink.take(band) }
         sink.drain(header: rows.header)
-        guard var r = sink.reducer else { throw ImageSourceError.noData }
+        guard let stage = sink.reducer else { throw ImageSourceError.noData }
         let metadata = rows.metadata
-        var image = r.finish(metadata: metadata)
+        var image = stage.finish(metadata: metadata)
         if image.format == .rgb8, let mask = try jpngMask(width: image.width, height: image.height) {
             image = try JPNGDecoder.combine(color: image, mask: mask)
             image.metadata = metadata
@@ -110,7 +121,8 @@ public struct ThumbnailDecoder: Sendable {
     private mutating func feed(_ piece: UnsafeRawBufferPointer) throws -> [DecodingEvent] {
         let start = received
         received += piece.count
-        var sink = Sink(reducer: reducer, header: rows.header, maxPixelSize: maxPixelSize, target: targetSize)
+        var sink = Sink(reducer: reducer, header: rows.header, maxPixelSize: maxPixelSize, target: targetSize,
+                        background: background)
         defer { reducer = sink.reducer }
         let events = try rows.append(piece) { band in sink.take(band) }
         sink.drain(header: rows.header)
@@ -122,10 +134,11 @@ public struct ThumbnailDecoder: Sendable {
     /// Where bands go during one call into the row decoder: the reducer, or (before the header
     /// was known when the call began) a copy handed to the reducer after the call.
     private struct Sink {
-        var reducer: RowReducer?
+        var reducer: ReducerStage?
         let header: ImageHeader?
         let maxPixelSize: Int
         let target: (width: Int, height: Int)?
+        let background: Bool
         var waiting: [UInt8] = []
         var waitingRows = 0, waitingWidth = 0
         var waitingFormat: PixelFormat = .rgb8
@@ -160,8 +173,8 @@ public struct ThumbnailDecoder: Sendable {
 
         private mutating func start(_ header: ImageHeader, format: PixelFormat) {
             let size = target ?? RowReducer.size(width: header.width, height: header.height, maxPixelSize: maxPixelSize)
-            reducer = RowReducer(sourceWidth: header.width, sourceHeight: header.height, format: format,
-                                 width: size.width, height: size.height)
+            reducer = ReducerStage(RowReducer(sourceWidth: header.width, sourceHeight: header.height, format: format,
+                                              width: size.width, height: size.height), background: background)
         }
     }
 
@@ -193,6 +206,57 @@ public struct ThumbnailDecoder: Sendable {
         } catch let error as PNGError {
             throw JPNGError.maskPart(error, maskOffset: range.lowerBound)
         }
+    }
+}
+
+/// The reducer of a ``ThumbnailDecoder``, fed on a serial queue of its own when it runs in the
+/// background: each band is copied (the decoder's band buffer is reused at once) and reduced
+/// there in order while the caller decodes the next, at most four bands ahead. The same pixels
+/// either way: one reducer takes the rows in the same order.
+final class ReducerStage: @unchecked Sendable {
+    // `@unchecked`: `reducer` is touched only on `queue` (or, without one, by the caller), and
+    // `finish` waits for the queue before reading it.
+    private var reducer: RowReducer
+    private let queue: DispatchQueue?
+    private let slots = DispatchSemaphore(value: 4)
+    /// Rows handed over so far (the caller's count).
+    private(set) var rowsAdded = 0
+    private let sourceHeight: Int
+
+    init(_ reducer: RowReducer, background: Bool) {
+        self.reducer = reducer
+        sourceHeight = reducer.sourceHeight
+        queue = background ? DispatchQueue(label: "PureImage.thumbnail.reducer") : nil
+    }
+
+    /// True once every source row has been handed over.
+    var isComplete: Bool { rowsAdded >= sourceHeight }
+
+    func add(_ band: RowBand) {
+        rowsAdded += band.count
+        guard let queue else {
+            reducer.add(band)
+            return
+        }
+        let rowBytes = band.width * band.format.bytesPerPixel
+        var rows = [UInt8]()
+        rows.reserveCapacity(rowBytes * band.count)
+        for i in 0 ..< band.count { rows.append(contentsOf: band.row(i)) }
+        let (copy, width, format, count) = (rows, band.width, band.format, band.count)
+        slots.wait()
+        queue.async {
+            copy.withUnsafeBytes { raw in
+                guard let base = raw.baseAddress else { return }
+                self.reducer.add(RowBand(y: 0, count: count, width: width, format: format, bytesPerRow: rowBytes, base: base))
+            }
+            self.slots.signal()
+        }
+    }
+
+    /// The reduced image, once every band handed over is reduced.
+    func finish(metadata: ImageMetadata) -> Image {
+        queue?.sync {}
+        return reducer.finish(metadata: metadata)
     }
 }
 

@@ -79,6 +79,39 @@ import Testing
         }
     }
 
+    @Test("thumbnails, their reducers on threads of their own, made by many tasks at once")
+    func thumbnailsInParallel() async throws {
+        let files = try Self.files()
+        func thumbnail(_ bytes: [UInt8], threads: Int?) -> [UInt8]? {
+            var options = ImageSourceOptions(applyOrientation: true, threads: threads)
+            options.limits = DecodingLimits(maxPixels: 4_000_000)
+            var thumbnailer = ThumbnailDecoder(maxPixelSize: 17, options: options)
+            thumbnailer.spillAbove = 0
+            var offset = 0
+            do {
+                while offset < bytes.count {
+                    try thumbnailer.append(bytes[offset ..< min(bytes.count, offset + 331)])
+                    offset += 331
+                }
+                return try thumbnailer.finish().pixels
+            } catch {
+                return nil
+            }
+        }
+        let expected = files.map { thumbnail($0.bytes, threads: 1) }
+        let results = await withTaskGroup(of: (Int, [UInt8]?).self) { group in
+            for _ in 0 ..< 3 {
+                for (i, file) in files.enumerated() {
+                    group.addTask { (i, thumbnail(file.bytes, threads: nil)) }
+                }
+            }
+            var all: [(Int, [UInt8]?)] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        for (i, pixels) in results { #expect(pixels == expected[i], "\(files[i].name)") }
+    }
+
     @Test func copiesOfOneDecoderFedInParallel() throws {
         let rgba = sampleRGBA(width: 96, height: 64)
         for bytes in [try JPEGEncoder.encode(rgba, options: JPEGEncodingOptions(progressive: true)),
