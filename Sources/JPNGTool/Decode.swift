@@ -10,7 +10,7 @@ struct Decode: ParsableCommand {
         .ppm/.pgm (alpha dropped). '-o -' writes to stdout with --format. An animation gives its \
         first frame composited on the canvas; --frame N picks another, --frames DIR writes every \
         frame. Input is any format ImageSource reads, Netpbm included ('-' reads stdin). To .ppm, \
-        .pgm, .png and baseline .jpg the rows stream from the decoder to the output as djpeg and \
+        .pgm, .pam, .png and baseline .jpg the rows stream from the decoder to the output as djpeg and \
         cjpeg pass them: a baseline JPEG, non-interlaced PNG or Netpbm file is never held whole.
 
         Examples:
@@ -82,9 +82,13 @@ struct Decode: ParsableCommand {
             if output != "-" && !force && fileExists(output) {
                 throw CLIError("\(output): already exists (use --force to overwrite)")
             }
-            if (outputFormat == .ppm || outputFormat == .pgm) && subsample == 1 && !autoOrient && frame == 0 {
+            // A JPNG's PAM keeps its mask as alpha: a JPNG file goes whole (from stdin, PAM output
+            // goes whole too, since a JPNG is known only at its end).
+            let netpbm = outputFormat == .ppm || outputFormat == .pgm
+                || outputFormat == .pam && input != "-" && !isJPNGFile(input)
+            if netpbm && subsample == 1 && !autoOrient && frame == 0 {
                 // Rows stream from the decoder to the file, as djpeg writes them.
-                return try streamDecodeToNetpbm(input: input, output: output, gray: outputFormat == .pgm, strict: strict)
+                return try streamDecodeToNetpbm(input: input, output: output, format: outputFormat, strict: strict)
             }
             if subsample == 1 && !autoOrient && frame == 0 && canStreamEncode(outputFormat, settings: encoder.settings, input: input) {
                 // Rows stream from the decoder to the encoder: the image is never held.

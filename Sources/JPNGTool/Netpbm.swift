@@ -3,15 +3,19 @@ import PureImage
 enum Netpbm {
     /// P7 with WIDTH HEIGHT DEPTH MAXVAL TUPLTYPE ENDHDR; 16-bit samples big-endian.
     static func pam(_ image: Image) -> [UInt8] {
-        let tuple = switch image.format.channels {
+        pamHeader(width: image.width, height: image.height, format: image.format) + bigEndianSamples(image)
+    }
+
+    /// The P7 header for an image of this size and format (every channel kept).
+    static func pamHeader(width: Int, height: Int, format: PixelFormat) -> [UInt8] {
+        let tuple = switch format.channels {
         case 1: "GRAYSCALE"
         case 2: "GRAYSCALE_ALPHA"
         case 3: "RGB"
         default: "RGB_ALPHA"
         }
-        let header = "P7\nWIDTH \(image.width)\nHEIGHT \(image.height)\nDEPTH \(image.format.channels)\n"
-            + "MAXVAL \(image.format.is16Bit ? 65535 : 255)\nTUPLTYPE \(tuple)\nENDHDR\n"
-        return Array(header.utf8) + bigEndianSamples(image)
+        return Array(("P7\nWIDTH \(width)\nHEIGHT \(height)\nDEPTH \(format.channels)\n"
+            + "MAXVAL \(format.is16Bit ? 65535 : 255)\nTUPLTYPE \(tuple)\nENDHDR\n").utf8)
     }
 
     /// P5 (gray) or P6 (RGB); alpha is dropped, so callers say so.

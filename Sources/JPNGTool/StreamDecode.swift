@@ -1,15 +1,15 @@
 import PureImage
 import Foundation
 
-/// `decode` to PPM or PGM without holding the image or the output: the input is read in
+/// `decode` to PPM, PGM or PAM without holding the image or the output: the input is read in
 /// pieces, rows go from `RowStreamDecoder` to the Netpbm writer band by band (as djpeg writes
 /// them), and the output is a temporary file renamed at the end (or stdout). The bytes are
 /// those of the whole-image path (`encodeImage(_:as:settings:)`): the same header, the same
 /// conversion of each pixel, the same notice when a transparent alpha channel is dropped.
 /// Formats whose rows are final only at the end (progressive JPEG, Adam7 PNG, GIF) are held
 /// by the decoder until then, as `RowStreamDecoder` does.
-func streamDecodeToNetpbm(input: String, output: String, gray: Bool, strict: Bool) throws {
-    try streamConversion(input: input, output: output, strict: strict) { NetpbmRowWriter(gray: gray, sink: $0) }
+func streamDecodeToNetpbm(input: String, output: String, format: OutputFormat, strict: Bool) throws {
+    try streamConversion(input: input, output: output, strict: strict) { NetpbmRowWriter(format: format, sink: $0) }
 }
 
 /// Where a streamed conversion's rows go: a writer started once the image's header (and, for
@@ -63,7 +63,8 @@ func streamConversion<Output: StreamedOutput>(input: String, output: String, str
 /// Writes bands as P6 (or P5) rows, samples converted as `Image.converted(to:)` converts them,
 /// 16-bit big-endian. Rows that come before the image's height is known wait in memory.
 struct NetpbmRowWriter: StreamedOutput {
-    let gray: Bool
+    /// `.ppm`, `.pgm` (alpha dropped, samples converted) or `.pam` (the rows as decoded).
+    let kind: OutputFormat
     let sink: OutputSink
     private var height: Int?
     private var format: PixelFormat?
@@ -72,13 +73,13 @@ struct NetpbmRowWriter: StreamedOutput {
     private var scratch: [UInt8] = []
     private(set) var droppedTransparency = false
 
-    init(gray: Bool, sink: OutputSink) {
-        self.gray = gray
+    init(format: OutputFormat, sink: OutputSink) {
+        kind = format
         self.sink = sink
     }
 
     var isStarted: Bool { height != nil }
-    var droppedTransparencyNotice: String { "the alpha channel is dropped in .\(gray ? "pgm" : "ppm") output" }
+    var droppedTransparencyNotice: String { "the alpha channel is dropped in .\(kind.rawValue) output" }
 
     mutating func start(_ header: ImageHeader, metadata: ImageMetadata) throws { try start(height: header.height) }
 
@@ -95,7 +96,8 @@ struct NetpbmRowWriter: StreamedOutput {
 
     private func writeHeader() throws {
         guard let height, let format else { return }
-        try sink.write(Netpbm.pnmHeader(width: width, height: height, format: format))
+        try sink.write(kind == .pam ? Netpbm.pamHeader(width: width, height: height, format: format)
+            : Netpbm.pnmHeader(width: width, height: height, format: format))
     }
 
     /// Every row written: nothing may still wait (a decoder always reports its header).
@@ -104,7 +106,7 @@ struct NetpbmRowWriter: StreamedOutput {
     }
 
     mutating func write(_ band: RowBand) throws {
-        let target = PixelFormat(color: !gray, alpha: false, sixteenBit: band.format.is16Bit)
+        let target = kind == .pam ? band.format : PixelFormat(color: kind == .ppm, alpha: false, sixteenBit: band.format.is16Bit)
         if format == nil {
             format = target
             width = band.width

@@ -44,6 +44,24 @@ import Testing
 
     @Test func everyInputIsThere() { #expect(Self.inputs.count == 10) }
 
+    @Test("PAM output streams too: every channel and depth as decoded", arguments: inputs.filter { !$0.hasPrefix("regressions/") })
+    func pamEqualsWhole(_ path: String) throws {
+        let bytes = try TestVectors.bytes(path)
+        let image = try ImageSource.decode(bytes)
+        var pixels = image.pixels
+        if image.format.is16Bit {
+            for i in stride(from: 0, to: pixels.count - 1, by: 2) { pixels.swapAt(i, i + 1) }
+        }
+        let tuple = ["GRAYSCALE", "GRAYSCALE_ALPHA", "RGB", "RGB_ALPHA"][image.format.channels - 1]
+        let header = "P7\nWIDTH \(image.width)\nHEIGHT \(image.height)\nDEPTH \(image.format.channels)\n"
+            + "MAXVAL \(image.format.is16Bit ? 65535 : 255)\nTUPLTYPE \(tuple)\nENDHDR\n"
+        let expected = Array(header.utf8) + pixels
+        let out = try CLI.scratchFolder().appendingPathComponent("out.pam").path
+        let r = try CLI.run(["decode", TestVectors.url(path).path, "-o", out])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))) == expected, "\(path)")
+    }
+
     @Test("a file cut short: one line on stderr, non-zero exit, no output file, no temporary file")
     func truncatedLeavesNothing() throws {
         let bytes = try TestVectors.bytes("png/pngsuite/basn2c16.png")
