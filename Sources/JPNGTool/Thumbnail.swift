@@ -6,10 +6,11 @@ struct Thumbnail: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Make a thumbnail: the image reduced so its longer side is --size pixels.",
         discussion: """
-        The input is read in pieces and reduced as it decodes: a JPEG at the smallest DCT scale \
-        that still covers the size (as vipsthumbnail's shrink-on-load), then a box average and a \
-        Lanczos-3 filter (libvips' resize); a baseline JPEG or non-interlaced PNG is never held \
-        whole. The thumbnail is turned upright per the EXIF orientation (--no-rotate keeps it as \
+        The input is read in pieces and reduced as it decodes: a JPEG at 1/8 when that covers \
+        the size (block averages, filtered as such; a progressive file's luma AC scans are not \
+        even read), else at the smallest DCT scale that covers twice the size (vipsthumbnail's \
+        shrink-on-load), then a box average and a Lanczos-3 filter (libvips' resize); a baseline \
+        JPEG or non-interlaced PNG is never held whole. The thumbnail is turned upright per the EXIF orientation (--no-rotate keeps it as \
         stored) and never enlarged. Output format by extension (.jpg, .png, .jpng, .pam, .ppm, \
         .pgm), or --format for stdout; '-' reads stdin.
 

@@ -47,6 +47,12 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
     /// Shrink-on-load for thumbnails: a JPEG decodes at the smallest DCT scale whose longer side
     /// is at least this (`JPEGDecodingOptions.scaleToFit`).
     var jpegScaleToFit: Int?
+    /// A JPEG decodes at 1/8 (its blocks' averages) whenever that is at least this on its
+    /// longer side (`JPEGDecodingOptions.dcScaleToFit`).
+    var jpegDCScaleToFit: Int?
+    /// The DCT scale a JPEG decodes at, in eighths, once its header is read (nil before, and
+    /// for other formats).
+    var jpegScale: Int? { jpeg?.header != nil ? jpeg?.options.scale : nil }
 
     /// Bytes of the input the JPEG decoder has read, up to its EOI (nil for other formats).
     var jpegBytesConsumed: Int? { jpeg?.bytesConsumed }
@@ -125,6 +131,7 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
         if isJPEG {
             var jpegOptions = JPEGDecodingOptions(strict: options.strict)
             jpegOptions.scaleToFit = jpegScaleToFit
+            jpegOptions.dcScaleToFit = jpegDCScaleToFit
             jpegOptions.spillAbove = spillAbove
             jpegOptions.spillDirectory = spillDirectory
             jpeg = JPEGRowDecoder(limits: options.limits, options: jpegOptions)

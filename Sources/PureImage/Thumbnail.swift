@@ -3,10 +3,13 @@ import Dispatch
 /// Makes a thumbnail while the bytes arrive, holding a few rows of the image, never the image:
 /// shrink-on-load, then a high-quality reduction, then orientation.
 ///
-/// - A JPEG (and a JPNG's colour part) decodes at the smallest DCT scale whose longer side is
-///   still at least twice `maxPixelSize` (`JPEGDecodingOptions.scaleToFit`, libvips'
-///   shrink-on-load rule, which leaves the filter at least 2x), so a 192 MP photo is
-///   entropy-decoded but reconstructed at 1/4 for a 1024-pixel thumbnail.
+/// - A JPEG (and a JPNG's colour part) decodes at 1/8 when that is at least `maxPixelSize` on
+///   its longer side (`JPEGDecodingOptions.dcScaleToFit`): each pixel is a block's average, and
+///   the reducer filters them as averages (`RowReducer(sourceIsCellAverages:)`). Otherwise at
+///   the smallest DCT scale whose longer side is still at least twice `maxPixelSize`
+///   (`JPEGDecodingOptions.scaleToFit`, libvips' shrink-on-load rule, which leaves the filter at
+///   least 2x). A 192 MP photo is reconstructed at 1/8 for a 1024-pixel thumbnail, and a
+///   progressive one's AC scans of luma are skipped unread.
 /// - Sequential JPEGs and non-interlaced PNGs stream (``RowStreamDecoder``): each row goes into a
 ///   `RowReducer` (libvips' recipe: box average, then Lanczos-3) as soon as it is decoded, so
 ///   memory does not depend on the input's height. Progressive JPEGs, interlaced PNGs and the
@@ -48,13 +51,20 @@ public struct ThumbnailDecoder: Sendable {
         self.maxPixelSize = max(maxPixelSize, 1)
         self.options = options
         rows = RowStreamDecoder(options: ImageSourceOptions(limits: options.limits, strict: options.strict))
-        // libvips' shrink-on-load rule: the DCT scale leaves at least 2x for the filter, which a
-        // 1/8-scaled IDCT (a block average, sharper than a low-pass) would otherwise alias.
+        // libvips' shrink-on-load rule: the DCT scale leaves at least 2x for the filter, which
+        // a scaled IDCT would otherwise alias. 1/8 is the exception: its pixels are the blocks'
+        // averages, which the reducer filters as such (closer to the full decode's reduction
+        // than libvips' 1/4), and a progressive file's AC scans then go unread.
         rows.jpegScaleToFit = 2 * self.maxPixelSize
+        rows.jpegDCScaleToFit = self.maxPixelSize
+        // A thumbnailer is often one of many running at once: a store over 32 MB (a 192 MP
+        // progressive photo's at 1/8 takes 93 MB) goes to a temporary file.
+        rows.spillAbove = 32 << 20
     }
 
-    /// Above this many bytes a progressive JPEG's coefficients or an interlaced PNG's image go
-    /// to a temporary file (``RowStreamDecoder/spillAbove``). Set before the first bytes.
+    /// Above this many bytes (32 MB unless set) a progressive JPEG's coefficients or an
+    /// interlaced PNG's image go to a temporary file (``RowStreamDecoder/spillAbove``). Set
+    /// before the first bytes.
     public var spillAbove: Int? {
         get { rows.spillAbove }
         set { rows.spillAbove = newValue }
@@ -102,11 +112,11 @@ public struct ThumbnailDecoder: Sendable {
     /// Ends the input and returns the thumbnail. Throws the codec's error (a file cut short
     /// throws its truncation error, as the codec's `finish` does).
     public mutating func finish() throws -> Image {
-        var sink = Sink(reducer: reducer, header: rows.header, maxPixelSize: maxPixelSize, target: targetSize,
-                        background: background)
+        var sink = Sink(reducer: reducer, header: rows.header, cellAverages: rows.jpegScale == 1, maxPixelSize: maxPixelSize,
+                        target: targetSize, background: background)
         defer { reducer = sink.reducer }
         try rows.finish { band in sink.take(band) }
-        sink.drain(header: rows.header)
+        sink.drain(header: rows.header, cellAverages: rows.jpegScale == 1)
         guard let stage = sink.reducer else { throw ImageSourceError.noData }
         let metadata = rows.metadata
         var image = stage.finish(metadata: metadata)
@@ -121,11 +131,11 @@ public struct ThumbnailDecoder: Sendable {
     private mutating func feed(_ piece: UnsafeRawBufferPointer) throws -> [DecodingEvent] {
         let start = received
         received += piece.count
-        var sink = Sink(reducer: reducer, header: rows.header, maxPixelSize: maxPixelSize, target: targetSize,
-                        background: background)
+        var sink = Sink(reducer: reducer, header: rows.header, cellAverages: rows.jpegScale == 1, maxPixelSize: maxPixelSize,
+                        target: targetSize, background: background)
         defer { reducer = sink.reducer }
         let events = try rows.append(piece) { band in sink.take(band) }
-        sink.drain(header: rows.header)
+        sink.drain(header: rows.header, cellAverages: rows.jpegScale == 1)
         reducer = sink.reducer
         keepTail(piece, start: start)
         return events
@@ -136,6 +146,8 @@ public struct ThumbnailDecoder: Sendable {
     private struct Sink {
         var reducer: ReducerStage?
         let header: ImageHeader?
+        /// The rows are a JPEG's blocks' averages (decoded at 1/8).
+        var cellAverages: Bool
         let maxPixelSize: Int
         let target: (width: Int, height: Int)?
         let background: Bool
@@ -155,8 +167,9 @@ public struct ThumbnailDecoder: Sendable {
             waitingRows += band.count
         }
 
-        mutating func drain(header: ImageHeader?) {
+        mutating func drain(header: ImageHeader?, cellAverages: Bool) {
             guard waitingRows > 0 else { return }
+            self.cellAverages = cellAverages
             if reducer == nil {
                 start(header ?? ImageHeader(fileFormat: .jpeg, width: waitingWidth, height: waitingRows, pixelFormat: waitingFormat),
                       format: waitingFormat)
@@ -174,7 +187,8 @@ public struct ThumbnailDecoder: Sendable {
         private mutating func start(_ header: ImageHeader, format: PixelFormat) {
             let size = target ?? RowReducer.size(width: header.width, height: header.height, maxPixelSize: maxPixelSize)
             reducer = ReducerStage(RowReducer(sourceWidth: header.width, sourceHeight: header.height, format: format,
-                                              width: size.width, height: size.height), background: background)
+                                              width: size.width, height: size.height, sourceIsCellAverages: cellAverages),
+                                   background: background)
         }
     }
 

@@ -224,7 +224,7 @@ extension JPEGDecoder {
             // Before the second scan libjpeg latches no previous statuses (-1).
             let previous = (0 ... 9).map { k in k > 0 && scansStarted > 1 ? Int(previousCoefficientBits[c * 64 + k]) : -1 }
             return BlockSmoothing.Component(blocksWide: fc.blocksWide, blocksHigh: fc.blocksHigh,
-                                            rowStride: fc.paddedBlocksWide * 64, v: fc.iMCURows,
+                                            rowStride: fc.paddedBlocksWide * fc.valuesPerBlock, v: fc.iMCURows,
                                             quant: quant[c] ?? [], bits: bits[c], previousBits: previous)
         }
     }

@@ -45,10 +45,11 @@ extension JPEGDecoder {
                     var target = base + dcOffsets[c]
                     for y in 0 ..< component.blocksHigh {
                         var block = UnsafePointer(store.planes[c] + y * component.rowStride)
+                        let step = frame.components[c].valuesPerBlock
                         for _ in 0 ..< component.blocksWide {
                             target.pointee = block.pointee
                             target += 1
-                            block += 64
+                            block += step
                         }
                         store.noteTouched(bytes: component.rowStride * 2)
                     }
@@ -64,6 +65,13 @@ extension JPEGDecoder {
     func idctBand(_ band: Int, frame: Frame, geometry: OutputGeometry, pipeline: BandPipeline,
                   planes: UnsafeMutablePointer<UInt8>, smoothing: SmoothingContext?, workspace: UnsafeMutablePointer<Int16>) {
         let store = coefficients
+        // A compact block's kept values in a 64-value block for the IDCT (CompactBlock), and a
+        // DC-only block's DC term in another; only those positions are ever written, so the rest
+        // stays zero.
+        let expanded = UnsafeMutablePointer<Int16>.allocate(capacity: 128)
+        expanded.initialize(repeating: 0, count: 128)
+        defer { expanded.deallocate() }
+        let dcOnly = expanded + 64
         withExtendedLifetime(store) {
             componentQuant.withUnsafeBufferPointer { quant in
                 guard let q = quant.baseAddress, store.counts.count == frame.components.count else { return }
@@ -73,23 +81,36 @@ extension JPEGDecoder {
                         let idct = pipeline.kernels[c].idct
                         for row in 0 ..< fc.v {
                             let by = band * fc.v + row
-                            var block = UnsafePointer(store.planes[c] + by * fc.paddedBlocksWide * 64)
+                            let step = fc.valuesPerBlock
+                            // A compact block is expanded for the IDCT and for smoothing (which
+                            // moves the DC term too, libjpeg-turbo 2.1's DC interpolation).
+                            let compact = step != 64
+                            var block = UnsafePointer(store.planes[c] + by * fc.paddedBlocksWide * step)
                             var target = planes + pipeline.blockOffset(component: c, band: band, blockX: 0, blockRow: row)
                             // Blocks outside the image (MCU padding) are not smoothed; their samples are never shown.
                             var window: BlockSmoothing.Row?
                             var smoothed = 0
-                            if let smoothing, let dcBase, by < smoothing.plan[c].blocksHigh, smoothing.plan[c].blocksWide > 0 {
+                            if let smoothing, let dcBase, by < smoothing.plan[c].blocksHigh,
+                               smoothing.plan[c].blocksWide > 0 {
                                 window = BlockSmoothing.Row(smoothing.plan[c], dc: dcBase + smoothing.dcOffsets[c], y: by,
                                                             lastRow: smoothing.lastIMCURow, lastGoodRow: smoothing.lastGoodRow)
                                 smoothed = smoothing.plan[c].blocksWide
                             }
                             for x in 0 ..< fc.paddedBlocksWide {
-                                let input = x < smoothed ? window!.estimate(block, x: x, into: workspace) : block
+                                var source = block
+                                if step == 1 || step == 5 {
+                                    dcOnly[0] = block[0]
+                                    source = UnsafePointer(dcOnly)
+                                } else if compact {
+                                    CompactBlock.expand(block, valuesPerBlock: step, into: expanded, history: false)
+                                    source = UnsafePointer(expanded)
+                                }
+                                let input = x < smoothed ? window!.estimate(source, x: x, into: workspace) : source
                                 idct(input, q + c * JPEGKernels.quantStride, target, gc.stride)
-                                block += 64
+                                block += step
                                 target += gc.blockSize
                             }
-                            store.noteTouched(bytes: fc.paddedBlocksWide * 128)
+                            store.noteTouched(bytes: fc.paddedBlocksWide * 2 * step)
                         }
                     }
                 }

@@ -28,6 +28,10 @@ struct FrameComponent: Sendable, Equatable {
     var declaredV = 0
     /// Block rows in one of libjpeg's iMCU rows of this component.
     var iMCURows: Int { declaredV > 0 ? declaredV : v }
+    /// Values the coefficient store keeps per block (``CompactBlock``): 64, or for a progressive
+    /// component whose scaled IDCT reads fewer, what that IDCT reads (and a map of the others'
+    /// history); with the 1x1 IDCT the DC term alone, and its AC scans are skipped.
+    var valuesPerBlock = 64
 }
 
 /// The frame header (SOF) with the MCU geometry every later stage uses.
@@ -64,10 +68,18 @@ struct Frame: Sendable, Equatable {
     }
 
     var isProgressive: Bool { process == .progressive }
+    /// AC scans of components decoded with the 1x1 IDCT are passed over unread
+    /// (``JPEGDecodingOptions/dcScaleToFit`` chose 1/8; ``SkippedScan``).
+    var passesOverAC = false
 
-    /// Coefficient storage for the whole image: 64 Int16 per padded block.
+    /// Padded blocks of all components (the preview cache's change map has a byte for each).
+    var blockCount: Int {
+        components.reduce(0) { $0 + $1.paddedBlocksWide * $1.paddedBlocksHigh }
+    }
+
+    /// Coefficient storage for the whole image: `valuesPerBlock` Int16 per padded block.
     var coefficientBytes: Int {
-        components.reduce(0) { $0 + $1.paddedBlocksWide * $1.paddedBlocksHigh * 128 }
+        components.reduce(0) { $0 + $1.paddedBlocksWide * $1.paddedBlocksHigh * 2 * $1.valuesPerBlock }
     }
 }
 

@@ -13,6 +13,18 @@ public struct JPEGDecodingOptions: Sendable, Equatable {
     /// (1/8, 1/4, 1/2, full) whose longer side is still at least this many pixels, the cheapest
     /// start of a thumbnail that fits this size. `scale` after the header tells which was taken.
     public var scaleToFit: Int? = nil
+    /// Shrink-on-load to block averages: when set, 1/8 is taken whenever its longer side is at
+    /// least this many pixels, before ``scaleToFit`` chooses. At 1/8 each full-resolution sample
+    /// is its block's DC term, the average of its 8x8 samples: for thumbnailers that filter the
+    /// image as cell averages (`RowReducer(sourceIsCellAverages:)`).
+    ///
+    /// A progressive file decoded so (with every leniency, the default) passes over the AC scans
+    /// of those components unread, and keeps 2 bytes a block of them: a 192 MP photo's thumbnail
+    /// reads its DC scans and chroma. The pixels are `scale: 1`'s for a whole file; damage inside
+    /// a passed-over scan is not reported, and a file cut inside one may be smoothed differently
+    /// from djpeg past the cut (its last good row is not known). `scale: 1` itself decodes every
+    /// scan (keeping a DC term and a 64-bit history a block) and matches djpeg.
+    public var dcScaleToFit: Int? = nil
     /// Progressive and multi-scan files keep every coefficient until their last scan (2 bytes
     /// a coefficient: 576 MB for a 192 MP 4:2:0 photo). Above this many bytes the store spills
     /// to a temporary file in ``spillDirectory`` (unlinked as soon as it is made), of which a
@@ -159,10 +171,10 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     var geometry: OutputGeometry?
     var mode: Mode = .undecided
     var pipeline: BandPipeline?
-    /// Coefficient mode: the coefficients, and each component's offset in values as if the
-    /// components were stored one after another (64 times its first block in the change map).
+    /// Coefficient mode: the coefficients, and each component's first block in the change map
+    /// (the blocks of all components one after another).
     var coefficients = DecodedCoefficients.empty
-    var coefficientOffsets: [Int] = []
+    var firstBlocks: [Int] = []
     var image: Image?
     /// Output rows final so far (streaming).
     var rowsDone = 0
@@ -193,6 +205,10 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     /// marker that ends the scan arrives, so that coefficients (and so ``preview()``) only ever
     /// hold completed scans. A longer scan is decoded as it arrives (see ``startScan``).
     var heldScanLimit = 0
+    /// An AC scan passed over unread (``SkippedScan``) while its end is searched for, and how
+    /// many scans were passed over.
+    var skipped: SkippedScan?
+    var scansPassedOver = 0
     /// Tests turn it off to decode scans as their bytes arrive, as a scan past `heldScanLimit` is.
     var holdsScans = true
     /// Picks the vector IDCT; tests turn it off to compare with the scalar kernels.
@@ -567,11 +583,24 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             c.h = 1; c.v = 1
             frame = Frame(process: frame.process, width: frame.width, height: frame.height, components: [c], offset: frame.offset)
         }
-        if let fit = options.scaleToFit {
-            let longer = max(frame.width, frame.height)
+        let longer = max(frame.width, frame.height)
+        if let fit = options.dcScaleToFit, (longer + 7) / 8 >= fit {
+            options.scale = 1
+            // Strict decoding reads every scan, so damage in one is still refused.
+            frame.passesOverAC = frame.isProgressive && options.leniencies == .all
+        } else if let fit = options.scaleToFit {
             options.scale = [1, 2, 4].first { (longer * $0 + 7) / 8 >= fit } ?? 8
         }
         let scale = options.scale
+        if frame.isProgressive {
+            // A scaled IDCT reads the k x k lowest coefficients: the store keeps those, and a bit
+            // of history for the rest (what refinement scans need), or at 1x1 the DC alone.
+            for i in frame.components.indices {
+                let c = frame.components[i]
+                let k = JPEGKernels.blockSize(scale: scale, h: c.h, v: c.v, maxH: frame.hMax, maxV: frame.vMax)
+                frame.components[i].valuesPerBlock = CompactBlock.valuesPerBlock(idctSize: k, dcOnly: frame.passesOverAC)
+            }
+        }
         let outWidth = (frame.width * scale + 7) / 8, outHeight = (frame.height * scale + 7) / 8
         let format: PixelFormat = frame.components.count == 1 ? .gray8 : (frame.components.count == 4 && options.outputCMYK ? .rgba8 : .rgb8)
         if frame.width * frame.height > limits.maxPixels {
@@ -660,10 +689,10 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                 var offsets: [Int] = [], counts: [Int] = [], total = 0
                 for c in frame.components {
                     offsets.append(total)
-                    counts.append(c.paddedBlocksWide * c.paddedBlocksHigh * 64)
-                    total += counts[counts.count - 1]
+                    counts.append(c.paddedBlocksWide * c.paddedBlocksHigh * c.valuesPerBlock)
+                    total += c.paddedBlocksWide * c.paddedBlocksHigh
                 }
-                coefficientOffsets = offsets
+                firstBlocks = offsets
                 coefficients = spills(frame)
                     ? try DecodedCoefficients(counts: counts, spillDirectory: options.spillDirectory)
                     : DecodedCoefficients(counts: counts)
@@ -746,8 +775,9 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                 tables.append(t)
             }
             var component = ScanComponent(index: c, h: fc.h, v: fc.v, dc: dc, ac: ac, paddedBlocksWide: fc.paddedBlocksWide,
-                                          firstBlock: mode == .coefficients ? coefficientOffsets[c] / 64 : 0,
+                                          firstBlock: mode == .coefficients ? firstBlocks[c] : 0,
                                           quantOffset: c * JPEGKernels.quantStride)
+            component.valuesPerBlock = fc.valuesPerBlock
             component.iMCURows = fc.iMCURows
             if let pipeline, let geometry {
                 idcts.append(pipeline.kernels[c].idct)
@@ -759,6 +789,8 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             }
             components.append(component)
         }
+        let skips = (kind == .acFirst || kind == .acRefine) && mode == .coefficients && frame.passesOverAC
+            && scan.components.allSatisfy { frame.components[$0].valuesPerBlock == 1 }
         let interleaved = scan.components.count > 1
         let mcusWide = interleaved ? frame.mcusWide : frame.components[scan.components[0]].blocksWide
         let mcusHigh = interleaved ? frame.mcusHigh : frame.components[scan.components[0]].blocksHigh
@@ -775,6 +807,11 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         entropy.restartsToGo = restartInterval
         retryAt = 0
         markerScan = 0
+        if skips, let plan {
+            // Nothing of this scan reaches the output (1/8, DC terms only): passed over unread.
+            skipped = SkippedScan(restartInterval: plan.restartInterval)
+            self.plan = nil
+        }
         if mode == .coefficients, let geometry {
             // A quarter of the coefficient store (the biggest scans of real files are well under
             // it), at least 64 KB, within what DecodingLimits leaves after the image, the working

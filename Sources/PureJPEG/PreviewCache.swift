@@ -122,7 +122,7 @@ extension JPEGDecoder {
 
     /// Bytes of the buffers a cached render keeps besides the image.
     func cachedPlaneBytes(frame: Frame, geometry: OutputGeometry) -> Int {
-        var total = coefficients.count / 64 + geometry.height * frame.components.count * 16
+        var total = frame.blockCount + geometry.height * frame.components.count * 16
         for (c, fc) in frame.components.enumerated() {
             let gc = geometry.components[c]
             total += gc.stride * fc.paddedBlocksHigh * gc.blockSize
@@ -143,7 +143,7 @@ extension JPEGDecoder {
         let n = frame.components.count
         let cached: Image? = previewCache.withLock { state -> Image? in
             if state.image == nil {
-                guard fill && fits, n == geometry.components.count, coefficientOffsets.count == n else { return nil }
+                guard fill && fits, n == geometry.components.count, firstBlocks.count == n else { return nil }
                 state.release()
                 for (c, fc) in frame.components.enumerated() {
                     let gc = geometry.components[c]
@@ -151,7 +151,7 @@ extension JPEGDecoder {
                     let upsample = gc.hUp != 1 || gc.vUp != 1
                     state.upsampled.append(PreviewCache.State.allocate(upsample ? geometry.width * geometry.height : 0))
                 }
-                state.changes = PreviewCache.State.allocate(coefficients.count / 64)
+                state.changes = PreviewCache.State.allocate(frame.blockCount)
                 state.changes.update(repeating: 1)
                 state.markedRows = frame.components.map { 0 ..< $0.paddedBlocksHigh }
                 let height = geometry.height
@@ -189,7 +189,7 @@ extension JPEGDecoder {
             if let changes = state.changes.baseAddress {
                 for (c, fc) in frame.components.enumerated() where c < state.markedRows.count {
                     let rows = state.markedRows[c]
-                    (changes + coefficientOffsets[c] / 64 + rows.lowerBound * fc.paddedBlocksWide)
+                    (changes + firstBlocks[c] + rows.lowerBound * fc.paddedBlocksWide)
                         .update(repeating: 0, count: rows.count * fc.paddedBlocksWide)
                     state.markedRows[c] = 0 ..< 0
                 }
@@ -214,9 +214,12 @@ extension JPEGDecoder {
                                into image: inout Image) -> Int {
         guard let changes = state.changes.baseAddress else { return 0 }
         let blockRows = frame.components.enumerated().map { c, fc in
-            (marks: changes + coefficientOffsets[c] / 64, wide: fc.paddedBlocksWide)
+            (marks: changes + firstBlocks[c], wide: fc.paddedBlocksWide)
         }
         let store = coefficients
+        let expanded = UnsafeMutablePointer<Int16>.allocate(capacity: 128)
+        expanded.initialize(repeating: 0, count: 128)
+        defer { expanded.deallocate() }
         withExtendedLifetime(store) {
             componentQuant.withUnsafeBufferPointer { quant in
                 guard let q = quant.baseAddress, store.counts.count == frame.components.count else { return }
@@ -228,12 +231,20 @@ extension JPEGDecoder {
                     let marks = blockRows[c].marks
                     for by in state.markedRows[c] {
                         var index = by * fc.paddedBlocksWide
-                        var block = UnsafePointer(store.planes[c] + by * fc.paddedBlocksWide * 64)
+                        let step = fc.valuesPerBlock
+                        // Compact blocks go through a 64-value block (CompactBlock), DC-only ones as they are.
+                        let compact = step != 64
+                        var block = UnsafePointer(store.planes[c] + by * fc.paddedBlocksWide * step)
                         var target = plane + by * gc.blockSize * gc.stride
                         for _ in 0 ..< fc.paddedBlocksWide {
                             // The full-size vector IDCT called directly, as the streaming path does
                             // (not through the kernel closure's thunk).
-                            if marks[index] != 0 {
+                            if marks[index] != 0 && compact {
+                                // Only kept positions are written: DC-only blocks stay apart from 2x2 ones.
+                                let scratch = step == 1 || step == 5 ? expanded + 64 : expanded
+                                CompactBlock.expand(block, valuesPerBlock: step, into: scratch, history: false)
+                                idct(scratch, q + c * JPEGKernels.quantStride, target, gc.stride)
+                            } else if marks[index] != 0 {
                                 if direct {
                                     IDCTSIMD.idct8x8(block, q + c * JPEGKernels.quantStride, target, gc.stride)
                                 } else {
@@ -241,7 +252,7 @@ extension JPEGDecoder {
                                 }
                             }
                             index &+= 1
-                            block += 64
+                            block += step
                             target += gc.blockSize
                         }
                     }

@@ -84,6 +84,8 @@ struct ScanComponent: Sendable {
     /// Streaming: the IDCT is ``IDCTSIMD/idct8x8(_:_:_:_:)``, called directly.
     var directIDCT = false
     var paddedBlocksWide: Int
+    /// Coefficient mode: values a block holds in the store (``FrameComponent/valuesPerBlock``).
+    var valuesPerBlock = 64
     /// Coefficient mode: the component's first block in the change map (blocks of all components
     /// in order; its coefficients are ``DecodedCoefficients/planes``[index]). And the offset of its
     /// quantization table.
@@ -280,9 +282,16 @@ enum MCULoop {
     private static func copyBlocks(_ mcu: Int, plan: ScanPlan, sink: BlockSink, saved: UnsafeMutablePointer<Int16>, restore: Bool) {
         guard case let .coefficients(planes, _) = sink else { return }
         var slot = saved
-        forEachBlock(of: mcu, plan: plan, planes: planes) { target, _ in
-            if restore { target.update(from: slot, count: 64) } else { slot.update(from: target, count: 64) }
-            slot += 64
+        for c in plan.components {
+            let hBlocks = plan.interleaved ? c.h : 1, vBlocks = plan.interleaved ? c.v : 1
+            for bv in 0 ..< vBlocks {
+                for bh in 0 ..< hBlocks {
+                    let (target, _) = coefficientBlock(mcu, blockH: bh, blockV: bv, component: c, plan: plan, planes: planes)
+                    let n = c.valuesPerBlock
+                    if restore { target.update(from: slot, count: n) } else { slot.update(from: target, count: n) }
+                    slot += 64
+                }
+            }
         }
     }
 
@@ -324,7 +333,7 @@ enum MCULoop {
         let bx: Int, by: Int
         if plan.interleaved { bx = mx &* c.h &+ blockH; by = my &* c.v &+ blockV } else { bx = mx; by = my }
         let block = by &* c.paddedBlocksWide &+ bx
-        return (planes[c.index] + block &* 64, c.firstBlock &+ block)
+        return (planes[c.index] + block &* c.valuesPerBlock, c.firstBlock &+ block)
     }
 
     @inline(__always)
@@ -366,16 +375,25 @@ enum MCULoop {
                                                         data: data, end: end, isFinal: isFinal)
                         case .dcRefine:
                             changed = st.reader.decodeDCRefine(target, al: plan.al, data: data, end: end, isFinal: isFinal)
-                        case .acFirst:
+                        case .acFirst, .acRefine:
                             guard let ac = c.ac else { return }
-                            changed = st.reader.decodeACFirst(target, ac: ac, ss: plan.ss, se: plan.se, al: plan.al,
+                            // A compact block is decoded in the scratch block (CompactBlock).
+                            let compact = c.valuesPerBlock != 64
+                            if compact { CompactBlock.expand(target, valuesPerBlock: c.valuesPerBlock, into: block, history: true) }
+                            let coefficients = compact ? block : target
+                            if plan.kind == .acFirst {
+                                changed = st.reader.decodeACFirst(coefficients, ac: ac, ss: plan.ss, se: plan.se, al: plan.al,
                                                                   eobrun: &st.eobrun, zigzag: zigzag, data: data, end: end,
                                                                   isFinal: isFinal)
-                        case .acRefine:
-                            guard let ac = c.ac else { return }
-                            changed = st.reader.decodeACRefine(target, ac: ac, ss: plan.ss, se: plan.se, al: plan.al,
+                            } else {
+                                changed = st.reader.decodeACRefine(coefficients, ac: ac, ss: plan.ss, se: plan.se, al: plan.al,
                                                                    eobrun: &st.eobrun, zigzag: zigzag, data: data, end: end,
                                                                    isFinal: isFinal)
+                            }
+                            if compact {
+                                CompactBlock.compress(block, valuesPerBlock: c.valuesPerBlock, into: target)
+                                block.update(repeating: 0, count: 64)
+                            }
                         }
                         // A rolled-back attempt may leave a mark on a block it restores: a spare re-render, never a missed one.
                         if changed, let changes { changes[index] = 1 }

@@ -5,7 +5,10 @@ import ImageCore
 extension JPEGDecoder {
     /// Runs the current scan as far as the input goes; true when it is complete.
     mutating func runScan(_ events: inout [DecodingEvent]) throws(JPEGError) -> Bool {
-        guard let plan else { return skipEntropyData() }
+        guard let plan else {
+            if skipped != nil { return passOverScan(&events) }
+            return skipEntropyData()
+        }
         // Row mode: the band buffer still holds rows the caller has not taken.
         if rowOutput?.pending.isEmpty == false { return false }
         let isFinal = input.isFinished
@@ -187,7 +190,7 @@ extension JPEGDecoder {
         return (false, i)
     }
 
-    /// Skips an ignored scan's data up to the next marker other than RSTn.
+    /// Skips a scan's data up to the next marker other than RSTn.
     private mutating func skipEntropyData() -> Bool {
         let (found, next) = input.withUnsafeUnread { bytes -> (Bool, Int) in
             guard let base = bytes.baseAddress else { return (false, 0) }

@@ -7,9 +7,12 @@ import Testing
 /// `ThumbnailDecoder` against decoding whole and reducing.
 @Suite struct ThumbnailTests {
     /// The reference: box average by k = max(1, floor(n / target / 2)) per axis (edge boxes
-    /// average what exists), then Lanczos-3 stretched by the remaining factor, pixel centres
-    /// aligned, taps outside the image dropped and the rest renormalised; alpha-weighted colour.
-    static func reference(_ image: Image, width outW: Int, height outH: Int) -> [Double] {
+    /// average what exists; none without `box`), then Lanczos-3 stretched by the remaining
+    /// factor, pixel centres aligned, taps outside the image dropped and the rest renormalised;
+    /// alpha-weighted colour. With `cellAverages` each tap list is then convolved with
+    /// [-1/24, 13/12, -1/24], the edge pixels repeated (averages corrected to centre values).
+    static func reference(_ image: Image, width outW: Int, height outH: Int, box useBox: Bool = true,
+                          cellAverages: Bool = false) -> [Double] {
         let c = image.format.channels, alpha = image.format.hasAlpha ? c - 1 : -1
         let maxValue = image.format.is16Bit ? 65535.0 : 255.0
         func sample(_ x: Int, _ y: Int, _ ch: Int) -> Double {
@@ -19,7 +22,7 @@ import Testing
             }
             return Double(image.pixels[i])
         }
-        let kx = max(1, image.width / outW / 2), ky = max(1, image.height / outH / 2)
+        let kx = useBox ? max(1, image.width / outW / 2) : 1, ky = useBox ? max(1, image.height / outH / 2) : 1
         let bw = (image.width + kx - 1) / kx, bh = (image.height + ky - 1) / ky
         var box = [Double](repeating: 0, count: bw * bh * c)
         for by in 0 ..< bh {
@@ -49,7 +52,14 @@ import Testing
                 if w != 0 { taps.append((j, w)) }
             }
             let total = taps.reduce(0) { $0 + $1.1 }
-            return taps.map { ($0.0, $0.1 / total) }
+            guard cellAverages && n > 1 else { return taps.map { ($0.0, $0.1 / total) } }
+            var corrected = [Int: Double]()
+            for (j, w) in taps {
+                corrected[j, default: 0] += w / total * (1 + 2.0 / 24)
+                corrected[max(j - 1, 0), default: 0] -= w / total / 24
+                corrected[min(j + 1, n - 1), default: 0] -= w / total / 24
+            }
+            return corrected.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         }
         var out = [Double](repeating: 0, count: outW * outH * c)
         for oy in 0 ..< outH {
@@ -114,6 +124,67 @@ import Testing
         #expect(worst <= (format.is16Bit ? 4 : 1), "largest difference \(worst)")
     }
 
+    @Test("cell averages: the streamed reduction is the corrected reference's, rounded",
+          arguments: [(PixelFormat.rgb8, 97, 61, 20, 13), (.gray8, 64, 64, 40, 40), (.rgba8, 50, 70, 7, 9),
+                      (.rgb16, 40, 30, 13, 10), (.gray8, 2, 200, 1, 11)])
+    func cellAveragesMatchReference(format: PixelFormat, width: Int, height: Int, outW: Int, outH: Int) {
+        let image = Self.pattern(width: width, height: height, format: format, seed: UInt64(width + height))
+        var reducer = RowReducer(sourceWidth: width, sourceHeight: height, format: format, width: outW, height: outH,
+                                 sourceIsCellAverages: true)
+        image.withRowBand(0 ..< height) { reducer.add($0) }
+        let reduced = reducer.finish()
+        let expected = Self.reference(image, width: outW, height: outH, cellAverages: true)
+        var worst = 0.0
+        for i in 0 ..< expected.count {
+            let got = format.is16Bit
+                ? Double(reduced.pixels.withUnsafeBytes { $0.load(fromByteOffset: 2 * i, as: UInt16.self) })
+                : Double(reduced.pixels[i])
+            worst = max(worst, abs(got - expected[i]))
+        }
+        #expect(worst <= (format.is16Bit ? 4 : 1), "largest difference \(worst)")
+    }
+
+    @Test("an image of 8x8 averages, filtered as averages, comes closer to the full image's reduction")
+    func cellAveragesCloser() {
+        // A smooth 16-bit picture (periods of 40 to 90 pixels), its 8x8 block averages (what a
+        // JPEG at 1/8 holds), and the Lanczos-3 reduction of the full picture as the goal.
+        let w = 512, h = 384, outW = 32, outH = 24
+        func value(_ x: Double, _ y: Double) -> Double {
+            32768 + 12000 * sin(x / 9) * cos(y / 13) + 9000 * sin((x + 2 * y) / 14) + 6000 * cos((3 * x - y) / 20)
+        }
+        var full = Image(width: w, height: h, format: .gray16)
+        var averages = Image(width: w / 8, height: h / 8, format: .gray16)
+        full.pixels.withUnsafeMutableBytes { raw in
+            for y in 0 ..< h {
+                for x in 0 ..< w { raw.storeBytes(of: UInt16(value(Double(x), Double(y)).rounded()), toByteOffset: 2 * (y * w + x), as: UInt16.self) }
+            }
+        }
+        averages.pixels.withUnsafeMutableBytes { raw in
+            for by in 0 ..< h / 8 {
+                for bx in 0 ..< w / 8 {
+                    var sum = 0.0
+                    for y in 0 ..< 8 { for x in 0 ..< 8 { sum += value(Double(bx * 8 + x), Double(by * 8 + y)) } }
+                    raw.storeBytes(of: UInt16((sum / 64).rounded()), toByteOffset: 2 * (by * (w / 8) + bx), as: UInt16.self)
+                }
+            }
+        }
+        let goal = Self.reference(full, width: outW, height: outH, box: false)
+        func error(_ corrected: Bool) -> Double {
+            var reducer = RowReducer(sourceWidth: w / 8, sourceHeight: h / 8, format: .gray16, width: outW, height: outH,
+                                     sourceIsCellAverages: corrected)
+            averages.withRowBand(0 ..< h / 8) { reducer.add($0) }
+            let out = reducer.finish()
+            var sum = 0.0
+            for i in 0 ..< goal.count {
+                let d = Double(out.pixels.withUnsafeBytes { $0.load(fromByteOffset: 2 * i, as: UInt16.self) }) - goal[i]
+                sum += d * d
+            }
+            return (sum / Double(goal.count)).squareRoot()
+        }
+        let plain = error(false), corrected = error(true)
+        #expect(corrected < 0.8 * plain, "RMS error \(corrected) corrected, \(plain) plain")
+    }
+
     @Test("rows fed in bands of any size give the same result")
     func bandSizesAgree() {
         let image = Self.pattern(width: 120, height: 90, format: .rgb8, seed: 5)
@@ -165,13 +236,19 @@ import Testing
     func thumbnailIsReducedDecode(path: String, size: Int) throws {
         let bytes = try TestVectors.bytes(path)
         var decoded = try ImageSource.decode(bytes)
+        var cellAverages = false
         if bytes.starts(with: [0xFF, 0xD8]) {
+            // 1/8 (block averages) when it covers the size, else the scale that leaves 2x.
             let longer = max(decoded.width, decoded.height)
-            let scale = [1, 2, 4].first { (longer * $0 + 7) / 8 >= 2 * size } ?? 8
+            cellAverages = (longer + 7) / 8 >= size
+            let scale = cellAverages ? 1 : [1, 2, 4].first { (longer * $0 + 7) / 8 >= 2 * size } ?? 8
             decoded = try JPEGDecoder.decode(bytes, options: JPEGDecodingOptions(scale: scale))
         }
         let stored = RowReducer.size(width: decoded.width, height: decoded.height, maxPixelSize: size)
-        var expected = decoded.reduced(width: stored.width, height: stored.height)
+        var reducer = RowReducer(sourceWidth: decoded.width, sourceHeight: decoded.height, format: decoded.format,
+                                 width: stored.width, height: stored.height, sourceIsCellAverages: cellAverages)
+        decoded.withRowBand(0 ..< decoded.height) { reducer.add($0) }
+        var expected = stored.width < decoded.width || stored.height < decoded.height ? reducer.finish() : decoded
         expected = expected.oriented(decoded.metadata.orientation)
         let whole = try ImageSource.thumbnail(bytes, maxPixelSize: size)
         #expect(whole.width == expected.width && whole.height == expected.height && whole.pixels == expected.pixels)
