@@ -57,12 +57,13 @@ public struct ThumbnailDecoder: Sendable {
         // than libvips' 1/4), and a progressive file's AC scans then go unread.
         rows.jpegScaleToFit = 2 * self.maxPixelSize
         rows.jpegDCScaleToFit = self.maxPixelSize
-        // A thumbnailer is often one of many running at once: a store over 32 MB (a 192 MP
-        // progressive photo's at 1/8 takes 93 MB) goes to a temporary file.
-        rows.spillAbove = 32 << 20
+        // A thumbnailer is often one of many running at once: a store over 64 MB (a 192 MP
+        // progressive photo's at 1/8 takes 93 MB, a 12 MP one's whole 36 MB) goes to a
+        // temporary file.
+        rows.spillAbove = 64 << 20
     }
 
-    /// Above this many bytes (32 MB unless set) a progressive JPEG's coefficients or an
+    /// Above this many bytes (64 MB unless set) a progressive JPEG's coefficients or an
     /// interlaced PNG's image go to a temporary file (``RowStreamDecoder/spillAbove``). Set
     /// before the first bytes.
     public var spillAbove: Int? {
