@@ -174,14 +174,29 @@ final class InputPieces {
 
 /// Output written as it comes: to stdout, or to a temporary file beside the target that
 /// `commit()` renames over it (`abandon()` removes it), so an error leaves no file behind.
-final class OutputSink {
+///
+/// With a second processor the `write` calls happen on a thread of their own: bytes are
+/// gathered into 256 KB buffers, at most four of them waiting, so a decode goes on while a
+/// pipe's reader catches up (writing 36 MB of PPM into a pipe in 192 KB rows on the decoding
+/// thread took 1.36x djpeg's wall time for 1.07x its processor time; djpeg's small buffered
+/// writes rarely fill the pipe). `@unchecked Sendable`: the buffer is the caller's alone, and
+/// the writing thread shares only the descriptor and `failed`, under its lock.
+final class OutputSink: @unchecked Sendable {
     private let path: String
     private let temp: String?
     private let fd: Int32
     private var closed = false
+    private static let bufferSize = 1 << 18
+    private var buffer: [UInt8] = []
+    private let queue: DispatchQueue?
+    private let slots = DispatchSemaphore(value: 4)
+    private let failure = NSLock()
+    private var failed: String?
 
     init(path: String) throws {
         self.path = path
+        queue = ProcessInfo.processInfo.activeProcessorCount > 1 ? DispatchQueue(label: "jpng.output") : nil
+        buffer.reserveCapacity(Self.bufferSize)
         if path == "-" {
             temp = nil
             fd = 1
@@ -199,6 +214,60 @@ final class OutputSink {
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard let queue else { return try Self.writeAll(fd, bytes, path: path) }
+        try checkFailure()
+        var rest = bytes
+        while !rest.isEmpty {
+            let n = min(rest.count, Self.bufferSize - buffer.count)
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest[rest.startIndex ..< rest.startIndex + n]))
+            rest = UnsafeRawBufferPointer(rebasing: rest[(rest.startIndex + n)...])
+            if buffer.count == Self.bufferSize { send(queue) }
+        }
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+
+    /// Hands the gathered bytes to the writing thread (waiting while four buffers are queued).
+    private func send(_ queue: DispatchQueue) {
+        var next: [UInt8] = []
+        next.reserveCapacity(Self.bufferSize)
+        swap(&next, &buffer)
+        let full = next
+        slots.wait()
+        let fd = fd, path = path
+        queue.async { [self] in
+            defer { slots.signal() }
+            failure.lock()
+            let gaveUp = failed != nil
+            failure.unlock()
+            guard !gaveUp else { return }
+            do {
+                try full.withUnsafeBytes { try Self.writeAll(fd, $0, path: path) }
+            } catch {
+                failure.lock()
+                failed = (error as? CLIError)?.message ?? "\(path): cannot write"
+                failure.unlock()
+            }
+        }
+    }
+
+    /// Writes the rest of the bytes and waits for the writing thread; throws what it met.
+    private func drain() throws {
+        guard let queue else { return }
+        if !buffer.isEmpty { send(queue) }
+        queue.sync {}
+        try checkFailure()
+    }
+
+    private func checkFailure() throws {
+        failure.lock()
+        defer { failure.unlock() }
+        if let failed { throw CLIError(failed) }
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
         guard var at = bytes.baseAddress else { return }
         var left = bytes.count
         while left > 0 {
@@ -212,12 +281,14 @@ final class OutputSink {
         }
     }
 
-    func write(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { try write($0) }
-    }
-
-    /// The output is complete: the temporary file takes the target's name.
+    /// The output is complete: every byte written, and the temporary file takes the target's name.
     func commit() throws {
+        do {
+            try drain()
+        } catch {
+            abandon()
+            throw error
+        }
         guard let temp, !closed else { return }
         closed = true
         guard Foundation.close(fd) == 0, rename(temp, path) == 0 else {
@@ -227,8 +298,10 @@ final class OutputSink {
         }
     }
 
-    /// Removes the temporary file after an error.
+    /// Removes the temporary file after an error (once the writing thread is done with it).
     func abandon() {
+        queue?.sync {}
+        buffer = []
         guard let temp else { return }
         if !closed { _ = Foundation.close(fd) }
         closed = true

@@ -167,3 +167,39 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["cut.ppm"])
     }
 }
+
+/// The output sink hands 256 KB buffers to a writing thread: long outputs arrive whole and in
+/// order, and a failed write is one line on stderr and a failing exit.
+@Suite struct OutputSinkTests {
+    @Test("a 3 MB PPM through stdout and to a file: every buffer, in order")
+    func longOutput() throws {
+        var image = Image(width: 1200, height: 900, format: .rgb8)
+        for i in image.pixels.indices { image.pixels[i] = UInt8(truncatingIfNeeded: i &* 2654435761 >> 13) }
+        let png = try PNGEncoder.encode(image)
+        let expected = Array("P6\n1200 900\n255\n".utf8) + image.pixels
+        let piped = try CLI.run(["decode", "-", "-o", "-", "--format", "ppm"], stdin: png)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stdout == expected)
+        let out = try CLI.scratchFolder().appendingPathComponent("long.ppm").path
+        let toFile = try CLI.run(["decode", "-", "-o", out, "--format", "ppm"], stdin: png)
+        #expect(toFile.status == 0, "\(toFile.stderr)")
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))) == expected)
+    }
+
+    @Test("a write that fails (stdout on /dev/full) ends the command with one line on stderr")
+    func failedWrite() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { return }
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["decode", TestVectors.url("jpeg/valid/photo256_progressive.jpg").path, "-o", "-", "--format", "ppm"]
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        #expect(message.contains("cannot write"), "\(message)")
+        #expect(message.split(separator: "\n").count == 1, "\(message)")
+    }
+}
