@@ -144,14 +144,23 @@ import Testing
     @Test func encodersAndPyramidsInParallel() async throws {
         let images = (0 ..< 6).map { sampleRGBA(width: 40 + 8 * $0, height: 30 + 4 * $0) }
         let expectedPNG = try images.map { try PNGEncoder.encode($0) }
-        let expectedJPEG = try images.map { try JPEGEncoder.encode($0, options: JPEGEncodingOptions(quality: 80)) }
-        let jpegOptions = JPEGEncodingOptions(quality: 80)
+        var oneThread = JPEGEncodingOptions(quality: 80)
+        oneThread.threads = 1
+        let expectedJPEG = try images.map { try JPEGEncoder.encode($0, options: oneThread) }
         let ok = await withTaskGroup(of: Bool.self) { group in
             for round in 0 ..< 3 {
                 for (i, image) in images.enumerated() {
                     group.addTask {
+                        // The JPEG encoders' transform pipelines (a queue each) with 1, 2 and 3 threads.
+                        var jpegOptions = JPEGEncodingOptions(quality: 80)
+                        jpegOptions.threads = round + 1
                         let png = try? PNGEncoder.encode(image)
-                        let jpeg = try? JPEGEncoder.encode(image, options: jpegOptions)
+                        var jpeg = try? JPEGEncoder.encode(image, options: jpegOptions)
+                        if jpeg == expectedJPEG[i], var stream = try? JPEGStreamEncoder(width: image.width, height: image.height,
+                                                                                          format: image.format, options: jpegOptions) {
+                            let bytes = try? image.pixels.withUnsafeBytes { try stream.append(rows: $0) }
+                            jpeg = (bytes ?? []) + ((try? stream.finish()) ?? [])
+                        }
                         let frames = [APNGFrame(image: image, delayMilliseconds: 100), APNGFrame(image: image, delayMilliseconds: 50)]
                         let apng = try? APNGEncoder.encode(frames, options: APNGEncodingOptions(threads: round + 1))
                         return png == expectedPNG[i] && jpeg == expectedJPEG[i] && apng != nil

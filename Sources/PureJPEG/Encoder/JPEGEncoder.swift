@@ -47,26 +47,29 @@ public enum JPEGEncoder {
         w.append(try JPEGWriter.header(options: options, metadata: image.metadata))
         w.append(setup.frameHeader(progressive: options.progressive))
         let layout = setup.layout
-        let processor = setup.makeProcessor()
         let rowBytes = image.width * source.format.bytesPerPixel
 
         if !options.progressive && !options.optimizes {
             // One pass, a single MCU row of coefficients at a time.
             w.append(setup.baselineTablesAndScanHeader(dc: setup.standardDC, ac: setup.standardAC))
             let tables = EntropyTables(dc: setup.standardDC, ac: setup.standardAC)
-            let rowStore = CoefficientStore(layout: EncoderLayout.oneMCURow(of: layout))
             var state = BaselineScanState(components: layout.components.count, restartInterval: options.restartInterval)
+            // MCU row n + 1 is transformed on a second thread while row n is Huffman-coded here.
+            let pipeline = TransformPipeline(setup: setup, threads: options.threads)
             source.pixels.withUnsafeBufferPointer { px in
                 guard let base = px.baseAddress else { return }
                 for mcuRow in 0 ..< layout.mcusDown {
                     let y0 = mcuRow * layout.mcuHeight
-                    processor.process(rows: base + y0 * rowBytes, rowBytes: rowBytes,
-                                      count: min(layout.mcuHeight, layout.height - y0), mcuRow: mcuRow,
-                                      out: rowStore.rowPointers(0), masks: rowStore.rowMaskPointers(0))
-                    state.encodeRow(rowStore.rowPointers(0).map { UnsafePointer($0) },
-                                    masks: rowStore.rowMaskPointers(0).map { UnsafePointer($0) }, layout: layout,
-                                    tables: tables, writer: &w)
+                    pipeline.start(slot: mcuRow & 1, rows: base + y0 * rowBytes, rowBytes: rowBytes,
+                                   count: min(layout.mcuHeight, layout.height - y0), mcuRow: mcuRow)
+                    if mcuRow > 0 {
+                        let row = pipeline.take(slot: (mcuRow - 1) & 1)
+                        state.encodeRow(row.blocks, masks: row.masks, layout: layout, tables: tables, writer: &w)
+                    }
                 }
+                let last = pipeline.take(slot: (layout.mcusDown - 1) & 1)
+                state.encodeRow(last.blocks, masks: last.masks, layout: layout, tables: tables, writer: &w)
+                pipeline.drain()
             }
             w.flushBits()
             w.append(JPEGWriter.marker(0xD9))
@@ -74,6 +77,7 @@ public enum JPEGEncoder {
         }
 
         let store = CoefficientStore(layout: layout)
+        let processor = setup.makeProcessor()
         source.pixels.withUnsafeBufferPointer { px in
             guard let base = px.baseAddress else { return }
             for mcuRow in 0 ..< layout.mcusDown {

@@ -16,17 +16,24 @@ import ImageCore
 /// file += try encoder.finish()
 /// ```
 ///
+/// With a second processor (and ``JPEGEncodingOptions/threads`` not 1) each MCU row is
+/// transformed on a thread of its own while the row before is coded: the bytes are the same.
+///
 /// The working buffers are shared between copies of one encoder value: use one copy.
 public struct JPEGStreamEncoder {
     private let setup: EncoderSetup
     private let format: PixelFormat
-    private let processor: MCURowProcessor
     private let tables: EntropyTables
-    private let rowStore: CoefficientStore
+    /// MCU rows transformed on a second thread while the caller codes the one before.
+    private let pipeline: TransformPipeline
     private var state: BaselineScanState
     private var pendingHeader: [UInt8]
-    private var rowBuffer: [UInt8]
-    private var narrowBuffer: [UInt8]
+    /// Two MCU rows of pixels as they came (the one being filled, and the one the pipeline may
+    /// be reading), and for 16-bit input the same rows narrowed to 8 bits.
+    private let rowBuffers: RowBuffers
+    private var fillSlot = 0
+    /// The slot handed to the pipeline and not yet coded.
+    private var pendingSlot: Int?
     private var filled = 0
     private var mcuRow = 0
     private var acc: UInt64 = 0
@@ -56,15 +63,15 @@ public struct JPEGStreamEncoder {
         guard width <= 65535, height <= 65535 else { throw .imageTooLarge(width: width, height: height) }
         setup = try EncoderSetup(width: width, height: height, format: format.eightBit, options: options)
         self.format = format
-        processor = setup.makeProcessor()
         tables = EntropyTables(dc: setup.standardDC, ac: setup.standardAC)
-        rowStore = CoefficientStore(layout: EncoderLayout.oneMCURow(of: setup.layout))
+        pipeline = TransformPipeline(setup: setup, threads: options.threads)
         state = BaselineScanState(components: setup.layout.components.count, restartInterval: options.restartInterval)
         pendingHeader = try JPEGWriter.header(options: options, metadata: metadata)
             + setup.frameHeader(progressive: false)
             + setup.baselineTablesAndScanHeader(dc: setup.standardDC, ac: setup.standardAC)
-        rowBuffer = [UInt8](repeating: 0, count: setup.layout.mcuHeight * width * format.bytesPerPixel)
-        narrowBuffer = format.is16Bit ? [UInt8](repeating: 0, count: setup.layout.mcuHeight * width * format.channels) : []
+        rowBuffers = RowBuffers(bytes: setup.layout.mcuHeight * width * format.bytesPerPixel,
+                                narrow: format.is16Bit ? setup.layout.mcuHeight * width * format.channels : 0,
+                                pipeline: pipeline)
     }
 
     private var rowBytes: Int { setup.layout.width * format.bytesPerPixel }
@@ -85,13 +92,11 @@ public struct JPEGStreamEncoder {
         w.append(pendingHeader)
         pendingHeader = []
         var offset = 0
-        let capacity = rowBuffer.count
+        let capacity = rowBuffers.bytes
         while offset < rows.count {
             let n = min(capacity - filled, rows.count - offset)
-            rowBuffer.withUnsafeMutableBytes { dst in
-                if let d = dst.baseAddress, let s = rows.baseAddress {
-                    (d + filled).copyMemory(from: s + offset, byteCount: n)
-                }
+            if let s = rows.baseAddress {
+                UnsafeMutableRawPointer(rowBuffers.pixels[fillSlot] + filled).copyMemory(from: s + offset, byteCount: n)
             }
             filled += n
             offset += n
@@ -116,6 +121,7 @@ public struct JPEGStreamEncoder {
         done = true
         var w = BitWriter(capacity: 64, acc: acc, bits: bits)
         w.append(pendingHeader)
+        codePendingRow(&w)
         w.flushBits()
         w.append(JPEGWriter.marker(0xD9))
         return w.bytes()
@@ -126,38 +132,65 @@ public struct JPEGStreamEncoder {
         return e
     }
 
-    /// Runs the buffered rows (a full MCU row, or the image's last rows) through the pipeline.
+    /// Hands the buffered rows (a full MCU row, or the image's last rows) to the pipeline, and
+    /// codes the row handed over before them.
     private mutating func encodeBufferedRows(_ w: inout BitWriter) {
         let layout = setup.layout
         let count = filled / rowBytes
         let width = layout.width
-        let pointers = rowStore.rowPointers(0), masks = rowStore.rowMaskPointers(0)
+        var source = UnsafePointer(rowBuffers.pixels[fillSlot]), sourceRowBytes = rowBytes
         if format.is16Bit {
             let samples = count * width * format.channels
-            rowBuffer.withUnsafeBytes { raw in
-                narrowBuffer.withUnsafeMutableBufferPointer { dst in
-                    for i in 0 ..< samples {
-                        let v = UInt32(raw.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self))
-                        dst[i] = UInt8(truncatingIfNeeded: (v &* 255 &+ 32895) >> 16)
-                    }
-                }
+            let raw = UnsafeRawPointer(rowBuffers.pixels[fillSlot]), dst = rowBuffers.narrow[fillSlot]
+            for i in 0 ..< samples {
+                let v = UInt32(raw.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self))
+                dst[i] = UInt8(truncatingIfNeeded: (v &* 255 &+ 32895) >> 16)
             }
-            narrowBuffer.withUnsafeBufferPointer { px in
-                if let base = px.baseAddress {
-                    processor.process(rows: base, rowBytes: width * format.channels, count: count,
-                                      mcuRow: mcuRow, out: pointers, masks: masks)
-                }
-            }
-        } else {
-            rowBuffer.withUnsafeBufferPointer { px in
-                if let base = px.baseAddress {
-                    processor.process(rows: base, rowBytes: rowBytes, count: count, mcuRow: mcuRow, out: pointers, masks: masks)
-                }
-            }
+            source = UnsafePointer(dst)
+            sourceRowBytes = width * format.channels
         }
-        state.encodeRow(pointers.map { UnsafePointer($0) }, masks: masks.map { UnsafePointer($0) }, layout: layout,
-                        tables: tables, writer: &w)
+        pipeline.start(slot: fillSlot, rows: source, rowBytes: sourceRowBytes, count: count, mcuRow: mcuRow)
+        codePendingRow(&w)
+        pendingSlot = fillSlot
+        fillSlot ^= 1
         filled = 0
         mcuRow += 1
+    }
+
+    /// Huffman-codes the row the pipeline has (waiting for it), if one is pending.
+    private mutating func codePendingRow(_ w: inout BitWriter) {
+        guard let slot = pendingSlot else { return }
+        let row = pipeline.take(slot: slot)
+        state.encodeRow(row.blocks, masks: row.masks, layout: setup.layout, tables: tables, writer: &w)
+        pendingSlot = nil
+    }
+}
+
+/// The stream encoder's two MCU rows of input (and of 16-bit input narrowed), freed once the
+/// pipeline is done with them (an encoder dropped mid-image may leave a row on its queue).
+private final class RowBuffers {
+    let bytes: Int
+    let pixels: [UnsafeMutablePointer<UInt8>]
+    let narrow: [UnsafeMutablePointer<UInt8>]
+    private let pipeline: TransformPipeline
+
+    init(bytes: Int, narrow narrowBytes: Int, pipeline: TransformPipeline) {
+        self.bytes = bytes
+        self.pipeline = pipeline
+        pixels = (0 ..< 2).map { _ in
+            let p = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes, 1))
+            p.initialize(repeating: 0, count: max(bytes, 1))
+            return p
+        }
+        narrow = (0 ..< 2).map { _ in
+            let p = UnsafeMutablePointer<UInt8>.allocate(capacity: max(narrowBytes, 1))
+            p.initialize(repeating: 0, count: max(narrowBytes, 1))
+            return p
+        }
+    }
+
+    deinit {
+        pipeline.drain()
+        for p in pixels + narrow { p.deallocate() }
     }
 }

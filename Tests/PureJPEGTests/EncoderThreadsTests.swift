@@ -1,0 +1,65 @@
+import ImageCore
+import Testing
+@testable import PureJPEG
+
+/// The baseline encoder's two-stage pipeline (``TransformPipeline``): 1, 2, 3 and 8 threads write
+/// cjpeg's bytes on every golden case, whole (`JPEGEncoder`) and streamed in pieces
+/// (`JPEGStreamEncoder`).
+@Suite("JPEG encoder threads")
+struct EncoderThreadsTests {
+    static let baseline = GoldenCase.all.filter { !$0.progressive && !$0.optimize }
+
+    @Test("every thread count writes cjpeg's bytes", arguments: baseline)
+    func threadCounts(_ c: GoldenCase) throws {
+        let image = try #require(NetpbmReader.read(try TestVectors.bytes("jpeg-encoder/" + c.input)))
+        let expected = try TestVectors.bytes("jpeg-encoder/" + c.output)
+        for threads in [1, 2, 3, 8] {
+            var options = c.options
+            options.threads = threads
+            #expect(try JPEGEncoder.encode(image, options: options) == expected, "\(threads) threads, whole")
+            for piece in [1, 7, image.width * image.format.bytesPerPixel * 5 + 3] {
+                var encoder = try JPEGStreamEncoder(width: image.width, height: image.height, format: image.format, options: options)
+                var out: [UInt8] = []
+                var i = 0
+                while i < image.pixels.count {
+                    let end = min(image.pixels.count, i + piece)
+                    out += try image.pixels[i ..< end].withUnsafeBytes { try encoder.append(rows: $0) }
+                    i = end
+                }
+                out += try encoder.finish()
+                #expect(out == expected, "\(threads) threads, \(piece)-byte pieces")
+            }
+        }
+    }
+
+    @Test("16-bit rows and a stream encoder dropped mid-image")
+    func sixteenBitAndAbandoned() throws {
+        var image = Image(width: 77, height: 53, format: .rgb16)
+        image.pixels.withUnsafeMutableBytes { raw in
+            for i in 0 ..< 77 * 53 * 3 { raw.storeBytes(of: UInt16(truncatingIfNeeded: i &* 2654435761 >> 9), toByteOffset: 2 * i, as: UInt16.self) }
+        }
+        var one = JPEGEncodingOptions(quality: 85)
+        one.threads = 1
+        var two = one
+        two.threads = 2
+        func streamed(_ options: JPEGEncodingOptions) throws -> [UInt8] {
+            var encoder = try JPEGStreamEncoder(width: 77, height: 53, format: .rgb16, options: options)
+            let out = try image.pixels.withUnsafeBytes { try encoder.append(rows: $0) }
+            return out + (try encoder.finish())
+        }
+        #expect(try streamed(two) == (try streamed(one)))
+        #expect(try streamed(one) == (try JPEGEncoder.encode(image, options: one)))
+        // Dropped with a row still on the transform queue: its buffers outlive that row.
+        for _ in 0 ..< 20 {
+            var encoder = try JPEGStreamEncoder(width: 77, height: 53, format: .rgb16, options: two)
+            _ = try image.pixels[0 ..< 77 * 6 * 20].withUnsafeBytes { try encoder.append(rows: $0) }
+        }
+    }
+
+    @Test("threads below 1 are refused")
+    func invalid() {
+        var options = JPEGEncodingOptions()
+        options.threads = 0
+        #expect(throws: JPEGEncoderError.self) { try JPEGEncoder.encode(Image(width: 8, height: 8, format: .gray8), options: options) }
+    }
+}
