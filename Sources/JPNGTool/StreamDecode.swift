@@ -175,11 +175,12 @@ final class InputPieces {
 /// Output written as it comes: to stdout, or to a temporary file beside the target that
 /// `commit()` renames over it (`abandon()` removes it), so an error leaves no file behind.
 ///
-/// With a second processor the `write` calls happen on a thread of their own: bytes are
-/// gathered into 256 KB buffers, at most four of them waiting, so a decode goes on while a
-/// pipe's reader catches up (writing 36 MB of PPM into a pipe in 192 KB rows on the decoding
-/// thread took 1.36x djpeg's wall time for 1.07x its processor time; djpeg's small buffered
-/// writes rarely fill the pipe). `@unchecked Sendable`: the buffer is the caller's alone, and
+/// When stdout is a pipe or socket (and there is a second processor) the `write` calls happen
+/// on a thread of their own: bytes are gathered into 256 KB buffers, at most four of them
+/// waiting, so a decode goes on while the reader catches up (writing 36 MB of PPM into a pipe
+/// in 192 KB rows on the decoding thread took 1.36x djpeg's wall time for 1.07x its processor
+/// time; djpeg's small buffered writes rarely fill the pipe). Files and devices are written
+/// straight from the caller's rows. `@unchecked Sendable`: the buffer is the caller's alone, and
 /// the writing thread shares only the descriptor and `failed`, under its lock.
 final class OutputSink: @unchecked Sendable {
     private let path: String
@@ -195,13 +196,18 @@ final class OutputSink: @unchecked Sendable {
 
     init(path: String) throws {
         self.path = path
-        queue = ProcessInfo.processInfo.activeProcessorCount > 1 ? DispatchQueue(label: "jpng.output") : nil
-        buffer.reserveCapacity(Self.bufferSize)
         if path == "-" {
             temp = nil
             fd = 1
+            // A pipe or socket: its reader may lag, so the writes go to a thread of their own.
+            // A file or device takes a `write` as a copy, which the gathering would only double.
+            var status = stat()
+            let isStream = fstat(1, &status) == 0 && [S_IFIFO, S_IFSOCK].contains(status.st_mode & S_IFMT)
+            queue = isStream && ProcessInfo.processInfo.activeProcessorCount > 1 ? DispatchQueue(label: "jpng.output") : nil
+            if queue != nil { buffer.reserveCapacity(Self.bufferSize) }
             return
         }
+        queue = nil
         let url = URL(fileURLWithPath: path)
         let dir = url.deletingLastPathComponent()
         if !FileManager.default.fileExists(atPath: dir.path) {

@@ -83,6 +83,18 @@ import Testing
         return out
     }
 
+    /// The largest difference between `image`'s samples and `expected`, sample by sample.
+    static func largestDifference(_ image: Image, _ expected: [Double]) -> Double {
+        var worst = 0.0
+        for i in 0 ..< expected.count {
+            let got = image.format.is16Bit
+                ? Double(image.pixels.withUnsafeBytes { $0.load(fromByteOffset: 2 * i, as: UInt16.self) })
+                : Double(image.pixels[i])
+            worst = max(worst, abs(got - expected[i]))
+        }
+        return worst
+    }
+
     static func pattern(width: Int, height: Int, format: PixelFormat, seed: UInt64) -> Image {
         var image = Image(width: width, height: height, format: format)
         var state = seed
@@ -112,14 +124,7 @@ import Testing
         let image = Self.pattern(width: width, height: height, format: format, seed: UInt64(width * height))
         let reduced = image.reduced(width: outW, height: outH)
         #expect(reduced.width == outW && reduced.height == outH && reduced.format == format)
-        let expected = Self.reference(image, width: outW, height: outH)
-        var worst = 0.0
-        for i in 0 ..< expected.count {
-            let got = format.is16Bit
-                ? Double(reduced.pixels.withUnsafeBytes { $0.load(fromByteOffset: 2 * i, as: UInt16.self) })
-                : Double(reduced.pixels[i])
-            worst = max(worst, abs(got - expected[i]))
-        }
+        let worst = Self.largestDifference(reduced, Self.reference(image, width: outW, height: outH))
         // Float accumulation against doubles: within one step of rounding (a few at 16 bits).
         #expect(worst <= (format.is16Bit ? 4 : 1), "largest difference \(worst)")
     }
@@ -133,14 +138,7 @@ import Testing
                                  sourceIsCellAverages: true)
         image.withRowBand(0 ..< height) { reducer.add($0) }
         let reduced = reducer.finish()
-        let expected = Self.reference(image, width: outW, height: outH, cellAverages: true)
-        var worst = 0.0
-        for i in 0 ..< expected.count {
-            let got = format.is16Bit
-                ? Double(reduced.pixels.withUnsafeBytes { $0.load(fromByteOffset: 2 * i, as: UInt16.self) })
-                : Double(reduced.pixels[i])
-            worst = max(worst, abs(got - expected[i]))
-        }
+        let worst = Self.largestDifference(reduced, Self.reference(image, width: outW, height: outH, cellAverages: true))
         #expect(worst <= (format.is16Bit ? 4 : 1), "largest difference \(worst)")
     }
 

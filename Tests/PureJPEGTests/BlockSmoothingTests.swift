@@ -3,24 +3,12 @@ import ImageCore
 import Testing
 @testable import PureJPEG
 
-/// One row of Vectors/jpeg-smoothing/manifest.tsv: a progressive file whose scans stop before the
-/// first AC coefficients are exact, and djpeg's output at one scale.
-struct SmoothingVector: Sendable, CustomStringConvertible {
-    var file: String
-    var scale: Int
-    var expected: String
-    var description: String { "\(file) scale \(scale)/8" }
+/// Vectors/jpeg-smoothing/manifest.tsv: progressive files whose scans stop before the first AC
+/// coefficients are exact, and djpeg's output at one scale.
+extension ScaledReference {
+    static let smoothing = load("jpeg-smoothing")
 
-    static let all: [SmoothingVector] = {
-        guard let text = try? String(contentsOf: TestVectors.url("jpeg-smoothing/manifest.tsv"), encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").dropFirst().compactMap { line in
-            let f = line.split(separator: "\t").map(String.init)
-            guard f.count >= 3, let scale = Int(f[1]) else { return nil }
-            return SmoothingVector(file: f[0], scale: scale, expected: f[2])
-        }
-    }()
-
-    static var files: [String] { Array(Set(all.map(\.file))).sorted() }
+    static var smoothingFiles: [String] { Array(Set(smoothing.map(\.file))).sorted() }
 
     /// The one file djpeg renders without smoothing: cut after its luma DC scan, so chroma has no
     /// DC and no latched table (smoothing_ok refuses).
@@ -30,25 +18,25 @@ struct SmoothingVector: Sendable, CustomStringConvertible {
 @Suite("Progressive block smoothing against djpeg")
 struct BlockSmoothingTests {
     @Test("smoothing manifest is present")
-    func present() { #expect(SmoothingVector.all.count >= 80) }
+    func present() { #expect(ScaledReference.smoothing.count >= 80) }
 
-    @Test("bit-exact with djpeg, whole and in 7-byte pieces", arguments: SmoothingVector.all)
-    func exact(_ vector: SmoothingVector) throws {
+    @Test("bit-exact with djpeg, whole and in 7-byte pieces", arguments: ScaledReference.smoothing)
+    func exact(_ vector: ScaledReference) throws {
         let bytes = try TestVectors.bytes("jpeg-smoothing/" + vector.file)
         let options = JPEGDecodingOptions(scale: vector.scale)
         let image = try JPEGDecoder.decode(bytes, options: options)
-        let reference = try #require(readPNM(try TestVectors.bytes("jpeg-smoothing/" + vector.expected)))
+        let reference = try #require(readPNM(try TestVectors.bytes(vector.expected)))
         let (maxDiff, psnr) = compare(image, reference)
         #expect(maxDiff == 0, "max difference \(maxDiff), PSNR \(psnr) dB")
         #expect(try decodeInPieces(bytes, size: 7, options: options).result.get() == image)
     }
 
-    @Test("smoothing applies as smoothing_ok decides", arguments: SmoothingVector.files)
+    @Test("smoothing applies as smoothing_ok decides", arguments: ScaledReference.smoothingFiles)
     func applies(_ file: String) throws {
         var decoder = JPEGDecoder()
         _ = try decoder.append(try TestVectors.bytes("jpeg-smoothing/" + file))
         let frame = try #require(decoder.frame), geometry = try #require(decoder.geometry)
-        let smooths = !SmoothingVector.unsmoothed.contains(file)
+        let smooths = !ScaledReference.unsmoothed.contains(file)
         #expect((decoder.blockSmoothingPlan(frame: frame) != nil) == smooths)
         // Where smoothing applies, it changes pixels (the vector tests something).
         #expect((try decoder.finish() != decoder.render(frame: frame, geometry: geometry)) == smooths)

@@ -3,24 +3,28 @@ import ImageCore
 import Testing
 @testable import PureJPEG
 
-/// One row of Vectors/jpeg-progressive-scaled/manifest.tsv: a progressive vector and djpeg's
-/// decode of it at `scale`/8.
-struct ScaledProgressiveVector: Sendable, CustomStringConvertible {
+/// One row of a manifest of djpeg references (Vectors/jpeg-progressive-scaled,
+/// Vectors/jpeg-smoothing): a file, and djpeg's decode of it at `scale`/8.
+struct ScaledReference: Sendable, CustomStringConvertible {
     var file: String
     var scale: Int
     var expected: String
     var description: String { "\(file) at \(scale)/8" }
 
-    static let all: [ScaledProgressiveVector] = {
-        guard let text = try? String(contentsOf: TestVectors.url("jpeg-progressive-scaled/manifest.tsv"), encoding: .utf8) else {
-            return []
-        }
+    /// The rows after the header line of `folder`/manifest.tsv: file, scale (eighths), expected
+    /// output (in `folder`), and anything after (ignored).
+    static func load(_ folder: String) -> [ScaledReference] {
+        guard let text = try? String(contentsOf: TestVectors.url(folder + "/manifest.tsv"), encoding: .utf8) else { return [] }
         return text.split(separator: "\n").dropFirst().compactMap { line in
             let f = line.split(separator: "\t").map(String.init)
             guard f.count >= 3, let scale = Int(f[1]) else { return nil }
-            return ScaledProgressiveVector(file: f[0], scale: scale, expected: "jpeg-progressive-scaled/" + f[2])
+            return ScaledReference(file: f[0], scale: scale, expected: folder + "/" + f[2])
         }
-    }()
+    }
+
+    /// Every progressive vector (gray or three components) at 1/2, 1/4 and 1/8; `file` is
+    /// relative to Vectors/.
+    static let progressive = load("jpeg-progressive-scaled")
 }
 
 /// Progressive files decoded at 1/8 and 1/4 keep only what the scaled IDCT reads
@@ -29,10 +33,10 @@ struct ScaledProgressiveVector: Sendable, CustomStringConvertible {
 @Suite("JPEG compact coefficient stores")
 struct CompactStoreTests {
     @Test("the scaled progressive manifest is present")
-    func present() { #expect(ScaledProgressiveVector.all.count >= 120) }
+    func present() { #expect(ScaledReference.progressive.count >= 120) }
 
-    @Test("djpeg's pixels: whole, in pieces, in row mode and spilled", arguments: ScaledProgressiveVector.all)
-    func exact(_ vector: ScaledProgressiveVector) throws {
+    @Test("djpeg's pixels: whole, in pieces, in row mode and spilled", arguments: ScaledReference.progressive)
+    func exact(_ vector: ScaledReference) throws {
         let bytes = try TestVectors.bytes(vector.file)
         let reference = try #require(readPNM(try TestVectors.bytes(vector.expected)))
         var options = JPEGDecodingOptions(scale: vector.scale)
@@ -69,10 +73,10 @@ struct CompactStoreTests {
     }
 
     /// The undamaged progressive vectors (the damaged ones are only checked for chunking).
-    static let whole = ScaledProgressiveVector.all.filter { $0.scale == 1 && !$0.file.hasPrefix("jpeg-damaged/") && !$0.file.hasPrefix("regressions/") }
+    static let whole = ScaledReference.progressive.filter { $0.scale == 1 && !$0.file.hasPrefix("jpeg-damaged/") && !$0.file.hasPrefix("regressions/") }
 
     @Test("dcScaleToFit passes over AC scans of 1x1 components, with scale 1's pixels, in any pieces", arguments: whole)
-    func passedOver(_ vector: ScaledProgressiveVector) throws {
+    func passedOver(_ vector: ScaledReference) throws {
         let bytes = try TestVectors.bytes(vector.file)
         let reference = try #require(readPNM(try TestVectors.bytes(vector.expected)))
         var options = JPEGDecodingOptions()
@@ -97,8 +101,8 @@ struct CompactStoreTests {
     }
 
     @Test("damaged files passed over give the same pixels whole and in pieces",
-          arguments: ScaledProgressiveVector.all.filter { $0.scale == 1 && $0.file.hasPrefix("jpeg-damaged/") })
-    func damagedPassedOver(_ vector: ScaledProgressiveVector) throws {
+          arguments: ScaledReference.progressive.filter { $0.scale == 1 && $0.file.hasPrefix("jpeg-damaged/") })
+    func damagedPassedOver(_ vector: ScaledReference) throws {
         let bytes = try TestVectors.bytes(vector.file)
         var options = JPEGDecodingOptions()
         options.dcScaleToFit = 1
