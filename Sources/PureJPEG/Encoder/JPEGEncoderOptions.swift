@@ -95,9 +95,10 @@ public struct JPEGEncodingOptions: Sendable, Equatable {
     public var writeJFIF: Bool
     /// Write EXIF (APP1, as stored in the metadata, orientation included) and ICC (APP2).
     public var writeMetadata: Bool
-    /// Threads for a baseline encode: 1 codes on the caller's thread alone; more (nil: the
-    /// processors online) converts and transforms each MCU row on a second thread while the
-    /// caller Huffman-codes the one before. The bytes are the same for every count.
+    /// Threads for a baseline encode: 1 codes on the caller's thread alone; more converts and
+    /// transforms each MCU row on a second thread while the caller Huffman-codes the one
+    /// before. nil: two for images of a megapixel or more (with a second processor), one below
+    /// (where handing rows over costs what it saves). The bytes are the same for every count.
     public var threads: Int? = nil
 
     /// Options with `cjpeg`'s defaults unless given; checked when encoding, where a value out of range

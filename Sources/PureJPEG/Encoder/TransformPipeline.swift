@@ -20,13 +20,19 @@ final class TransformPipeline: @unchecked Sendable {
     private let done = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
     private var started = [false, false]
 
+    /// Below this many pixels `threads: nil` stays on one thread: a 254-pixel tile's MCU row
+    /// is about 20 µs of work, no more than handing it over costs, and tiles are encoded
+    /// several at a time already (a pyramid of the 192 MP photo made 150,000 futex calls with a
+    /// queue per tile).
+    static let minimumPixels = 1 << 20
+
     /// A pipeline for `setup`'s image; `threads` as ``JPEGEncodingOptions/threads``.
     init(setup: EncoderSetup, threads: Int?) {
         processor = setup.makeProcessor()
         let one = EncoderLayout.oneMCURow(of: setup.layout)
         stores = [CoefficientStore(layout: one), CoefficientStore(layout: one)]
-        queue = (threads ?? Processors.online) > 1 && Processors.online > 1
-            ? DispatchQueue(label: "PureJPEG.encoder.transform") : nil
+        let wanted = threads ?? (setup.layout.width * setup.layout.height >= Self.minimumPixels ? Processors.online : 1)
+        queue = wanted > 1 && Processors.online > 1 ? DispatchQueue(label: "PureJPEG.encoder.transform") : nil
     }
 
     /// Transforms `count` rows at `rows`, `rowBytes` apart, as MCU row `mcuRow` into `slot`
