@@ -82,7 +82,8 @@ struct EncoderRowWriter: StreamedOutput {
                 png = try PNGStreamEncoder(width: header.width, height: header.height, format: rowFormat,
                                            metadata: metadata, options: options)
             } else {
-                let options = JPEGEncodingOptions(quality: settings.jpegQuality, subsampling: settings.subsampling)
+                var options = JPEGEncodingOptions(quality: settings.jpegQuality, subsampling: settings.subsampling)
+                options.threads = settings.threads
                 jpeg = try JPEGStreamEncoder(width: header.width, height: header.height, format: rowFormat,
                                              metadata: metadata, options: options)
             }

@@ -42,7 +42,8 @@ struct EncodeSettings {
     var jpngQuality: Double?
     /// JPNG: zlib level of the mask.
     var maskLevel = 9
-    /// Animations: threads decoding and compressing frames (nil: the processors online).
+    /// Animations: threads decoding and compressing frames; JPEG: the encoder's threads (nil:
+    /// the processors online, for JPEG from a megapixel up).
     var threads: Int?
 }
 
@@ -65,6 +66,7 @@ func encodeImage(_ original: Image, as format: OutputFormat, settings: EncodeSet
         var options = JPEGEncodingOptions(quality: settings.jpegQuality, subsampling: settings.subsampling,
                                           progressive: settings.progressive)
         if settings.optimize { options.optimizeHuffman = true }
+        options.threads = settings.threads
         do { return try JPEGEncoder.encode(image, options: options) } catch { throw CLIError("\(error)") }
     case .jpng:
         if !image.format.hasAlpha { notice("the image has no alpha channel: the JPNG mask is all opaque") }

@@ -186,6 +186,18 @@ import Testing
         #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))) == expected)
     }
 
+    @Test("JPEG output of a 1.1 MP image: --threads 1, 2 and the default write the encoder's bytes")
+    func jpegThreads() throws {
+        var image = Image(width: 1200, height: 900, format: .rgb8)
+        for i in image.pixels.indices { image.pixels[i] = UInt8(truncatingIfNeeded: (i / 3 % 1200) ^ (i / 3600) &+ i % 3 &* 40) }
+        let png = try PNGEncoder.encode(image)
+        let expected = try JPEGEncoder.encode(image, options: JPEGEncodingOptions(quality: 85))
+        for threads in [["--threads", "1"], ["--threads", "2"], []] {
+            let piped = try CLI.run(["decode", "-", "-o", "-", "--format", "jpeg"] + threads, stdin: png)
+            #expect(piped.status == 0 && piped.stdout == expected, "\(threads): \(piped.stderr)")
+        }
+    }
+
     @Test("a write that fails (stdout on /dev/full) ends the command with one line on stderr")
     func failedWrite() throws {
         guard FileManager.default.fileExists(atPath: "/dev/full") else { return }
