@@ -170,7 +170,10 @@ extension JPEGDecoder {
     /// Returns whether one was found, and where the next search should start (the last byte
     /// stays unsearched: its successor has not arrived). Sixteen bytes a step without 0xFF are
     /// passed over with one compare (entropy-coded data has few).
-    static func findScanEnd(_ bytes: UnsafePointer<UInt8>, count: Int, from: Int) -> (found: Bool, next: Int) {
+    /// With `passingCodesBelowC0` codes under 0xC0 are passed over too (a skipped scan with
+    /// restart intervals, where libjpeg's resync discards them).
+    static func findScanEnd(_ bytes: UnsafePointer<UInt8>, count: Int, from: Int,
+                            passingCodesBelowC0: Bool = false) -> (found: Bool, next: Int) {
         var i = max(from, 0)
         let ff = SIMD16<UInt8>(repeating: 0xFF)
         while i &+ 1 < count {
@@ -183,7 +186,8 @@ extension JPEGDecoder {
             }
             if bytes[i] == 0xFF {
                 let next = bytes[i &+ 1]
-                if next != 0 && next != 0xFF && !(Marker.rst0 ... Marker.rst7).contains(next) { return (true, i) }
+                if next != 0 && next != 0xFF && !(Marker.rst0 ... Marker.rst7).contains(next)
+                    && !(passingCodesBelowC0 && next < 0xC0) { return (true, i) }
             }
             i &+= 1
         }

@@ -10,42 +10,18 @@ import ImageCore
 /// end the scan. Nothing in the data is checked: a damaged scan is passed over as if whole.
 struct SkippedScan: Sendable {
     var restartInterval: Int
-
-    /// Walks `bytes[from...]` for the scan's end. Returns where the ending marker's 0xFF is (nil
-    /// when none yet) and where the next walk starts (the last byte waits for its successor).
-    func walk(_ bytes: UnsafePointer<UInt8>, count: Int, from: Int) -> (end: Int?, next: Int) {
-        var i = max(from, 0)
-        let ff = SIMD16<UInt8>(repeating: 0xFF)
-        while i &+ 1 < count {
-            if i &+ 17 <= count, !any(UnsafeRawPointer(bytes + i).loadUnaligned(as: SIMD16<UInt8>.self) .== ff) {
-                i &+= 16
-                continue
-            }
-            if bytes[i] == 0xFF {
-                let code = bytes[i &+ 1]
-                let passed = code == 0 || code == 0xFF || (Marker.rst0 ... Marker.rst7).contains(code)
-                    || (code < 0xC0 && restartInterval > 0)
-                if !passed { return (i, i) }
-            }
-            i &+= 1
-        }
-        return (nil, i)
-    }
 }
 
 extension JPEGDecoder {
     /// Passes over the current skipped scan as far as the input goes; true at its end.
     mutating func passOverScan(_ events: inout [DecodingEvent]) -> Bool {
         guard let scan = skipped else { return true }
-        let (end, next) = input.withUnsafeUnread { bytes -> (Int?, Int) in
-            guard let base = bytes.baseAddress else { return (nil, 0) }
-            return scan.walk(base, count: bytes.count, from: 0)
+        let (found, next) = input.withUnsafeUnread { bytes -> (Bool, Int) in
+            guard let base = bytes.baseAddress else { return (false, 0) }
+            return Self.findScanEnd(base, count: bytes.count, from: 0, passingCodesBelowC0: scan.restartInterval > 0)
         }
-        guard let end else {
-            input.consume(next)
-            return false
-        }
-        input.consume(end)
+        input.consume(next)
+        guard found else { return false }
         skipped = nil
         scansCompleted += 1
         scansPassedOver += 1
