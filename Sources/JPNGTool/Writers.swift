@@ -42,8 +42,8 @@ struct EncodeSettings {
     var jpngQuality: Double?
     /// JPNG: zlib level of the mask.
     var maskLevel = 9
-    /// Animations: threads decoding and compressing frames; JPEG: the encoder's threads (nil:
-    /// the processors online, for JPEG from a megapixel up).
+    /// Animations: threads decoding and compressing frames; PNG and JPEG: the encoder's threads
+    /// (nil: the processors online; for JPEG from a megapixel up).
     var threads: Int?
 }
 
@@ -60,6 +60,7 @@ func encodeImage(_ original: Image, as format: OutputFormat, settings: EncodeSet
     case .png:
         var options = PNGEncodingOptions()
         options.compressionLevel = settings.pngLevel
+        options.threads = settings.threads
         do { return try PNGEncoder.encode(image, options: options) } catch { throw CLIError("\(error)") }
     case .jpeg:
         if image.format.hasAlpha { notice("the alpha channel is dropped in JPEG output (use .jpng to keep it)") }

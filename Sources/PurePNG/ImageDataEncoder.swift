@@ -24,14 +24,26 @@ final class ImageDataEncoder: @unchecked Sendable {
     /// One buffer per filter type 0...4: the type byte, then the filtered row.
     private let candidates: UnsafeMutablePointer<UInt8>
     private var candidateStride: Int { capacity + 1 }
+    /// Banded output (``ImageDataBands``): where bands end, and the filtered bytes of the
+    /// band so far and of the last 32 KiB (the next band's dictionary).
+    private let bands: ImageDataBands?
+    private var rowsEncoded = 0
+    private var bandFilled = 0
+    private var history: [UInt8] = []
 
-    init(layout: EncodedLayout, mode: FilterMode, level: Int, capacity: Int) throws(PNGError) {
+    /// An engine for a whole image data stream: banded as `bands` says (nil: one zlib stream,
+    /// as APNG frames are written), or, with `framing` ``Deflater/Framing/raw``, for one band
+    /// of a stream compressed on several threads.
+    init(layout: EncodedLayout, mode: FilterMode, level: Int, capacity: Int,
+         bands: ImageDataBands? = nil, framing: Deflater.Framing? = nil) throws(PNGError) {
         self.layout = layout
         self.mode = mode
         self.capacity = capacity
+        self.bands = bands
         bpp = layout.filterBytesPerPixel
         let strategy: Deflater.Strategy = mode == .fixed(ForwardFilter.none) ? .standard : .filtered
-        deflater = try Deflater(level: level, strategy: strategy)
+        deflater = try Deflater(level: level, strategy: strategy,
+                                framing: framing ?? (bands.map { $0.count > 1 } == true ? .zlibAroundRaw : .zlib))
         let padded = ForwardFilter.leadingPadding + capacity + 16
         let curBase = UnsafeMutablePointer<UInt8>.allocate(capacity: padded)
         curBase.initialize(repeating: 0, count: padded)
@@ -51,6 +63,10 @@ final class ImageDataEncoder: @unchecked Sendable {
         capacity = other.capacity
         bpp = other.bpp
         rowBytes = other.rowBytes
+        bands = other.bands
+        rowsEncoded = other.rowsEncoded
+        bandFilled = other.bandFilled
+        history = other.history
         deflater = try Deflater(copying: other.deflater)
         let padded = ForwardFilter.leadingPadding + capacity + 16
         let curBase = UnsafeMutablePointer<UInt8>.allocate(capacity: padded)
@@ -87,6 +103,25 @@ final class ImageDataEncoder: @unchecked Sendable {
     /// Filters and compresses ``currentRow``, handing each full block of compressed bytes to
     /// `sink` (APNG frames after the first go to fdAT chunks, not IDAT).
     func encodeRow(sink: (UnsafeRawBufferPointer) -> Void) throws(PNGError) {
+        let chosen = filterRow()
+        try deflater.write(chosen, sink: sink)
+        guard let bands, bands.count > 1 else { return }
+        rowsEncoded += 1
+        bandFilled += chosen.count
+        appendToHistory(chosen)
+        if bands.endsBand(filled: bandFilled, rowsEncoded: rowsEncoded) {
+            try deflater.endBand(passingOut: false, sink: sink)
+            let start = max(0, history.count - Deflater.windowSize)
+            try history.withPNGBytes { (raw) throws(PNGError) in
+                try deflater.restart(dictionary: UnsafeRawBufferPointer(rebasing: raw[start...]))
+            }
+            bandFilled = 0
+        }
+    }
+
+    /// Filters ``currentRow`` against the row before it and returns the filter-type byte and
+    /// the filtered row (valid until the next call); the row becomes the previous row.
+    func filterRow() -> UnsafeRawBufferPointer {
         let n = rowBytes
         let type: UInt8
         switch mode {
@@ -108,10 +143,24 @@ final class ImageDataEncoder: @unchecked Sendable {
             type = ForwardFilter.choose(costs)
             if type == ForwardFilter.none { (candidates + 1).update(from: cur, count: n) }
         }
-        let chosen = UnsafeRawBufferPointer(start: candidates + Int(type) * candidateStride, count: n + 1)
-        try deflater.write(chosen, sink: sink)
         swap(&cur, &prev)
+        return UnsafeRawBufferPointer(start: candidates + Int(type) * candidateStride, count: n + 1)
     }
+
+    /// Makes ``currentRow`` the previous row without filtering it (a band compressed on its own
+    /// starts from the row above its first).
+    func skipRow() { swap(&cur, &prev) }
+
+    /// Keeps at least the last ``Deflater/windowSize`` filtered bytes; trims only when the
+    /// buffer holds twice that, so each byte moves at most once.
+    private func appendToHistory(_ bytes: UnsafeRawBufferPointer) {
+        history.append(contentsOf: bytes)
+        let window = Deflater.windowSize
+        if history.count >= 2 * window { history.removeFirst(history.count - window) }
+    }
+
+    /// The compressor, for the band compressed on another thread.
+    var compressor: Deflater { deflater }
 
     /// Ends the zlib stream and writes the last IDAT chunk.
     func finish(into w: inout ChunkWriter) throws(PNGError) {

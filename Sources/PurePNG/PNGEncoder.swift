@@ -37,6 +37,13 @@ public struct PNGEncodingOptions: Sendable, Equatable {
     /// Write the image's `ImageMetadata` as iCCP/sRGB, gAMA, cHRM, sBIT, bKGD, pHYs, eXIf,
     /// tIME and text chunks.
     public var writeMetadata: Bool = true
+    /// Threads compressing one image (``PNGEncoder`` only; ``PNGStreamEncoder`` compresses on
+    /// the caller's thread, ``APNGEncoder`` spreads frames instead): nil (the default) uses the
+    /// processors online, 1 the caller's thread alone. An image whose filtered data passes
+    /// 256 KiB is compressed in bands of that size, each primed with the 32 KiB before it, so
+    /// the bands can be deflated at once; the bands depend on the image, not on this count,
+    /// so the file is the same bytes for any value.
+    public var threads: Int? = nil
 
     /// Options with libpng's defaults unless given; checked when encoding (a level outside 0...9 or
     /// a depth the colour type does not allow throws ``PNGError/invalidParameter(_:)``).
@@ -45,13 +52,15 @@ public struct PNGEncodingOptions: Sendable, Equatable {
     /// let options = PNGEncodingOptions(compressionLevel: 9, colorType: .gray, bitDepth: 16)
     /// ```
     public init(compressionLevel: Int = 6, filter: PNGFilterStrategy = .adaptive, interlaced: Bool = false,
-                colorType: PNGColorType? = nil, bitDepth: Int? = nil, writeMetadata: Bool = true) {
+                colorType: PNGColorType? = nil, bitDepth: Int? = nil, writeMetadata: Bool = true,
+                threads: Int? = nil) {
         self.compressionLevel = compressionLevel
         self.filter = filter
         self.interlaced = interlaced
         self.colorType = colorType
         self.bitDepth = bitDepth
         self.writeMetadata = writeMetadata
+        self.threads = threads
     }
 }
 
@@ -94,51 +103,61 @@ public enum PNGEncoder {
         // few milliseconds against seconds of deflate.
         var w = ChunkWriter()
         try plan.writeHeader(metadata: options.writeMetadata ? image.metadata : ImageMetadata(), into: &w)
-        let engine = try plan.makeEngine()
+        let rows = ImageDataRows(plan: plan)
+        let bands = ImageDataBands(rows: rows)
+        let threads = options.threads ?? Processors.online
+        if threads > 1 && bands.count > 1 {
+            try encodeBands(image, plan: plan, rows: rows, bands: bands, threads: threads, into: &w)
+        } else {
+            try encodeRows(image, plan: plan, rows: rows, bands: bands, into: &w)
+        }
+        w.append(.IEND, UnsafeRawBufferPointer(start: nil, count: 0))
+        return w.take()
+    }
+
+    /// The image data on the caller's thread: one engine through every row, ending and
+    /// restarting its compressor where the bands end.
+    static func encodeRows(_ image: Image, plan: EncodingPlan, rows: ImageDataRows, bands: ImageDataBands,
+                                   into w: inout ChunkWriter) throws(PNGError) {
+        let engine = try plan.makeEngine(bands: bands)
         let packer = plan.packer
-        let width = image.width, height = image.height, stride = image.bytesPerRow
+        let stride = image.bytesPerRow
         try image.pixels.withPNGBytes { (raw) throws(PNGError) in
             guard let base = raw.baseAddress else { return }
-            if !options.interlaced {
-                engine.beginPass(rowBytes: plan.layout.bytesPerRow(width: width))
-                for y in 0 ..< height {
-                    try packer.pack(row: base + y * stride, first: 0, step: 1, count: width, y: y, into: engine.currentRow)
-                    try engine.encodeRow(into: &w)
-                }
-                return
-            }
-            for pass in adam7Passes {
-                let passWidth = pass.count(width, start: pass.x, step: pass.dx)
-                let passHeight = pass.count(height, start: pass.y, step: pass.dy)
-                // PNG 8.2: an empty pass contributes nothing, not even filter bytes.
-                if passWidth == 0 || passHeight == 0 { continue }
-                engine.beginPass(rowBytes: plan.layout.bytesPerRow(width: passWidth))
-                for k in 0 ..< passHeight {
+            for pass in rows.passes {
+                engine.beginPass(rowBytes: pass.rowBytes)
+                for k in 0 ..< pass.height {
                     let y = pass.y + k * pass.dy
-                    try packer.pack(row: base + y * stride, first: pass.x, step: pass.dx, count: passWidth,
+                    try packer.pack(row: base + y * stride, first: pass.x, step: pass.dx, count: pass.width,
                                     y: y, into: engine.currentRow)
                     try engine.encodeRow(into: &w)
                 }
             }
         }
         try engine.finish(into: &w)
-        w.append(.IEND, UnsafeRawBufferPointer(start: nil, count: 0))
-        return w.take()
+    }
+
+    /// The image data band by band on `threads` threads, written in order as each finishes:
+    /// the same bytes as ``encodeRows(_:plan:rows:bands:into:)``.
+    private static func encodeBands(_ image: Image, plan: EncodingPlan, rows: ImageDataRows, bands: ImageDataBands,
+                                    threads: Int, into w: inout ChunkWriter) throws(PNGError) {
+        var assembler = BandAssembler(level: plan.options.compressionLevel)
+        var inFlight: [BackgroundWork<CompressedBand, PNGError>] = []
+        var next = 0
+        while next < bands.count || !inFlight.isEmpty {
+            while next < bands.count && inFlight.count < threads {
+                let b = next
+                inFlight.append(BackgroundWork { () throws(PNGError) in
+                    try ImageDataBands.compress(band: b, of: bands, rows: rows, image: image, plan: plan)
+                })
+                next += 1
+            }
+            let band = try inFlight.removeFirst().value()
+            assembler.append(band, into: &w)
+        }
+        assembler.finish(into: &w)
     }
 }
-
-/// Adam7 pass geometry (PNG 8.2, figure 8.1).
-private struct Adam7Pass {
-    let x: Int, y: Int, dx: Int, dy: Int
-    func count(_ size: Int, start: Int, step: Int) -> Int { size > start ? (size - start + step - 1) / step : 0 }
-}
-
-private let adam7Passes: [Adam7Pass] = [
-    Adam7Pass(x: 0, y: 0, dx: 8, dy: 8), Adam7Pass(x: 4, y: 0, dx: 8, dy: 8),
-    Adam7Pass(x: 0, y: 4, dx: 4, dy: 8), Adam7Pass(x: 2, y: 0, dx: 4, dy: 4),
-    Adam7Pass(x: 0, y: 2, dx: 2, dy: 4), Adam7Pass(x: 1, y: 0, dx: 2, dy: 2),
-    Adam7Pass(x: 0, y: 1, dx: 1, dy: 2),
-]
 
 /// Everything decided before the first byte is written: output layout, palette, filtering.
 struct EncodingPlan: Sendable {
@@ -157,6 +176,9 @@ struct EncodingPlan: Sendable {
         }
         guard (0 ... 9).contains(options.compressionLevel) else {
             throw .invalidParameter("compression level \(options.compressionLevel) is outside 0...9")
+        }
+        if let threads = options.threads, threads < 1 {
+            throw .invalidParameter("threads \(threads) is not at least 1")
         }
         let colorType = options.colorType ?? EncodingPlan.colorType(holding: format)
         if let depth = options.bitDepth, !colorType.allowedBitDepths.contains(depth) {
@@ -205,9 +227,11 @@ struct EncodingPlan: Sendable {
 
     var packer: ScanlinePacker { ScanlinePacker(source: format, layout: layout, palette: palette) }
 
-    func makeEngine() throws(PNGError) -> ImageDataEncoder {
+    /// An engine for this image's data: banded as `bands` says, or one band of it (`framing`
+    /// ``Deflater/Framing/raw``).
+    func makeEngine(bands: ImageDataBands? = nil, framing: Deflater.Framing? = nil) throws(PNGError) -> ImageDataEncoder {
         try ImageDataEncoder(layout: layout, mode: mode, level: options.compressionLevel,
-                             capacity: layout.bytesPerRow(width: width))
+                             capacity: layout.bytesPerRow(width: width), bands: bands, framing: framing)
     }
 
     /// Signature, IHDR (PNG 11.2.2), the metadata chunks and PLTE/tRNS in PNG 5.6 order.

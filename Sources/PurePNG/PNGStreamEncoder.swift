@@ -33,7 +33,7 @@ public struct PNGStreamEncoder: Sendable {
                 options: PNGEncodingOptions = .init()) throws(PNGError) {
         plan = try EncodingPlan(width: width, height: height, format: format, options: options, image: nil)
         try plan.writeHeader(metadata: options.writeMetadata ? metadata : ImageMetadata(), into: &output)
-        engine = try plan.makeEngine()
+        engine = try plan.makeEngine(bands: ImageDataBands(rows: ImageDataRows(plan: plan)))
         engine.beginPass(rowBytes: plan.layout.bytesPerRow(width: width))
     }
 
