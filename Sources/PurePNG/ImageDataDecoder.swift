@@ -2,11 +2,17 @@ import ImageCore
 
 /// The IDAT stage: compressed bytes in, finished output rows out (PNG 10 -> 9 -> 7.2).
 ///
-/// zlib inflates straight into `block`, a buffer of whole filtered rows (at least two rows,
-/// normally 64 KiB). Each complete row is unfiltered in place, using the row before it in
-/// the block (or the saved `prevRow` for the first row of a block), then expanded into the
-/// output image (Adam7: into `passRow` and scattered). A partial row left at the end of a
-/// block moves to its front. So memory is the output plus the block, a row and zlib's window.
+/// zlib inflates straight into a block of whole filtered rows (at least two rows, normally
+/// 64 KiB). Each complete row is unfiltered in place, using the row before it in the block
+/// (or the saved previous row for the first row of a block), then expanded into the output
+/// image (Adam7: into `passRow` and scattered). A partial row left at the end of a block moves
+/// to the front of the next. So memory is the output plus two blocks, two rows and zlib's window.
+///
+/// With a second thread (``init(info:rowMode:lenient:spill:pipelined:)``), a block's rows are
+/// unfiltered there (``UnfilterJob``) while zlib fills the other block; the decoder expands
+/// them when it needs the block back, and ``drain(events:)`` finishes the last one before the
+/// decoder's caller sees any state. Errors, events and pixels are those of the one-thread
+/// order: a job's rows come before anything inflated after them.
 struct ImageDataDecoder: Sendable {
     let info: PNGInfo
     let format: PixelFormat
@@ -24,13 +30,21 @@ struct ImageDataDecoder: Sendable {
     /// Row mode: rows in `pixels` the caller has not taken; decoding pauses while there are any.
     var pendingRows: Range<Int> = 0 ..< 0
     private var inflater = Inflater()
-    private var block: [UInt8]
+    private var blocks: RowBlocks
+    /// The block zlib inflates into.
+    private var current = 0
     private let blockCapacity: Int
     private var filled = 0
-    /// The last unfiltered row of the current pass, or zeros at a pass's start.
-    private var prevRow: [UInt8]
     /// One expanded row of an Adam7 pass before it is scattered.
     private var passRow: [UInt8]
+    /// Rows are unfiltered on another thread while the next block inflates.
+    let pipelined: Bool
+    /// The job unfiltering the other block, with its outcome to come.
+    private var inFlight: (job: UnfilterJob, work: BackgroundWork<UnfilterJob.BadFilter?, Never>)?
+    /// Where the rows found in inflated blocks stand (ahead of ``pass`` and ``row``, which
+    /// count rows expanded, while a job is in flight).
+    private var scanPass = 0
+    private var scanRow = 0
 
     /// Current pass (always 0 without interlacing); 7 once every pass is done.
     private(set) var pass = 0
@@ -111,8 +125,24 @@ struct ImageDataDecoder: Sendable {
     /// Working memory beside the output image, for the limits check.
     static func workingBytes(info: PNGInfo) -> Int {
         let stride = info.rowBytes(width: info.width) + 1
-        return max(2 * stride, 1 << 16) + 2 * stride + info.width * 8 + 2 * Unfilter.slack + (64 << 10)
+        return 2 * max(2 * stride, 1 << 16) + 2 * stride + info.width * 8 + 4 * Unfilter.slack + (64 << 10)
     }
+
+    /// The filtered bytes (filter-type bytes included) of the whole image: what the zlib
+    /// stream inflates to (PNG 7.3, 8.2).
+    static func filteredBytes(info: PNGInfo) -> Int {
+        guard info.interlaced else { return info.height * (info.rowBytes(width: info.width) + 1) }
+        var total = 0
+        for p in 0 ..< 7 {
+            let (w, h) = Adam7.size(pass: p, width: info.width, height: info.height)
+            if w > 0 && h > 0 { total += h * (info.rowBytes(width: w) + 1) }
+        }
+        return total
+    }
+
+    /// Below this many filtered bytes the image is unfiltered on the decoding thread: handing
+    /// blocks to another thread costs microseconds each, which a smaller image does not repay.
+    static let minimumPipelinedBytes = 1 << 20
 
     /// Row mode keeps an interlaced image above `spillAbove` bytes in a ``SpillBuffer``.
     static func spills(info: PNGInfo, rowMode: Bool, spillAbove: Int?) -> Bool {
@@ -138,7 +168,9 @@ struct ImageDataDecoder: Sendable {
         return max(2 * stride, 1 << 16) / stride
     }
 
-    init(info: PNGInfo, rowMode: Bool = false, lenient: Bool = false, spill: SpillBuffer? = nil) {
+    /// `pipelined`: unfilter on a second thread (not in row mode, whose rows wait in
+    /// `pixels` for the caller block by block).
+    init(info: PNGInfo, rowMode: Bool = false, lenient: Bool = false, spill: SpillBuffer? = nil, pipelined: Bool = false) {
         self.info = info
         self.spill = spill
         self.lenient = lenient
@@ -151,24 +183,16 @@ struct ImageDataDecoder: Sendable {
         pixels = [UInt8](repeating: 0, count: info.width * outputRows * format.bytesPerPixel)
         let stride = info.rowBytes(width: info.width) + 1
         blockCapacity = max(2 * stride, 1 << 16)
-        block = [UInt8](repeating: 0, count: blockCapacity + Unfilter.slack)
-        prevRow = [UInt8](repeating: 0, count: stride + Unfilter.slack)
+        blocks = RowBlocks(capacity: blockCapacity, rowStride: stride)
+        self.pipelined = pipelined && !self.rowMode
         passRow = info.interlaced ? [UInt8](repeating: 0, count: info.width * format.bytesPerPixel) : []
         pass = info.interlaced ? -1 : 0
-        var total = 0
-        if info.interlaced {
-            for p in 0 ..< 7 {
-                let (w, h) = Adam7.size(pass: p, width: info.width, height: info.height)
-                if w > 0 && h > 0 { total += h * (info.rowBytes(width: w) + 1) }
-            }
-        } else {
-            total = info.height * stride
-        }
-        imageBytesLeft = total
+        imageBytesLeft = Self.filteredBytes(info: info)
         if info.colorType == .palette, let count = info.palette?.count, count < 1 << info.bitDepth { paletteLimit = count }
         if info.interlaced {
             var ignored: [DecodingEvent] = []
             startNextPass(events: &ignored)
+            scanPass = pass
         } else {
             passWidth = info.width
             passHeight = info.height
@@ -190,7 +214,6 @@ struct ImageDataDecoder: Sendable {
                 passWidth = w
                 passHeight = h
                 passRowBytes = info.rowBytes(width: w)
-                for i in 0 ..< passRowBytes { prevRow[i] = 0 }
                 return
             }
             events.append(.passComplete(pass))
@@ -198,7 +221,7 @@ struct ImageDataDecoder: Sendable {
     }
 
     /// Bytes of the inflate block and the row buffers beside `pixels`.
-    var blockBytes: Int { block.count + prevRow.count + passRow.count }
+    var blockBytes: Int { blocks.byteCount + passRow.count }
 
     /// Rows decoded so far in a non-interlaced image.
     var rowsDecoded: Int { info.interlaced ? 0 : row }
@@ -216,9 +239,33 @@ struct ImageDataDecoder: Sendable {
     /// of the chunk); `chunkRemaining`: bytes of the chunk after `input`. Returns the bytes
     /// used: all of them, except in row mode when a block's rows are waiting
     /// (``pendingRows``); the rest must be fed again once they are taken.
+    ///
+    /// A pipelined decoder may return with the last block's rows still being unfiltered: call
+    /// ``drain(events:)`` before reading rows, pixels or counts.
     @discardableResult
     mutating func feed(_ input: UnsafeRawBufferPointer, fileOffset: Int, endsPiece: Bool = false, chunkRemaining: Int = 0,
                        events: inout [DecodingEvent]) throws(PNGError) -> Int {
+        if inFlight == nil && !isKnownUniquelyReferenced(&blocks) { blocks = RowBlocks(copying: blocks) }
+        do {
+            return try feedBlocks(input, fileOffset: fileOffset, endsPiece: endsPiece, chunkRemaining: chunkRemaining,
+                                  events: &events)
+        } catch {
+            // The rows in flight come first in the stream: their error, if any, is the one.
+            try drain(events: &events)
+            throw error
+        }
+    }
+
+    /// Waits for the rows being unfiltered on the other thread and expands them: afterwards
+    /// rows, pixels, events and errors are as if every block had been done in turn.
+    mutating func drain(events: inout [DecodingEvent]) throws(PNGError) {
+        guard let (job, work) = inFlight else { return }
+        inFlight = nil
+        try commit(job, badFilter: work.value(), events: &events)
+    }
+
+    private mutating func feedBlocks(_ input: UnsafeRawBufferPointer, fileOffset: Int, endsPiece: Bool, chunkRemaining: Int,
+                                     events: inout [DecodingEvent]) throws(PNGError) -> Int {
         var consumed = 0
         // The last inflate in this piece stopped where a row ends (see the `.rows` case).
         var readAheadDue = resumesAtRowEnd
@@ -250,20 +297,19 @@ struct ImageDataDecoder: Sendable {
                             if ahead.streamEnded { throw .notEnoughImageData(offset: fileOffset + consumed) }
                             if consumed == input.count { return input.count }
                         }
-                        space = min(space, passRowBytes + 1 - filled)
+                        space = min(space, scanStride - filled)
                     }
                 }
-                let start = filled
-                let step = block.withUnsafeMutableBytes { buffer in
-                    inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed ..< end]),
-                                     into: UnsafeMutableRawBufferPointer(rebasing: buffer[start ..< start + space]))
-                }
+                let step = inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed ..< end]),
+                                            into: UnsafeMutableRawBufferPointer(start: blocks.block(current) + filled, count: space))
                 consumed += step.consumed
                 filled += step.produced
                 imageBytesLeft -= step.produced
                 // Rows inflated before a zlib error are unfiltered first, so that the error reported
                 // is the first in stream order whatever the chunking (a bad filter byte, then the zlib fault).
-                try processRows(events: &events, offset: fileOffset + consumed)
+                // Only a block inflated on to the next goes to the other thread.
+                let goesOn = step.failure == nil && !step.streamEnded && imageBytesLeft > 0
+                try processRows(events: &events, offset: fileOffset + consumed, handOff: pipelined && goesOn)
                 if step.produced > 0 { readAheadDue = filled == 0 }
                 if let failure = step.failure { throw .corruptImageData(message: failure, offset: fileOffset + consumed) }
                 if imageBytesLeft == 0 {
@@ -310,10 +356,8 @@ struct ImageDataDecoder: Sendable {
                 return input.count
 
             case .checking:
-                let step = block.withUnsafeMutableBytes { buffer in
-                    inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
-                                     into: UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< min(buffer.count, 1024)]))
-                }
+                let step = inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
+                                            into: UnsafeMutableRawBufferPointer(start: blocks.block(current), count: 1024))
                 let before = consumed
                 consumed += step.consumed
                 extraBytes += step.produced
@@ -336,10 +380,8 @@ struct ImageDataDecoder: Sendable {
                 return input.count
 
             case .shadow:
-                let step = block.withUnsafeMutableBytes { buffer in
-                    inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
-                                     into: UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< min(buffer.count, 1024)]))
-                }
+                let step = inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
+                                            into: UnsafeMutableRawBufferPointer(start: blocks.block(current), count: 1024))
                 consumed += step.consumed
                 let chunkEnd = fileOffset + input.count + chunkRemaining
                 if let failure = step.failure {
@@ -384,83 +426,127 @@ struct ImageDataDecoder: Sendable {
         }
     }
 
-    /// Unfilters and expands every complete row in the block, then moves the partial row
-    /// that remains to the front.
-    private mutating func processRows(events: inout [DecodingEvent], offset: Int) throws(PNGError) {
+    /// Finds the complete rows in the current block and unfilters and expands them; the
+    /// partial row that remains goes to the front of the block zlib fills next. With
+    /// `handOff`, the rows are unfiltered on the other thread and expanded when the decoder next
+    /// needs their block (the rows before them first).
+    private mutating func processRows(events: inout [DecodingEvent], offset: Int, handOff: Bool) throws(PNGError) {
+        let job = findRows(offset: offset)
+        let used = job.runs.last.map { $0.start + $0.rows * ($0.rowBytes + 1) } ?? 0
+        let remaining = filled - used
+        if handOff {
+            // Nothing complete: the job in flight may go on.
+            if used == 0 { return }
+            try drain(events: &events)
+            let next = 1 - current
+            if remaining > 0 { blocks.block(next).update(from: blocks.block(current) + used, count: remaining) }
+            let blocks = self.blocks, bpp = filterBytesPerPixel
+            inFlight = (job, BackgroundWork { job.unfilter(blocks, bpp: bpp) })
+            current = next
+            filled = remaining
+            return
+        }
+        try drain(events: &events)
+        if used == 0 { return }
+        let bad = job.unfilter(blocks, bpp: filterBytesPerPixel)
+        try commit(job, badFilter: bad, events: &events)
+        if remaining > 0 {
+            let block = blocks.block(current)
+            UnsafeMutableRawPointer(block).copyMemory(from: block + used, byteCount: remaining)
+        }
+        filled = remaining
+    }
+
+    /// Filtered bytes per row of the pass the next inflated row belongs to.
+    private var scanStride: Int {
+        guard info.interlaced else { return info.rowBytes(width: info.width) + 1 }
+        let (width, _) = Adam7.size(pass: min(scanPass, 6), width: info.width, height: info.height)
+        return info.rowBytes(width: width) + 1
+    }
+
+    /// The complete rows from the front of the current block, in runs of one pass each.
+    private mutating func findRows(offset: Int) -> UnfilterJob {
+        var runs: [UnfilterJob.Run] = []
         var pos = 0
-        var lastRow = -1
-        var failure: PNGError?
-        var badIndex: (index: Int, row: Int)?
-        var paletteLimit = self.paletteLimit
+        while scanPass < 7 {
+            let (width, height) = info.interlaced ? Adam7.size(pass: scanPass, width: info.width, height: info.height)
+                                                  : (info.width, info.height)
+            let rowBytes = info.rowBytes(width: width), stride = rowBytes + 1
+            if width > 0 && height > 0 {
+                let rows = min(height - scanRow, (filled - pos) / stride)
+                if rows == 0 { break }
+                runs.append(UnfilterJob.Run(pass: scanPass, firstRow: scanRow, rows: rows, rowBytes: rowBytes,
+                                            width: width, start: pos))
+                pos += rows * stride
+                scanRow += rows
+                if scanRow < height { break }
+            }
+            // A pass is done (or empty): the next, or the end.
+            scanRow = 0
+            scanPass = info.interlaced ? scanPass + 1 : 7
+        }
+        return UnfilterJob(block: current, runs: runs, offset: offset)
+    }
+
+    /// Expands a job's unfiltered rows into the image (up to a bad filter type, which is then
+    /// thrown), checks palette indices, and counts the rows and passes done, with their events.
+    private mutating func commit(_ job: UnfilterJob, badFilter: UnfilterJob.BadFilter?, events: inout [DecodingEvent]) throws(PNGError) {
+        let blk = blocks.block(job.block)
         let bits = info.bitDepth
         let interlaced = info.interlaced
         let imageWidth = info.width
-        let outBpp = outBytesPerPixel, filterBpp = filterBytesPerPixel
+        let outBpp = outBytesPerPixel
         let outRowBytes = imageWidth * outBpp
+        let expander = self.expander
+        let spill = self.spill
         // Row mode: this call's rows start at the front of `pixels`.
         let origin = rowMode ? row : 0
-        while !rowsComplete {
-            let rowBytes = passRowBytes, stride = rowBytes + 1
-            if filled - pos < stride { break }
-            let width = passWidth, height = passHeight, currentPass = pass
-            var r = row
-            let expander = self.expander
-            let available = filled
-            let spill = self.spill
-            block.withUnsafeMutableBufferPointer { blockBuffer in
-                prevRow.withUnsafeBufferPointer { prevBuffer in
-                    pixels.withUnsafeMutableBufferPointer { outBuffer in
-                        passRow.withUnsafeMutableBufferPointer { passBuffer in
-                            guard let blk = blockBuffer.baseAddress, let saved = prevBuffer.baseAddress,
-                                  let out = spill.map({ $0.base.assumingMemoryBound(to: UInt8.self) }) ?? outBuffer.baseAddress
-                            else { return }
-                            while r < height && available - pos >= stride {
-                                let filter = blk[pos]
-                                if filter > 4 {
-                                    let y = interlaced ? Adam7.passes[currentPass].y0 + r * Adam7.passes[currentPass].dy : r
-                                    failure = .invalidFilterType(filter, row: y, offset: offset)
-                                    return
-                                }
-                                let cur = blk + pos + 1
-                                let prev = lastRow >= 0 ? UnsafePointer(blk + lastRow) : saved
-                                Unfilter.apply(filter, row: cur, prev: prev, count: rowBytes, bpp: filterBpp)
-                                if let paletteLimit, badIndex == nil {
-                                    let top = Self.largestIndex(cur, width: width, bits: bits)
-                                    if top >= paletteLimit {
-                                        let y = interlaced ? Adam7.passes[currentPass].y0 + r * Adam7.passes[currentPass].dy : r
-                                        badIndex = (top, y)
-                                    }
-                                }
-                                if interlaced {
-                                    guard let tmp = passBuffer.baseAddress else { return }
-                                    expander.expand(cur, rawBytes: rowBytes, width: width, into: tmp)
-                                    Adam7.scatter(tmp, count: width, pass: currentPass, passRow: r, imageWidth: imageWidth,
-                                                  bytesPerPixel: outBpp, into: out)
-                                    spill?.noteTouched(bytes: outRowBytes)
-                                } else {
-                                    expander.expand(cur, rawBytes: rowBytes, width: width, into: out + (r &- origin) &* outRowBytes)
-                                }
-                                lastRow = pos + 1
-                                pos += stride
-                                r += 1
+        for (index, run) in job.runs.enumerated() {
+            let rows = badFilter.map { $0.run == index ? $0.row : $0.run < index ? 0 : run.rows } ?? run.rows
+            let stride = run.rowBytes + 1
+            var badIndex: (index: Int, row: Int)?
+            let paletteLimit = self.paletteLimit
+            pixels.withUnsafeMutableBufferPointer { outBuffer in
+                passRow.withUnsafeMutableBufferPointer { passBuffer in
+                    guard let out = spill.map({ $0.base.assumingMemoryBound(to: UInt8.self) }) ?? outBuffer.baseAddress
+                    else { return }
+                    var pos = run.start
+                    for k in 0 ..< rows {
+                        let r = run.firstRow + k
+                        let cur = blk + pos + 1
+                        if let paletteLimit, badIndex == nil {
+                            let top = Self.largestIndex(cur, width: run.width, bits: bits)
+                            if top >= paletteLimit {
+                                let y = interlaced ? Adam7.passes[run.pass].y0 + r * Adam7.passes[run.pass].dy : r
+                                badIndex = (top, y)
                             }
                         }
+                        if interlaced {
+                            guard let tmp = passBuffer.baseAddress else { return }
+                            expander.expand(cur, rawBytes: run.rowBytes, width: run.width, into: tmp)
+                            Adam7.scatter(tmp, count: run.width, pass: run.pass, passRow: r, imageWidth: imageWidth,
+                                          bytesPerPixel: outBpp, into: out)
+                            spill?.noteTouched(bytes: outRowBytes)
+                        } else {
+                            expander.expand(cur, rawBytes: run.rowBytes, width: run.width, into: out + (r &- origin) &* outRowBytes)
+                        }
+                        pos &+= stride
                     }
                 }
             }
-            if rowMode && r > row { pendingRows = origin ..< r }
-            row = r
-            if let failure { throw failure }
+            row = run.firstRow + rows
+            if rowMode && row > origin { pendingRows = origin ..< row }
+            if let badFilter, badFilter.run == index {
+                let y = interlaced ? Adam7.passes[run.pass].y0 + row * Adam7.passes[run.pass].dy : row
+                throw .invalidFilterType(badFilter.type, row: y, offset: job.offset)
+            }
             if let bad = badIndex {
                 // PNG 11.2.3 makes it an error; libpng gives opaque black, as the table does.
                 self.paletteLimit = nil
-                paletteLimit = nil
-                badIndex = nil
-                guard lenient else { throw .paletteIndexOutOfRange(index: bad.index, row: bad.row, offset: offset) }
+                guard lenient else { throw .paletteIndexOutOfRange(index: bad.index, row: bad.row, offset: job.offset) }
                 self.badIndex = bad
             }
             if row == passHeight {
-                lastRow = -1
                 if interlaced {
                     events.append(.passComplete(pass))
                     startNextPass(events: &events)
@@ -472,23 +558,6 @@ struct ImageDataDecoder: Sendable {
                         + "the PLTE chunk at offset \(paletteOffset); shown opaque black, as libpng does"))
                 }
             }
-        }
-        if lastRow >= 0 {
-            let n = passRowBytes, from = lastRow
-            block.withUnsafeBufferPointer { src in
-                prevRow.withUnsafeMutableBufferPointer { dst in
-                    guard let s = src.baseAddress, let d = dst.baseAddress else { return }
-                    d.update(from: s + from, count: n)
-                }
-            }
-        }
-        if pos > 0 {
-            let remaining = filled - pos, from = pos
-            block.withUnsafeMutableBufferPointer { buffer in
-                guard let b = buffer.baseAddress else { return }
-                UnsafeMutableRawPointer(b).copyMemory(from: b + from, byteCount: remaining)
-            }
-            filled = remaining
         }
     }
 }

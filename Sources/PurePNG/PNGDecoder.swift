@@ -182,6 +182,9 @@ public struct PNGDecoder: IncrementalImageDecoder {
             pending.consume(used)
             position += used
         }
+        // Rows still being unfiltered on the second thread are done before the caller looks;
+        // they precede whatever was thrown after them, so their error is the one.
+        do throws(PNGError) { try imageData?.drain(events: &events) } catch { thrown = error }
         if let error = thrown, keepsImage {
             // libpng's png_read_end: the rows are all delivered, so the image stands.
             thrown = nil
@@ -610,7 +613,13 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 throw .temporaryStorage(reason: error.reason)
             }
         }
-        imageData = ImageDataDecoder(info: info, rowMode: rowMode, lenient: !options.strict, spill: spill)
+        // A second thread unfilters while the first inflates, for a still image (frames are
+        // spread over threads of their own): by default when it is big enough to repay it.
+        let wanted = options.threads.map { $0 > 1 }
+            ?? (Processors.online > 1 && ImageDataDecoder.filteredBytes(info: info) >= ImageDataDecoder.minimumPipelinedBytes)
+        let pipelined = wanted && !animation.decodesFrames && !animation.recordsData
+        imageData = ImageDataDecoder(info: info, rowMode: rowMode, lenient: !options.strict, spill: spill,
+                                     pipelined: pipelined)
         imageData?.paletteOffset = paletteOffset
         let header = ImageHeader(fileFormat: .png, width: info.width, height: info.height, pixelFormat: format,
                                  isInterlaced: info.interlaced)

@@ -46,9 +46,12 @@ public struct PNGDecodingOptions: Sendable, Equatable {
     /// image data, and the broken animation rule (`.apngSequence`, `.apngFrameOutsideCanvas`,
     /// `.apngInvalidChunk`, `.apngFrameCount`, `.apngFrameData`).
     public var strict: Bool = false
-    /// Threads that decode APNG frames ahead while `APNGAnimation`'s iterator composites them:
-    /// nil (the default) uses the processors online, 1 decodes each frame when it is asked for.
-    /// The frames are the same whatever the count.
+    /// Threads for one image. A still image's rows are unfiltered and checked on a second
+    /// thread while the first inflates the next block of them; APNG frames are decoded ahead
+    /// on as many threads while `APNGAnimation`'s iterator composites them. nil (the default)
+    /// uses the processors online (a still image from 1 MiB of filtered data up), 1 does
+    /// everything on the caller's thread. Pixels, events and errors are the same whatever the
+    /// count.
     public var threads: Int?
     /// Row decoding (``PNGRowDecoder``) of an interlaced image, which is complete only after its
     /// last pass: above this many bytes of output the image is kept in a temporary file in

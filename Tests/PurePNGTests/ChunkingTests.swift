@@ -19,9 +19,9 @@ import Testing
     }
 
     /// Decodes `bytes` in pieces cycling through `sizes` (nil = one piece).
-    static func decode(_ bytes: [UInt8], pieces sizes: [Int]?) -> Outcome {
+    static func decode(_ bytes: [UInt8], pieces sizes: [Int]?, options: PNGDecodingOptions = .init()) -> Outcome {
         var outcome = Outcome()
-        var decoder = PNGDecoder()
+        var decoder = PNGDecoder(options: options)
         var position = 0
         var turn = 0
         repeat {

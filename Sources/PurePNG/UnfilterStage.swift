@@ -1,0 +1,105 @@
+import ImageCore
+
+/// The inflate blocks of ``ImageDataDecoder`` and the row their first row is unfiltered
+/// against, in native memory that never moves, so that a second thread can unfilter the rows
+/// of one block while zlib inflates into the other.
+///
+/// `@unchecked Sendable`: a block is written either by the decoder's thread (inflating) or by
+/// the one ``UnfilterJob`` in flight on it, never both, since the decoder waits for that job
+/// before it reuses the block; ``prevRow`` is touched only by unfiltering, one job at a time.
+/// Value semantics for the decoder come from copy-on-write (``init(copying:)``) between calls,
+/// when no job is in flight.
+final class RowBlocks: @unchecked Sendable {
+    /// Usable bytes of each block; each has ``Unfilter/slack`` readable bytes more.
+    let capacity: Int
+    let blocks: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>)
+    /// The last unfiltered row of the previous block, for the next block's first row.
+    let prevRow: UnsafeMutablePointer<UInt8>
+    /// A pass's first row is unfiltered against zeros (PNG 9.2).
+    let zeroRow: UnsafeMutablePointer<UInt8>
+    let rowCapacity: Int
+
+    init(capacity: Int, rowStride: Int) {
+        self.capacity = capacity
+        rowCapacity = rowStride + Unfilter.slack
+        let a = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + Unfilter.slack)
+        let b = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + Unfilter.slack)
+        a.initialize(repeating: 0, count: capacity + Unfilter.slack)
+        b.initialize(repeating: 0, count: capacity + Unfilter.slack)
+        blocks = (a, b)
+        prevRow = .allocate(capacity: rowCapacity)
+        prevRow.initialize(repeating: 0, count: rowCapacity)
+        zeroRow = .allocate(capacity: rowCapacity)
+        zeroRow.initialize(repeating: 0, count: rowCapacity)
+    }
+
+    convenience init(copying other: RowBlocks) {
+        self.init(capacity: other.capacity, rowStride: other.rowCapacity - Unfilter.slack)
+        blocks.0.update(from: other.blocks.0, count: capacity + Unfilter.slack)
+        blocks.1.update(from: other.blocks.1, count: capacity + Unfilter.slack)
+        prevRow.update(from: other.prevRow, count: rowCapacity)
+    }
+
+    deinit {
+        blocks.0.deallocate()
+        blocks.1.deallocate()
+        prevRow.deallocate()
+        zeroRow.deallocate()
+    }
+
+    func block(_ index: Int) -> UnsafeMutablePointer<UInt8> { index == 0 ? blocks.0 : blocks.1 }
+
+    /// Bytes held, for `retainedBytes` and the limits.
+    var byteCount: Int { 2 * (capacity + Unfilter.slack) + 2 * rowCapacity }
+}
+
+/// The complete rows of one inflated block: runs of rows of one pass each (a block crosses
+/// Adam7 passes), as ``ImageDataDecoder`` found them, and where unfiltering stopped.
+struct UnfilterJob: Sendable {
+    struct Run: Sendable {
+        let pass: Int
+        /// The run's first row within its pass, and its rows.
+        let firstRow: Int
+        let rows: Int
+        let rowBytes: Int
+        let width: Int
+        /// Offset of the first row's filter byte in the block.
+        let start: Int
+    }
+
+    let block: Int
+    let runs: [Run]
+    /// File offset named by an error in these rows (where the decoder stood after inflating them).
+    let offset: Int
+
+    /// The first row whose filter type is not 0-4: run and row within it, and the type.
+    struct BadFilter: Sendable {
+        let run: Int, row: Int, type: UInt8
+    }
+
+    /// Unfilters every row in place (PNG 9), stopping at a filter type past 4. A run that
+    /// starts a pass is unfiltered against zeros; one that continues a pass against
+    /// `blocks.prevRow`, which afterwards holds the job's last row.
+    func unfilter(_ blocks: RowBlocks, bpp: Int) -> BadFilter? {
+        let blk = blocks.block(block)
+        var last: UnsafeMutablePointer<UInt8>?
+        var lastBytes = 0
+        defer { if let last { blocks.prevRow.update(from: last, count: lastBytes) } }
+        for (index, run) in runs.enumerated() {
+            let stride = run.rowBytes &+ 1
+            var prev: UnsafePointer<UInt8> = run.firstRow == 0 ? UnsafePointer(blocks.zeroRow) : UnsafePointer(blocks.prevRow)
+            var pos = run.start
+            for row in 0 ..< run.rows {
+                let type = blk[pos]
+                if type > 4 { return BadFilter(run: index, row: row, type: type) }
+                let cur = blk + pos + 1
+                Unfilter.apply(type, row: cur, prev: prev, count: run.rowBytes, bpp: bpp)
+                prev = UnsafePointer(cur)
+                last = cur
+                lastBytes = run.rowBytes
+                pos &+= stride
+            }
+        }
+        return nil
+    }
+}
