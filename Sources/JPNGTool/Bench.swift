@@ -61,7 +61,7 @@ struct Bench: ParsableCommand {
                 guard let target = OutputFormat(fileExtension: to), target == .png || target == .jpeg else {
                     throw CLIError("--to \(to): encoding benchmarks support png and jpeg")
                 }
-                var image = try decodeImage(bytes, name: input)
+                var image = try decodeImage(bytes, name: input, request: DecodeRequest(threads: encoder.threads))
                 if image.format.is16Bit { image = image.converted(to: image.format.eightBit) }
                 var size = 0
                 let seconds = try medianSeconds(n) {
@@ -81,9 +81,9 @@ struct Bench: ParsableCommand {
                 }
                 print(line("decode", format.rawValue, "\(size.0)x\(size.1)x\(frames)", pixels, seconds))
             } else {
-                var image = try decodeImage(bytes, name: input)
+                var image = try decodeImage(bytes, name: input, request: DecodeRequest(threads: encoder.threads))
                 guard previews else {
-                    let seconds = try medianSeconds(n) { image = try decodeImage(bytes, name: input) }
+                    let seconds = try medianSeconds(n) { image = try decodeImage(bytes, name: input, request: DecodeRequest(threads: encoder.threads)) }
                     print(line("decode", format.rawValue, "\(image.width)x\(image.height)", image.width * image.height, seconds))
                     return
                 }
@@ -92,7 +92,7 @@ struct Bench: ParsableCommand {
                 var shown = 0
                 var oneShot: [Double] = [], withPreviews: [Double] = []
                 for _ in 0 ..< n {
-                    oneShot.append(try medianSeconds(1) { image = try decodeImage(bytes, name: input) })
+                    oneShot.append(try medianSeconds(1) { image = try decodeImage(bytes, name: input, request: DecodeRequest(threads: encoder.threads)) })
                     withPreviews.append(try medianSeconds(1) { shown = try decodeWithPreviews(bytes) })
                 }
                 let seconds = median(oneShot)

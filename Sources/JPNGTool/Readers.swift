@@ -11,7 +11,8 @@ struct DecodeRequest {
     var autoOrient = false
     /// Animations: the frame to return, composited on the canvas.
     var frame = 0
-    /// Animations: threads decoding frames ahead (nil: the processors online).
+    /// Threads: a PNG's rows unfiltered beside inflating, animation frames decoded ahead (nil:
+    /// the processors online).
     var threads: Int?
     /// Damaged files are errors instead of being decoded as libjpeg-turbo, libpng and browsers do.
     var strict = false
@@ -23,7 +24,7 @@ func decodeImage(_ bytes: [UInt8], name: String, request: DecodeRequest = Decode
         guard request.frame > 0 else {
             let options = ImageSourceOptions(limits: DecodingLimits.default.knowingInputSize(bytes.count),
                                              applyOrientation: request.autoOrient, subsampleFactor: request.subsample,
-                                             strict: request.strict)
+                                             threads: request.threads, strict: request.strict)
             var source = ImageSource(options: options)
             _ = try source.append(bytes)
             let image = try source.finish()

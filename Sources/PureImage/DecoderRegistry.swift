@@ -218,8 +218,9 @@ public struct ImageSourceOptions: Sendable, Equatable {
     /// JPEG (and JPNG's colour part) scales in the DCT domain for 2, 4 and 8, the cheapest way
     /// to a thumbnail; other formats and factors are reduced by area average after decoding.
     public var subsampleFactor: Int
-    /// Threads a decoder may use beyond the calling one (APNG frames decoded ahead): nil, the
-    /// processors online; 1, the calling thread only. Pixels are the same for any count.
+    /// Threads a decoder may use (a PNG's rows unfiltered on a second thread while the first
+    /// inflates, APNG frames decoded ahead): nil, the processors online; 1, the calling thread
+    /// only. Pixels are the same for any count.
     public var threads: Int?
     /// Damaged files throw instead of being decoded the way libjpeg-turbo, libpng and browsers
     /// decode them (`JPEGDecodingOptions.strict`, `PNGDecodingOptions.strict`,
@@ -300,7 +301,7 @@ public struct ImageDecoderRegistry: Sendable {
     /// PNG, JPEG (and JPNG, which starts as a JPEG), GIF, Netpbm (PBM, PGM, PPM, PAM).
     public static let standard = ImageDecoderRegistry(entries: [
         Entry(format: .png, minimumBytes: 8, matches: { $0.starts(with: pngSignature) },
-              make: { PNGDecoder(limits: $0.limits, options: PNGDecodingOptions(strict: $0.strict)) },
+              make: { PNGDecoder(limits: $0.limits, options: PNGDecodingOptions(strict: $0.strict, threads: $0.threads)) },
               makeAnimation: { bytes, options in
                   let animation = try APNGAnimation(bytes: bytes, limits: options.limits,
                                                     options: PNGDecodingOptions(strict: options.strict, threads: options.threads))

@@ -34,6 +34,7 @@ struct ImageDataDecoder: Sendable {
     /// The block zlib inflates into.
     private var current = 0
     private let blockCapacity: Int
+    private let stepCapacity: Int
     private var filled = 0
     /// One expanded row of an Adam7 pass before it is scattered.
     private var passRow: [UInt8]
@@ -42,9 +43,12 @@ struct ImageDataDecoder: Sendable {
     /// The job unfiltering the other block, with its outcome to come.
     private var inFlight: (job: UnfilterJob, work: BackgroundWork<UnfilterJob.BadFilter?, Never>)?
     /// Where the rows found in inflated blocks stand (ahead of ``pass`` and ``row``, which
-    /// count rows expanded, while a job is in flight).
+    /// count rows expanded, while rows wait or are in flight).
     private var scanPass = 0
     private var scanRow = 0
+    /// Complete rows at the front of the current block not yet unfiltered, and where they end.
+    private var waitingRuns: [UnfilterJob.Run] = []
+    private var scanned = 0
 
     /// Current pass (always 0 without interlacing); 7 once every pass is done.
     private(set) var pass = 0
@@ -123,9 +127,20 @@ struct ImageDataDecoder: Sendable {
     }
 
     /// Working memory beside the output image, for the limits check.
-    static func workingBytes(info: PNGInfo) -> Int {
+    static func workingBytes(info: PNGInfo, pipelined: Bool = false) -> Int {
         let stride = info.rowBytes(width: info.width) + 1
-        return 2 * max(2 * stride, 1 << 16) + 2 * stride + info.width * 8 + 4 * Unfilter.slack + (64 << 10)
+        return 2 * blockCapacity(stride: stride, pipelined: pipelined) + 2 * stride + info.width * 8
+            + 4 * Unfilter.slack + (64 << 10)
+    }
+
+    /// Output room of one inflate call: at least two rows, normally 64 KiB. Where a call stops
+    /// decides the offset an error in its rows names, so it is the same for every thread count.
+    static func stepCapacity(stride: Int) -> Int { max(2 * stride, 1 << 16) }
+
+    /// Bytes of each inflate block: one step, or pipelined four, so that a block handed to the
+    /// other thread is worth the hand-over.
+    static func blockCapacity(stride: Int, pipelined: Bool) -> Int {
+        (pipelined ? 4 : 1) * stepCapacity(stride: stride)
     }
 
     /// The filtered bytes (filter-type bytes included) of the whole image: what the zlib
@@ -153,11 +168,12 @@ struct ImageDataDecoder: Sendable {
     /// Bytes per output pixel of the image and extra bytes a decode allocates, for the limits
     /// check: row mode (non-interlaced) holds one block's rows instead of the image, and a
     /// spilled interlaced image a window of its file.
-    static func outputBytes(info: PNGInfo, rowMode: Bool, spillAbove: Int? = nil) -> (imageBytesPerPixel: Int, extraBytes: Int) {
+    static func outputBytes(info: PNGInfo, rowMode: Bool, spillAbove: Int? = nil,
+                            pipelined: Bool = false) -> (imageBytesPerPixel: Int, extraBytes: Int) {
         if spills(info: info, rowMode: rowMode, spillAbove: spillAbove) {
             return (0, workingBytes(info: info) + SpillBuffer.window)
         }
-        let working = workingBytes(info: info)
+        let working = workingBytes(info: info, pipelined: pipelined)
         guard rowMode && !info.interlaced else { return (info.outputFormat.bytesPerPixel, working) }
         return (0, working + bandRows(info: info) * info.width * info.outputFormat.bytesPerPixel)
     }
@@ -182,9 +198,10 @@ struct ImageDataDecoder: Sendable {
         let outputRows = self.rowMode ? Self.bandRows(info: info) : spill != nil ? 0 : info.height
         pixels = [UInt8](repeating: 0, count: info.width * outputRows * format.bytesPerPixel)
         let stride = info.rowBytes(width: info.width) + 1
-        blockCapacity = max(2 * stride, 1 << 16)
-        blocks = RowBlocks(capacity: blockCapacity, rowStride: stride)
         self.pipelined = pipelined && !self.rowMode
+        stepCapacity = Self.stepCapacity(stride: stride)
+        blockCapacity = Self.blockCapacity(stride: stride, pipelined: self.pipelined)
+        blocks = RowBlocks(capacity: blockCapacity, rowStride: stride)
         passRow = info.interlaced ? [UInt8](repeating: 0, count: info.width * format.bytesPerPixel) : []
         pass = info.interlaced ? -1 : 0
         imageBytesLeft = Self.filteredBytes(info: info)
@@ -256,9 +273,15 @@ struct ImageDataDecoder: Sendable {
         }
     }
 
-    /// Waits for the rows being unfiltered on the other thread and expands them: afterwards
-    /// rows, pixels, events and errors are as if every block had been done in turn.
+    /// Waits for the rows being unfiltered on the other thread and expands them, then does
+    /// the rows waiting in the current block: afterwards rows, pixels, events and errors are
+    /// as if every block had been done in turn.
     mutating func drain(events: inout [DecodingEvent]) throws(PNGError) {
+        try finishInFlight(events: &events)
+        try processWaitingRows(events: &events)
+    }
+
+    private mutating func finishInFlight(events: inout [DecodingEvent]) throws(PNGError) {
         guard let (job, work) = inFlight else { return }
         inFlight = nil
         try commit(job, badFilter: work.value(), events: &events)
@@ -273,7 +296,8 @@ struct ImageDataDecoder: Sendable {
         while true {
             switch phase {
             case .rows:
-                var space = min(blockCapacity - filled, imageBytesLeft)
+                // A call has the room it has on one thread, whatever the block holds before it.
+                var space = min(stepCapacity - (filled - scanned), imageBytesLeft)
                 // At the end of an IDAT chunk libpng's row-by-row reading shows: before each row
                 // it reads the next piece (the next chunk's header) when zlib has used up the
                 // current one, even if zlib's state still holds that row (a stream cut short).
@@ -284,7 +308,7 @@ struct ImageDataDecoder: Sendable {
                     if input.count - consumed > 1 {
                         end = input.count - 1
                     } else {
-                        if filled == 0 && readAheadDue {
+                        if filled == scanned && readAheadDue {
                             // What zlib reads after a row's last byte when libpng's call for that
                             // row leaves it no room for output.
                             readAheadDue = false
@@ -297,7 +321,7 @@ struct ImageDataDecoder: Sendable {
                             if ahead.streamEnded { throw .notEnoughImageData(offset: fileOffset + consumed) }
                             if consumed == input.count { return input.count }
                         }
-                        space = min(space, scanStride - filled)
+                        space = min(space, scanStride - (filled - scanned))
                     }
                 }
                 let step = inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed ..< end]),
@@ -310,7 +334,7 @@ struct ImageDataDecoder: Sendable {
                 // Only a block inflated on to the next goes to the other thread.
                 let goesOn = step.failure == nil && !step.streamEnded && imageBytesLeft > 0
                 try processRows(events: &events, offset: fileOffset + consumed, handOff: pipelined && goesOn)
-                if step.produced > 0 { readAheadDue = filled == 0 }
+                if step.produced > 0 { readAheadDue = filled == scanned }
                 if let failure = step.failure { throw .corruptImageData(message: failure, offset: fileOffset + consumed) }
                 if imageBytesLeft == 0 {
                     phase = .tail
@@ -426,35 +450,46 @@ struct ImageDataDecoder: Sendable {
         }
     }
 
-    /// Finds the complete rows in the current block and unfilters and expands them; the
-    /// partial row that remains goes to the front of the block zlib fills next. With
-    /// `handOff`, the rows are unfiltered on the other thread and expanded when the decoder next
-    /// needs their block (the rows before them first).
+    /// Finds the complete rows that the last inflate call added to the current block. On one
+    /// thread they are unfiltered and expanded at once and the partial row that remains moves
+    /// to the block's front. Pipelined (`handOff`), rows wait until the block is full, then go
+    /// to the other thread while zlib fills the other block, starting with the partial row;
+    /// they are expanded when the decoder next needs their block.
     private mutating func processRows(events: inout [DecodingEvent], offset: Int, handOff: Bool) throws(PNGError) {
-        let job = findRows(offset: offset)
-        let used = job.runs.last.map { $0.start + $0.rows * ($0.rowBytes + 1) } ?? 0
-        let remaining = filled - used
-        if handOff {
-            // Nothing complete: the job in flight may go on.
-            if used == 0 { return }
+        findRows(offset: offset)
+        guard handOff else {
             try drain(events: &events)
-            let next = 1 - current
-            if remaining > 0 { blocks.block(next).update(from: blocks.block(current) + used, count: remaining) }
-            let blocks = self.blocks, bpp = filterBytesPerPixel
-            inFlight = (job, BackgroundWork { job.unfilter(blocks, bpp: bpp) })
-            current = next
-            filled = remaining
             return
         }
-        try drain(events: &events)
-        if used == 0 { return }
+        // Room for another whole call: keep inflating into this block.
+        if scanned + stepCapacity <= blockCapacity || waitingRuns.isEmpty { return }
+        try finishInFlight(events: &events)
+        let job = UnfilterJob(block: current, runs: waitingRuns)
+        let next = 1 - current, remaining = filled - scanned
+        if remaining > 0 { blocks.block(next).update(from: blocks.block(current) + scanned, count: remaining) }
+        let blocks = self.blocks, bpp = filterBytesPerPixel
+        inFlight = (job, BackgroundWork { job.unfilter(blocks, bpp: bpp) })
+        waitingRuns = []
+        current = next
+        filled = remaining
+        scanned = 0
+    }
+
+    /// Unfilters and expands the waiting rows on this thread; the partial row that remains
+    /// moves to the block's front.
+    private mutating func processWaitingRows(events: inout [DecodingEvent]) throws(PNGError) {
+        guard !waitingRuns.isEmpty else { return }
+        let job = UnfilterJob(block: current, runs: waitingRuns)
+        waitingRuns = []
         let bad = job.unfilter(blocks, bpp: filterBytesPerPixel)
         try commit(job, badFilter: bad, events: &events)
+        let remaining = filled - scanned
         if remaining > 0 {
             let block = blocks.block(current)
-            UnsafeMutableRawPointer(block).copyMemory(from: block + used, byteCount: remaining)
+            UnsafeMutableRawPointer(block).copyMemory(from: block + scanned, byteCount: remaining)
         }
         filled = remaining
+        scanned = 0
     }
 
     /// Filtered bytes per row of the pass the next inflated row belongs to.
@@ -464,10 +499,9 @@ struct ImageDataDecoder: Sendable {
         return info.rowBytes(width: width) + 1
     }
 
-    /// The complete rows from the front of the current block, in runs of one pass each.
-    private mutating func findRows(offset: Int) -> UnfilterJob {
-        var runs: [UnfilterJob.Run] = []
-        var pos = 0
+    /// Adds the rows completed since ``scanned`` to ``waitingRuns``, in runs of one pass each.
+    private mutating func findRows(offset: Int) {
+        var pos = scanned
         while scanPass < 7 {
             let (width, height) = info.interlaced ? Adam7.size(pass: scanPass, width: info.width, height: info.height)
                                                   : (info.width, info.height)
@@ -475,8 +509,8 @@ struct ImageDataDecoder: Sendable {
             if width > 0 && height > 0 {
                 let rows = min(height - scanRow, (filled - pos) / stride)
                 if rows == 0 { break }
-                runs.append(UnfilterJob.Run(pass: scanPass, firstRow: scanRow, rows: rows, rowBytes: rowBytes,
-                                            width: width, start: pos))
+                waitingRuns.append(UnfilterJob.Run(pass: scanPass, firstRow: scanRow, rows: rows, rowBytes: rowBytes,
+                                                   width: width, start: pos, offset: offset))
                 pos += rows * stride
                 scanRow += rows
                 if scanRow < height { break }
@@ -485,7 +519,7 @@ struct ImageDataDecoder: Sendable {
             scanRow = 0
             scanPass = info.interlaced ? scanPass + 1 : 7
         }
-        return UnfilterJob(block: current, runs: runs, offset: offset)
+        scanned = pos
     }
 
     /// Expands a job's unfiltered rows into the image (up to a bad filter type, which is then
@@ -538,12 +572,12 @@ struct ImageDataDecoder: Sendable {
             if rowMode && row > origin { pendingRows = origin ..< row }
             if let badFilter, badFilter.run == index {
                 let y = interlaced ? Adam7.passes[run.pass].y0 + row * Adam7.passes[run.pass].dy : row
-                throw .invalidFilterType(badFilter.type, row: y, offset: job.offset)
+                throw .invalidFilterType(badFilter.type, row: y, offset: run.offset)
             }
             if let bad = badIndex {
                 // PNG 11.2.3 makes it an error; libpng gives opaque black, as the table does.
                 self.paletteLimit = nil
-                guard lenient else { throw .paletteIndexOutOfRange(index: bad.index, row: bad.row, offset: job.offset) }
+                guard lenient else { throw .paletteIndexOutOfRange(index: bad.index, row: bad.row, offset: run.offset) }
                 self.badIndex = bad
             }
             if row == passHeight {

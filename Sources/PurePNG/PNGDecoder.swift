@@ -599,7 +599,13 @@ public struct PNGDecoder: IncrementalImageDecoder {
     private mutating func startImageData(_ info: PNGInfo, _ chunk: Chunk, _ events: inout [DecodingEvent]) throws(PNGError) {
         if info.colorType == .palette && info.palette == nil { throw .missingPalette(offset: chunk.start) }
         let format = info.outputFormat
-        let (imageBytesPerPixel, extra) = ImageDataDecoder.outputBytes(info: info, rowMode: rowMode, spillAbove: spillAbove)
+        // A second thread unfilters while the first inflates, for a still image (frames are
+        // spread over threads of their own): by default when it is big enough to repay it.
+        let wanted = options.threads.map { $0 > 1 }
+            ?? (Processors.online > 1 && ImageDataDecoder.filteredBytes(info: info) >= ImageDataDecoder.minimumPipelinedBytes)
+        let pipelined = wanted && !rowMode && !animation.decodesFrames && !animation.recordsData
+        let (imageBytesPerPixel, extra) = ImageDataDecoder.outputBytes(info: info, rowMode: rowMode, spillAbove: spillAbove,
+                                                                       pipelined: pipelined)
         if let violation = limits.check(width: info.width, height: info.height, bytesPerPixel: imageBytesPerPixel,
                                         extraBytes: extra) {
             throw .limitExceeded(violation, offset: chunk.start)
@@ -613,11 +619,6 @@ public struct PNGDecoder: IncrementalImageDecoder {
                 throw .temporaryStorage(reason: error.reason)
             }
         }
-        // A second thread unfilters while the first inflates, for a still image (frames are
-        // spread over threads of their own): by default when it is big enough to repay it.
-        let wanted = options.threads.map { $0 > 1 }
-            ?? (Processors.online > 1 && ImageDataDecoder.filteredBytes(info: info) >= ImageDataDecoder.minimumPipelinedBytes)
-        let pipelined = wanted && !animation.decodesFrames && !animation.recordsData
         imageData = ImageDataDecoder(info: info, rowMode: rowMode, lenient: !options.strict, spill: spill,
                                      pipelined: pipelined)
         imageData?.paletteOffset = paletteOffset

@@ -53,8 +53,9 @@ final class RowBlocks: @unchecked Sendable {
     var byteCount: Int { 2 * (capacity + Unfilter.slack) + 2 * rowCapacity }
 }
 
-/// The complete rows of one inflated block: runs of rows of one pass each (a block crosses
-/// Adam7 passes), as ``ImageDataDecoder`` found them, and where unfiltering stopped.
+/// The complete rows of one inflated block: runs of rows of one pass and one inflate call each
+/// (a block crosses Adam7 passes and fills over several calls), as ``ImageDataDecoder`` found
+/// them.
 struct UnfilterJob: Sendable {
     struct Run: Sendable {
         let pass: Int
@@ -65,12 +66,13 @@ struct UnfilterJob: Sendable {
         let width: Int
         /// Offset of the first row's filter byte in the block.
         let start: Int
+        /// File offset named by an error in these rows: where the decoder stood once they
+        /// were inflated (a run never spans two inflate calls, so each keeps its own).
+        let offset: Int
     }
 
     let block: Int
     let runs: [Run]
-    /// File offset named by an error in these rows (where the decoder stood after inflating them).
-    let offset: Int
 
     /// The first row whose filter type is not 0-4: run and row within it, and the type.
     struct BadFilter: Sendable {
@@ -78,8 +80,9 @@ struct UnfilterJob: Sendable {
     }
 
     /// Unfilters every row in place (PNG 9), stopping at a filter type past 4. A run that
-    /// starts a pass is unfiltered against zeros; one that continues a pass against
-    /// `blocks.prevRow`, which afterwards holds the job's last row.
+    /// starts a pass is unfiltered against zeros; one that continues a pass against the row
+    /// before it (`blocks.prevRow` for the job's first), and `blocks.prevRow` afterwards
+    /// holds the job's last row.
     func unfilter(_ blocks: RowBlocks, bpp: Int) -> BadFilter? {
         let blk = blocks.block(block)
         var last: UnsafeMutablePointer<UInt8>?
@@ -87,7 +90,9 @@ struct UnfilterJob: Sendable {
         defer { if let last { blocks.prevRow.update(from: last, count: lastBytes) } }
         for (index, run) in runs.enumerated() {
             let stride = run.rowBytes &+ 1
-            var prev: UnsafePointer<UInt8> = run.firstRow == 0 ? UnsafePointer(blocks.zeroRow) : UnsafePointer(blocks.prevRow)
+            // A run that continues its pass follows the previous run's last row, or, first in
+            // the job, the previous job's.
+            var prev = UnsafePointer(run.firstRow == 0 ? blocks.zeroRow : last ?? blocks.prevRow)
             var pos = run.start
             for row in 0 ..< run.rows {
                 let type = blk[pos]
