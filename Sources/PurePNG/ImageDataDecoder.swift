@@ -1,3 +1,4 @@
+import CZlib
 import ImageCore
 
 /// The IDAT stage: compressed bytes in, finished output rows out (PNG 10 -> 9 -> 7.2).
@@ -41,7 +42,10 @@ struct ImageDataDecoder: Sendable {
     /// Rows are unfiltered on another thread while the next block inflates.
     let pipelined: Bool
     /// The job unfiltering the other block, with its outcome to come.
-    private var inFlight: (job: UnfilterJob, work: BackgroundWork<UnfilterJob.BadFilter?, Never>)?
+    private var inFlight: (job: UnfilterJob, work: BackgroundWork<UnfilterJob.Outcome, Never>)?
+    /// Pipelined: the Adler-32 of everything inflated so far, the rows' computed with their
+    /// jobs (zlib leaves the check to the decoder, so the second thread takes that work too).
+    private var adler: UInt = 1
     /// Where the rows found in inflated blocks stand (ahead of ``pass`` and ``row``, which
     /// count rows expanded, while rows wait or are in flight).
     private var scanPass = 0
@@ -199,6 +203,7 @@ struct ImageDataDecoder: Sendable {
         pixels = [UInt8](repeating: 0, count: info.width * outputRows * format.bytesPerPixel)
         let stride = info.rowBytes(width: info.width) + 1
         self.pipelined = pipelined && !self.rowMode
+        inflater = Inflater(leavingCheckToCaller: self.pipelined)
         stepCapacity = Self.stepCapacity(stride: stride)
         blockCapacity = Self.blockCapacity(stride: stride, pipelined: self.pipelined)
         blocks = RowBlocks(capacity: blockCapacity, rowStride: stride)
@@ -284,7 +289,7 @@ struct ImageDataDecoder: Sendable {
     private mutating func finishInFlight(events: inout [DecodingEvent]) throws(PNGError) {
         guard let (job, work) = inFlight else { return }
         inFlight = nil
-        try commit(job, badFilter: work.value(), events: &events)
+        try commit(job, outcome: work.value(), events: &events)
     }
 
     private mutating func feedBlocks(_ input: UnsafeRawBufferPointer, fileOffset: Int, endsPiece: Bool, chunkRemaining: Int,
@@ -312,8 +317,9 @@ struct ImageDataDecoder: Sendable {
                             // What zlib reads after a row's last byte when libpng's call for that
                             // row leaves it no room for output.
                             readAheadDue = false
-                            let ahead = inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
-                                                         into: UnsafeMutableRawBufferPointer(start: nil, count: 0))
+                            let ahead = try checkedEnd(inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
+                                                                        into: UnsafeMutableRawBufferPointer(start: nil, count: 0)),
+                                                       events: &events)
                             consumed += ahead.consumed
                             if let failure = ahead.failure {
                                 throw .corruptImageData(message: failure, offset: fileOffset + consumed)
@@ -324,7 +330,7 @@ struct ImageDataDecoder: Sendable {
                         space = min(space, scanStride - (filled - scanned))
                     }
                 }
-                let step = inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed ..< end]),
+                var step = inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed ..< end]),
                                             into: UnsafeMutableRawBufferPointer(start: blocks.block(current) + filled, count: space))
                 consumed += step.consumed
                 filled += step.produced
@@ -334,6 +340,7 @@ struct ImageDataDecoder: Sendable {
                 // Only a block inflated on to the next goes to the other thread.
                 let goesOn = step.failure == nil && !step.streamEnded && imageBytesLeft > 0
                 try processRows(events: &events, offset: fileOffset + consumed, handOff: pipelined && goesOn)
+                step = try checkedEnd(step, events: &events)
                 if step.produced > 0 { readAheadDue = filled == scanned }
                 if let failure = step.failure { throw .corruptImageData(message: failure, offset: fileOffset + consumed) }
                 if imageBytesLeft == 0 {
@@ -362,8 +369,9 @@ struct ImageDataDecoder: Sendable {
             case .tail:
                 // No room for output: zlib reads on only as far as the stream's end or the next
                 // byte of output (PNG 10; libpng's last row read).
-                let step = inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
-                                            into: UnsafeMutableRawBufferPointer(start: nil, count: 0))
+                let step = try checkedEnd(inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
+                                                           into: UnsafeMutableRawBufferPointer(start: nil, count: 0)),
+                                          events: &events)
                 consumed += step.consumed
                 if let failure = step.failure { throw .corruptImageData(message: failure, offset: fileOffset + consumed) }
                 if step.streamEnded {
@@ -380,8 +388,7 @@ struct ImageDataDecoder: Sendable {
                 return input.count
 
             case .checking:
-                let step = inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
-                                            into: UnsafeMutableRawBufferPointer(start: blocks.block(current), count: 1024))
+                let step = try checkedEnd(inflateScratch(UnsafeRawBufferPointer(rebasing: input[consumed...])), events: &events)
                 let before = consumed
                 consumed += step.consumed
                 extraBytes += step.produced
@@ -404,8 +411,7 @@ struct ImageDataDecoder: Sendable {
                 return input.count
 
             case .shadow:
-                let step = inflater.inflate(UnsafeRawBufferPointer(rebasing: input[consumed...]),
-                                            into: UnsafeMutableRawBufferPointer(start: blocks.block(current), count: 1024))
+                let step = try checkedEnd(inflateScratch(UnsafeRawBufferPointer(rebasing: input[consumed...])), events: &events)
                 consumed += step.consumed
                 let chunkEnd = fileOffset + input.count + chunkRemaining
                 if let failure = step.failure {
@@ -431,6 +437,31 @@ struct ImageDataDecoder: Sendable {
                 return input.count
             }
         }
+    }
+
+    /// Inflates what follows the last row into scratch room (counted, never kept; its
+    /// Adler-32 added when the decoder checks the stream itself).
+    private mutating func inflateScratch(_ input: UnsafeRawBufferPointer) -> InflateStep {
+        let scratch = blocks.block(current)
+        let step = inflater.inflate(input, into: UnsafeMutableRawBufferPointer(start: scratch, count: 1024))
+        if inflater.leavesCheckToCaller && step.produced > 0 { adler = CZlib.adler32(adler, scratch, UInt32(step.produced)) }
+        return step
+    }
+
+    /// Pipelined, zlib leaves the Adler-32 to the decoder: at the stream's end the rows before
+    /// it are finished (their checksums were taken with them) and the whole compared with the
+    /// trailer; a mismatch becomes zlib's own failure, where zlib would have reported it.
+    private mutating func checkedEnd(_ step: InflateStep, events: inout [DecodingEvent]) throws(PNGError) -> InflateStep {
+        guard inflater.leavesCheckToCaller, step.streamEnded else { return step }
+        try drain(events: &events)
+        // A stream that ends inside a row: that row's bytes are in no job.
+        var total = adler
+        if filled > scanned { total = CZlib.adler32(total, blocks.block(current) + scanned, UInt32(filled - scanned)) }
+        guard UInt32(truncatingIfNeeded: total) != inflater.trailer else { return step }
+        var failed = step
+        failed.streamEnded = false
+        failed.failure = "incorrect data check"
+        return failed
     }
 
     /// The zlib stream has ended after the last row: what remains of the chunk (and, found
@@ -468,7 +499,7 @@ struct ImageDataDecoder: Sendable {
         let next = 1 - current, remaining = filled - scanned
         if remaining > 0 { blocks.block(next).update(from: blocks.block(current) + scanned, count: remaining) }
         let blocks = self.blocks, bpp = filterBytesPerPixel
-        inFlight = (job, BackgroundWork { job.unfilter(blocks, bpp: bpp) })
+        inFlight = (job, BackgroundWork { job.unfilter(blocks, bpp: bpp, checksum: true) })
         waitingRuns = []
         current = next
         filled = remaining
@@ -481,8 +512,8 @@ struct ImageDataDecoder: Sendable {
         guard !waitingRuns.isEmpty else { return }
         let job = UnfilterJob(block: current, runs: waitingRuns)
         waitingRuns = []
-        let bad = job.unfilter(blocks, bpp: filterBytesPerPixel)
-        try commit(job, badFilter: bad, events: &events)
+        let outcome = job.unfilter(blocks, bpp: filterBytesPerPixel, checksum: inflater.leavesCheckToCaller)
+        try commit(job, outcome: outcome, events: &events)
         let remaining = filled - scanned
         if remaining > 0 {
             let block = blocks.block(current)
@@ -524,7 +555,9 @@ struct ImageDataDecoder: Sendable {
 
     /// Expands a job's unfiltered rows into the image (up to a bad filter type, which is then
     /// thrown), checks palette indices, and counts the rows and passes done, with their events.
-    private mutating func commit(_ job: UnfilterJob, badFilter: UnfilterJob.BadFilter?, events: inout [DecodingEvent]) throws(PNGError) {
+    private mutating func commit(_ job: UnfilterJob, outcome: UnfilterJob.Outcome, events: inout [DecodingEvent]) throws(PNGError) {
+        let badFilter = outcome.badFilter
+        if inflater.leavesCheckToCaller { adler = adler32_combine(adler, outcome.adler, off_t(outcome.length)) }
         let blk = blocks.block(job.block)
         let bits = info.bitDepth
         let interlaced = info.interlaced

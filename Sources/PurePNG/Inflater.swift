@@ -48,8 +48,16 @@ struct InflateStep {
 struct Inflater: Sendable {
     private var box = ZlibInflateStream()
     private(set) var streamEnded = false
+    /// zlib leaves the Adler-32 to the caller (`inflateValidate(strm, 0)`), who computes it
+    /// elsewhere (a PNG's rows, on the thread that unfilters them) and compares it with
+    /// ``trailer`` when the stream ends.
+    let leavesCheckToCaller: Bool
+    /// The last four bytes consumed, big-endian: once the stream has ended, its Adler-32.
+    private(set) var trailer: UInt32 = 0
 
-    init() {}
+    init(leavingCheckToCaller: Bool = false) {
+        leavesCheckToCaller = leavingCheckToCaller && box.isValid && inflateValidate(box.stream, 0) == Z_OK
+    }
 
     /// Decompresses as much of `input` as fits in `output`. zlib counts in `UInt32`, so
     /// large buffers go in pieces.
@@ -76,6 +84,11 @@ struct Inflater: Sendable {
                 z.pointee.avail_out = UInt32(outPiece)
                 let status = CZlib.inflate(z, Z_NO_FLUSH)
                 let usedIn = inPiece - Int(z.pointee.avail_in), madeOut = outPiece - Int(z.pointee.avail_out)
+                if leavesCheckToCaller, let base = input.baseAddress {
+                    for k in max(0, usedIn - 4) ..< usedIn {
+                        trailer = trailer << 8 | UInt32(base.load(fromByteOffset: step.consumed + k, as: UInt8.self))
+                    }
+                }
                 step.consumed += usedIn
                 step.produced += madeOut
                 z.pointee.next_in = nil

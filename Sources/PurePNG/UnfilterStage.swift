@@ -1,3 +1,4 @@
+import CZlib
 import ImageCore
 
 /// The inflate blocks of ``ImageDataDecoder`` and the row their first row is unfiltered
@@ -79,12 +80,38 @@ struct UnfilterJob: Sendable {
         let run: Int, row: Int, type: UInt8
     }
 
-    /// Unfilters every row in place (PNG 9), stopping at a filter type past 4. A run that
-    /// starts a pass is unfiltered against zeros; one that continues a pass against the row
-    /// before it (`blocks.prevRow` for the job's first), and `blocks.prevRow` afterwards
-    /// holds the job's last row.
-    func unfilter(_ blocks: RowBlocks, bpp: Int) -> BadFilter? {
+    /// What unfiltering found: the first bad filter type, and with `checksum` the Adler-32 of
+    /// the job's filtered bytes (taken before they are unfiltered) and their count.
+    struct Outcome: Sendable {
+        var badFilter: BadFilter?
+        var adler: UInt = 1
+        var length = 0
+    }
+
+    /// The bytes of every row, filter types included: contiguous in the block.
+    var byteRange: Range<Int> {
+        guard let first = runs.first, let last = runs.last else { return 0 ..< 0 }
+        return first.start ..< last.start + last.rows * (last.rowBytes + 1)
+    }
+
+    /// Unfilters every row in place (PNG 9), stopping at a filter type past 4, after taking the
+    /// Adler-32 of the job's bytes when `checksum` is set. A run that starts a pass is
+    /// unfiltered against zeros; one that continues a pass against the row before it
+    /// (`blocks.prevRow` for the job's first), and `blocks.prevRow` afterwards holds the job's
+    /// last row.
+    func unfilter(_ blocks: RowBlocks, bpp: Int, checksum: Bool) -> Outcome {
+        var outcome = Outcome()
         let blk = blocks.block(block)
+        if checksum {
+            let range = byteRange
+            outcome.adler = CZlib.adler32(1, blk + range.lowerBound, UInt32(range.count))
+            outcome.length = range.count
+        }
+        outcome.badFilter = unfilterRows(blk, blocks, bpp: bpp)
+        return outcome
+    }
+
+    private func unfilterRows(_ blk: UnsafeMutablePointer<UInt8>, _ blocks: RowBlocks, bpp: Int) -> BadFilter? {
         var last: UnsafeMutablePointer<UInt8>?
         var lastBytes = 0
         defer { if let last { blocks.prevRow.update(from: last, count: lastBytes) } }

@@ -117,8 +117,10 @@ import Testing
         for bytes in [try JPEGEncoder.encode(rgba, options: JPEGEncodingOptions(progressive: true)),
                       try JPEGEncoder.encode(rgba), try PNGEncoder.encode(rgba, options: PNGEncodingOptions(interlaced: true))] {
             let expected = Self.outcome(bytes)
-            // Half the file in one decoder, then eight copies finish it on eight threads.
-            var source = ImageSource()
+            // Half the file in one decoder, then eight copies finish it on eight threads (a
+            // PNG's rows unfiltered on a second thread besides: the copies share its blocks
+            // until each writes).
+            var source = ImageSource(options: ImageSourceOptions(threads: 2))
             _ = try source.append(bytes.prefix(bytes.count / 2))
             _ = source.preview()
             let half = source
@@ -147,6 +149,9 @@ import Testing
         var oneThread = JPEGEncodingOptions(quality: 80)
         oneThread.threads = 1
         let expectedJPEG = try images.map { try JPEGEncoder.encode($0, options: oneThread) }
+        // Big enough for three 256 KiB bands of PNG image data, deflated on threads.
+        let big = sampleRGBA(width: 320, height: 640)
+        let expectedBig = try PNGEncoder.encode(big, options: PNGEncodingOptions(threads: 1))
         let ok = await withTaskGroup(of: Bool.self) { group in
             for round in 0 ..< 3 {
                 for (i, image) in images.enumerated() {
@@ -163,7 +168,8 @@ import Testing
                         }
                         let frames = [APNGFrame(image: image, delayMilliseconds: 100), APNGFrame(image: image, delayMilliseconds: 50)]
                         let apng = try? APNGEncoder.encode(frames, options: APNGEncodingOptions(threads: round + 1))
-                        return png == expectedPNG[i] && jpeg == expectedJPEG[i] && apng != nil
+                        let banded = try? PNGEncoder.encode(big, options: PNGEncodingOptions(threads: round + 2))
+                        return png == expectedPNG[i] && jpeg == expectedJPEG[i] && apng != nil && banded == expectedBig
                     }
                 }
             }
