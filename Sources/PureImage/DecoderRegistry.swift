@@ -312,7 +312,8 @@ public struct ImageDecoderRegistry: Sendable {
               make: { options in
                   JPEGFamilyDecoder(decoder: JPNGStreamDecoder(limits: options.limits,
                                                                options: JPEGDecodingOptions(scale: options.dctScale,
-                                                                                            strict: options.strict),
+                                                                                            strict: options.strict,
+                                                                                            threads: options.threads),
                                                                maxPixelSize: options.maxPixelSize))
               }),
         Entry(format: .gif, minimumBytes: 6,

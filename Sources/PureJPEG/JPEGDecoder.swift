@@ -58,6 +58,9 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     var geometry: OutputGeometry?
     var mode: Mode = .undecided
     var pipeline: BandPipeline?
+    /// Streaming on two threads: the worker and its coefficient bands, kept between calls (a
+    /// row decoded in part waits in its band); copied when a decoder copy shares it.
+    var bandWorker: BandWorker?
     /// Coefficient mode: the coefficients, and each component's first block in the change map
     /// (the blocks of all components one after another).
     var coefficients = DecodedCoefficients.empty

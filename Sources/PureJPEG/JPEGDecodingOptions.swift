@@ -41,6 +41,12 @@ public struct JPEGDecodingOptions: Sendable, Equatable {
     public var applyOrientation: Bool = false
     /// libjpeg's triangle ("fancy") upsampling of chroma; false replicates samples.
     public var fancyUpsampling: Bool = true
+    /// Threads for one image: a sequential file decoded whole has each MCU row reconstructed
+    /// (IDCT, upsampling, colour conversion) on a second thread while the first entropy-decodes
+    /// the next. nil (the default): with a second processor, from half a megapixel up; 1: the
+    /// caller's thread alone; above 1: for any size. Pixels, events and errors are the same
+    /// whatever the count. Progressive files and row decoding stay on one thread.
+    public var threads: Int? = nil
     /// The damage decoded past the way libjpeg-turbo decodes it, each reported as a `.warning`
     /// event with its byte offset; a leniency left out makes that damage throw its
     /// ``JPEGError``. All of them by default (djpeg's behaviour).
@@ -55,7 +61,8 @@ public struct JPEGDecodingOptions: Sendable, Equatable {
     /// orientation, damaged files decoded as djpeg decodes them). A `scale` other than 8, 4, 2
     /// or 1 makes decoding throw ``JPEGError/invalidOption(_:)``.
     public init(scale: Int = 8, outputCMYK: Bool = false, applyOrientation: Bool = false, fancyUpsampling: Bool = true,
-                strict: Bool = false) {
+                strict: Bool = false, threads: Int? = nil) {
+        self.threads = threads
         self.scale = scale
         self.outputCMYK = outputCMYK
         self.applyOrientation = applyOrientation

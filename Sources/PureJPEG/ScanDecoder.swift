@@ -120,6 +120,10 @@ enum BlockSink {
     /// and the preview cache's change map when it keeps one (one byte per block, in coefficient
     /// order: set to 1 when a scan changes the block; see ``PreviewCache``).
     case coefficients(UnsafeMutablePointer<UnsafeMutablePointer<Int16>>, UnsafeMutablePointer<UInt8>?)
+    /// Streaming on two threads: one MCU row's coefficients, block after block in MCU order
+    /// (``PlaneBlock/blocks(of:quant:)``'s order within an MCU), for ``BandWorker`` to
+    /// reconstruct on the other thread.
+    case band(UnsafeMutablePointer<Int16>)
 }
 
 enum ScanStep: Sendable, Equatable {
@@ -148,6 +152,15 @@ enum MCULoop {
         var planeBlocks: [PlaneBlock] = []
         if plan.kind == .sequential, case let .planes(_, quant) = sink {
             planeBlocks = PlaneBlock.blocks(of: plan, quant: quant)
+        }
+        // Sequential scans into a coefficient band: the tables of every block of an MCU.
+        var bandTables: [(dc: HuffmanLookup, ac: HuffmanLookup, predictor: Int)] = []
+        if plan.kind == .sequential, case .band = sink {
+            for (i, c) in plan.components.enumerated() {
+                guard let dc = c.dc, let ac = c.ac else { return .failed(.invalidOption("a component without tables")) }
+                let count = plan.interleaved ? c.h * c.v : 1
+                bandTables += Array(repeating: (dc, ac, i), count: count)
+            }
         }
         let fastPlanes = !planeBlocks.isEmpty
         var rollbackGuard = RollbackGuard(bound: RollbackGuard.mcuBound(plan, blocksPerMCU: blocksPerMCU),
@@ -191,7 +204,12 @@ enum MCULoop {
                 if saved != nil && isCoefficientSink {
                     copyBlocks(st.mcu, plan: plan, sink: sink, saved: savedBlocks, restore: false)
                 }
-                if fastPlanes, case let .planes(base, _) = sink {
+                if case let .band(base) = sink {
+                    bandTables.withUnsafeBufferPointer { tables in
+                        decodeBandMCU(&st, tables: tables, base: base + mx &* tables.count &* 64, zigzag: zigzag,
+                                      data: data, end: end, isFinal: isFinal)
+                    }
+                } else if fastPlanes, case let .planes(base, _) = sink {
                     planeBlocks.withUnsafeBufferPointer { blocks in
                         decodePlanesMCU(&st, plan: plan, blocks: blocks, base: base, block: block, mx: mx, my: my,
                                         zigzag: zigzag, data: data, end: end, isFinal: isFinal)
@@ -242,6 +260,9 @@ enum MCULoop {
                 // The band ring still holds an older MCU row: damaged blocks become mid-gray, as zero coefficients do.
                 block.update(repeating: 0, count: 64)
                 writeBlocks(st.mcu, plan: plan, sink: sink, block: block)
+            }
+            if !decoding, case let .band(base) = sink {
+                (base + mx &* bandTables.count &* 64).update(repeating: 0, count: bandTables.count &* 64)
             }
             advance()
             if st.dataEnded && isCoefficientSink {
@@ -345,6 +366,8 @@ enum MCULoop {
             for bv in 0 ..< vBlocks {
                 for bh in 0 ..< hBlocks {
                     switch sink {
+                    case .band:
+                        return
                     case let .planes(base, quant):
                         guard let dc = c.dc, let ac = c.ac, i < plan.idcts.count else { return }
                         let idct = plan.idcts[i]
@@ -424,6 +447,23 @@ enum MCULoop {
                 plan.idcts[b.kernel](block, b.quant, target, b.stride)
             }
             block.update(repeating: 0, count: 64)
+        }
+    }
+
+    /// A sequential MCU into a coefficient band: each block cleared, then decoded in place
+    /// (a replay after a rollback clears it again).
+    @inline(__always)
+    private static func decodeBandMCU(_ st: inout EntropyState, tables: UnsafeBufferPointer<(dc: HuffmanLookup, ac: HuffmanLookup, predictor: Int)>,
+                                      base: UnsafeMutablePointer<Int16>, zigzag: UnsafePointer<UInt8>,
+                                      data: UnsafePointer<UInt8>, end: Int, isFinal: Bool) {
+        var target = base
+        for t in tables {
+            target.update(repeating: 0, count: 64)
+            var predictor = st.predictors[t.predictor]
+            st.reader.decodeSequentialBlock(target, dc: t.dc, ac: t.ac, predictor: &predictor,
+                                                zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+            st.predictors[t.predictor] = predictor
+            target += 64
         }
     }
 

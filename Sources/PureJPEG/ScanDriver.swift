@@ -18,65 +18,16 @@ extension JPEGDecoder {
             return false
         }
         if !isFinal && input.count < retryAt && !markerArrived() { return false }
+        if let worker = twoThreadWorker(plan) { return try runScanOnTwoThreads(plan, worker: worker, isFinal: isFinal, &events) }
         let changes = mode == .coefficients ? prepareCoefficientChange() : nil
         while true {
             // A spilled store is decoded a band at a time, its pages dropped between bands.
             let stop = mode == .streaming
                 ? min(plan.mcuCount, (entropy.mcu / plan.mcusWide + 1) * plan.mcusWide)
                 : coefficients.isSpilled ? min(plan.mcuCount, entropy.mcu + spillBandMCUs(plan)) : plan.mcuCount
-            var st = entropy
             let firstMCU = entropy.mcu
-            var warnings: [String] = []
-            let data = input
-            let baseOffset = input.offset()
-            var step = ScanStep.needMore
-            var planes: [UInt8] = []
-            // The band rings are moved out for the loop, so their pointer stays valid while self
-            // changes; the coefficient store is a class whose memory does not move.
-            if mode == .streaming {
-                planes = pipeline?.planes ?? []
-                pipeline?.planes = []
-            } else {
-                ownCoefficients()
-            }
-            let store = coefficients
-            let sinkPipeline = pipeline
-            componentQuant.withUnsafeBufferPointer { quant in
-                zigzagToNatural.withUnsafeBufferPointer { zigzag in
-                    planes.withUnsafeMutableBufferPointer { planeBuffer in
-                        withExtendedLifetime(store) {
-                            data.withUnsafeUnread { bytes in
-                                guard let zigzagBase = zigzag.baseAddress, let quantBase = quant.baseAddress else { return }
-                                let sink: BlockSink
-                                if sinkPipeline != nil, let base = planeBuffer.baseAddress {
-                                    sink = .planes(base, quantBase)
-                                } else if mode == .coefficients && store.counts.count == frame?.components.count {
-                                    sink = .coefficients(store.planes, changes)
-                                } else {
-                                    return
-                                }
-                                let run = { (pointer: UnsafePointer<UInt8>, end: Int) -> ScanStep in
-                                    MCULoop.run(&st, plan: plan, sink: sink, stop: stop, data: pointer, end: end, isFinal: isFinal,
-                                                baseOffset: baseOffset, zigzag: zigzagBase, warnings: &warnings)
-                                }
-                                if let pointer = bytes.baseAddress {
-                                    step = run(pointer, bytes.count)
-                                } else {
-                                    // No bytes at all: a one-byte stand-in the reader never reads (end is 0).
-                                    let empty: [UInt8] = [0]
-                                    step = empty.withUnsafeBufferPointer { b in b.baseAddress.map { run($0, 0) } ?? .needMore }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            // `planes = []` drops the local reference, or the band pipeline's next write to its
-            // rings below would copy them (once per MCU row: 4.4 M instructions per 1 MP).
-            if mode == .streaming { pipeline?.planes = planes; planes = [] }
-            input.consume(min(st.reader.position, input.count))
-            st.reader.position = 0
-            entropy = st
+            let (step, warnings) = decodeMCUs(plan, stop: stop, isFinal: isFinal, changes: changes, band: nil)
+            let st = entropy
             if changes != nil { noteMarkedRows(plan, mcus: firstMCU ..< min(plan.mcuCount, st.mcu + 1)) }
             if mode == .coefficients { coefficients.noteTouched(bytes: max(st.mcu - firstMCU, 0) * blocksPerMCU(plan) * 128) }
             for w in warnings { events.append(.warning(w)) }
@@ -108,15 +59,7 @@ extension JPEGDecoder {
                     }
                 }
                 if entropy.mcu >= plan.mcuCount {
-                    // Whole bytes left unused in the bit buffer count as extraneous before the
-                    // next marker, as libjpeg's finish_pass counts them.
-                    extraneousBytes += max(entropy.reader.count, 0) / 8
-                    scansCompleted += 1
-                    // From here on `beganSkipping` speaks for the scan's last MCU (block smoothing's last good row).
-                    if plan.restartInterval == 0 || (plan.mcuCount - 1) % plan.restartInterval != 0 { entropy.beganSkipping = false }
-                    if mode == .coefficients { events.append(.scanComplete(scansCompleted - 1)) }
-                    self.plan = nil
-                    phase = .markers
+                    completeScan(plan, &events)
                     return !paused
                 }
                 if paused { return false }
@@ -128,6 +71,83 @@ extension JPEGDecoder {
                 throw error
             }
         }
+    }
+
+    /// Runs the MCU loop from `entropy.mcu` to `stop` over the bytes present and commits what
+    /// it decoded (the input it used, the entropy state); the blocks go to `band` (two threads),
+    /// else into the band rings (streaming) or the coefficient store. Returns the loop's step
+    /// and the warnings it raised.
+    mutating func decodeMCUs(_ plan: ScanPlan, stop: Int, isFinal: Bool, changes: UnsafeMutablePointer<UInt8>?,
+                                     band: UnsafeMutablePointer<Int16>?) -> (ScanStep, [String]) {
+        var st = entropy
+        var warnings: [String] = []
+        let data = input
+        let baseOffset = input.offset()
+        var step = ScanStep.needMore
+        var planes: [UInt8] = []
+        // The band rings are moved out for the loop, so their pointer stays valid while self
+        // changes; the coefficient store is a class whose memory does not move.
+        if band != nil {
+        } else if mode == .streaming {
+            planes = pipeline?.planes ?? []
+            pipeline?.planes = []
+        } else {
+            ownCoefficients()
+        }
+        let store = coefficients
+        let sinkPipeline = pipeline
+        componentQuant.withUnsafeBufferPointer { quant in
+            zigzagToNatural.withUnsafeBufferPointer { zigzag in
+                planes.withUnsafeMutableBufferPointer { planeBuffer in
+                    withExtendedLifetime(store) {
+                        data.withUnsafeUnread { bytes in
+                            guard let zigzagBase = zigzag.baseAddress, let quantBase = quant.baseAddress else { return }
+                            let sink: BlockSink
+                            if let band {
+                                sink = .band(band)
+                            } else if sinkPipeline != nil, let base = planeBuffer.baseAddress {
+                                sink = .planes(base, quantBase)
+                            } else if mode == .coefficients && store.counts.count == frame?.components.count {
+                                sink = .coefficients(store.planes, changes)
+                            } else {
+                                return
+                            }
+                            let run = { (pointer: UnsafePointer<UInt8>, end: Int) -> ScanStep in
+                                MCULoop.run(&st, plan: plan, sink: sink, stop: stop, data: pointer, end: end, isFinal: isFinal,
+                                            baseOffset: baseOffset, zigzag: zigzagBase, warnings: &warnings)
+                            }
+                            if let pointer = bytes.baseAddress {
+                                step = run(pointer, bytes.count)
+                            } else {
+                                // No bytes at all: a one-byte stand-in the reader never reads (end is 0).
+                                let empty: [UInt8] = [0]
+                                step = empty.withUnsafeBufferPointer { b in b.baseAddress.map { run($0, 0) } ?? .needMore }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // `planes = []` drops the local reference, or the band pipeline's next write to its
+        // rings below would copy them (once per MCU row: 4.4 M instructions per 1 MP).
+        if mode == .streaming && band == nil { pipeline?.planes = planes; planes = [] }
+        input.consume(min(st.reader.position, input.count))
+        st.reader.position = 0
+        entropy = st
+        return (step, warnings)
+    }
+
+    /// The scan's last MCU is in: its bookkeeping, and back to reading markers.
+    mutating func completeScan(_ plan: ScanPlan, _ events: inout [DecodingEvent]) {
+        // Whole bytes left unused in the bit buffer count as extraneous before the
+        // next marker, as libjpeg's finish_pass counts them.
+        extraneousBytes += max(entropy.reader.count, 0) / 8
+        scansCompleted += 1
+        // From here on `beganSkipping` speaks for the scan's last MCU (block smoothing's last good row).
+        if plan.restartInterval == 0 || (plan.mcuCount - 1) % plan.restartInterval != 0 { entropy.beganSkipping = false }
+        if mode == .coefficients { events.append(.scanComplete(scansCompleted - 1)) }
+        self.plan = nil
+        phase = .markers
     }
 
     /// Blocks in one MCU of the scan.

@@ -1,0 +1,65 @@
+import ImageCore
+import Testing
+@testable import PureJPEG
+
+/// MCU rows reconstructed on a second thread (``BandWorker``, `threads` above 1) give the
+/// one-thread decode: pixels, events and errors, whole and in pieces, on every vector and
+/// damaged file, and on a large image whose data is cut or damaged mid-scan.
+@Suite struct JPEGDecoderThreadsTests {
+    static func sameOutcome(_ bytes: [UInt8], _ name: String, strict: Bool = false, sizes: [Int?] = [nil, 7, 4096]) {
+        for size in sizes {
+            var options = JPEGDecodingOptions(strict: strict)
+            options.threads = 1
+            let one = decodeInPieces(bytes, size: size, options: options)
+            for threads in [2, 3, 8] {
+                options.threads = threads
+                let outcome = decodeInPieces(bytes, size: size, options: options)
+                let label = "\(name), \(threads) threads, pieces \(size.map { "\($0)" } ?? "whole")"
+                #expect(outcome.events == one.events, "\(label): events")
+                switch (one.result, outcome.result) {
+                case let (.success(a), .success(b)): #expect(a == b, "\(label): pixels")
+                case let (.failure(a), .failure(b)): #expect(a == b, "\(label): errors")
+                default: Issue.record("\(label): \(outcome.result) against \(one.result)")
+                }
+            }
+        }
+    }
+
+    @Test(arguments: JPEGVector.all)
+    func everyVector(_ vector: JPEGVector) throws {
+        Self.sameOutcome(try vector.bytes(), vector.file)
+    }
+
+    @Test(arguments: DamagedVector.all)
+    func everyDamagedFile(_ vector: DamagedVector) throws {
+        let bytes = try vector.bytes()
+        Self.sameOutcome(bytes, vector.file)
+        Self.sameOutcome(bytes, vector.file + " strict", strict: true, sizes: [nil])
+    }
+
+    @Test func largeImageCutAndDamagedMidScan() throws {
+        var image = Image(width: 1000, height: 700, format: .rgb8)
+        var state: UInt32 = 7
+        for i in 0 ..< image.pixels.count {
+            state = state &* 1_103_515_245 &+ 12345
+            image.pixels[i] = UInt8(truncatingIfNeeded: (i / 3) % 1000 / 4 + Int(state >> 29))
+        }
+        let jpeg = try JPEGEncoder.encode(image, options: JPEGEncodingOptions(quality: 85))
+        // Default threads use the second thread from half a megapixel: 0.7 MP here.
+        #expect(try JPEGDecoder.decode(jpeg) == JPEGDecoder.decode(jpeg, options: {
+            var o = JPEGDecodingOptions(); o.threads = 1; return o
+        }()))
+        Self.sameOutcome(jpeg, "whole", sizes: [nil, 4096, 65_537])
+        // Cut in the middle of the scan: the rows so far, the rest filled.
+        Self.sameOutcome(Array(jpeg.prefix(jpeg.count / 2)), "cut", sizes: [nil, 4096])
+        // A stray marker mid-scan, and corrupt bytes: warnings among the rows, in order.
+        var marked = jpeg
+        marked[jpeg.count / 3] = 0xFF
+        marked[jpeg.count / 3 + 1] = 0xD9
+        Self.sameOutcome(marked, "marker", sizes: [nil, 4096])
+        Self.sameOutcome(marked, "marker strict", strict: true, sizes: [nil])
+        var corrupt = jpeg
+        for k in stride(from: jpeg.count / 2, to: jpeg.count / 2 + 400, by: 37) { corrupt[k] ^= 0x5A }
+        Self.sameOutcome(corrupt, "corrupt", sizes: [nil, 4096])
+    }
+}
