@@ -17,14 +17,17 @@ final class BandWorker: @unchecked Sendable {
     private let blocks: [PlaneBlock]
     private let idcts: [@Sendable (UnsafePointer<Int16>, UnsafePointer<UInt16>, UnsafeMutablePointer<UInt8>, Int) -> Void]
     private let quant: UnsafeMutablePointer<UInt16>
-    /// Two bands of one MCU row of coefficients each.
+    /// Two batches of ``rowsPerBatch`` bands of one MCU row of coefficients each.
     let coefficients: UnsafeMutablePointer<Int16>
     let bandValues: Int
+    /// MCU rows handed over at once: about 256 KiB of output, so that waking the worker (tens
+    /// of microseconds on a busy machine) stays small beside the work.
+    let rowsPerBatch: Int
     private let mcusWide: Int
 
     /// A worker for `plan` (a sequential scan of every component in streaming mode), or nil
     /// when a component has no table or kernel (the one-thread loop reports that).
-    init?(plan: ScanPlan, componentQuant: [UInt16]) {
+    init?(plan: ScanPlan, componentQuant: [UInt16], outputBytesPerRow: Int) {
         let quant = UnsafeMutablePointer<UInt16>.allocate(capacity: 4 * JPEGKernels.quantStride)
         quant.initialize(repeating: 0, count: 4 * JPEGKernels.quantStride)
         componentQuant.withUnsafeBufferPointer { q in
@@ -40,8 +43,9 @@ final class BandWorker: @unchecked Sendable {
         idcts = plan.idcts
         mcusWide = plan.mcusWide
         bandValues = plan.mcusWide * blocks.count * 64
-        coefficients = .allocate(capacity: 2 * bandValues)
-        coefficients.initialize(repeating: 0, count: 2 * bandValues)
+        rowsPerBatch = max(1, min(16, (1 << 18) / max(outputBytesPerRow, 1)))
+        coefficients = .allocate(capacity: 2 * rowsPerBatch * bandValues)
+        coefficients.initialize(repeating: 0, count: 2 * rowsPerBatch * bandValues)
     }
 
     /// A copy for a decoder copy: the coefficient bands (a row decoded in part) and tables.
@@ -59,8 +63,9 @@ final class BandWorker: @unchecked Sendable {
         idcts = other.idcts
         mcusWide = other.mcusWide
         bandValues = other.bandValues
-        coefficients = .allocate(capacity: 2 * bandValues)
-        coefficients.initialize(from: other.coefficients, count: 2 * bandValues)
+        rowsPerBatch = other.rowsPerBatch
+        coefficients = .allocate(capacity: 2 * rowsPerBatch * bandValues)
+        coefficients.initialize(from: other.coefficients, count: 2 * rowsPerBatch * bandValues)
     }
 
     func copy() -> BandWorker { BandWorker(copying: self) }
@@ -74,16 +79,19 @@ final class BandWorker: @unchecked Sendable {
     /// hand-over per MCU row (a few microseconds) would eat the gain.
     static let minimumPixels = 1 << 19
 
-    /// Coefficient band `slot` (0 or 1).
-    func band(_ slot: Int) -> UnsafeMutablePointer<Int16> { coefficients + slot * bandValues }
+    /// The coefficient band of MCU row `row` (a ring of two batches).
+    func band(row: Int) -> UnsafeMutablePointer<Int16> { coefficients + row % (2 * rowsPerBatch) * bandValues }
 
-    /// Bytes beside the image: two coefficient bands.
-    static func workingBytes(mcusWide: Int, blocksPerMCU: Int) -> Int { 2 * mcusWide * blocksPerMCU * 64 * 2 }
+    /// Reconstructs MCU rows `rows` in order; returns the output rows each finishes (one
+    /// `.rows` event a row, as on one thread).
+    func reconstruct(rows: Range<Int>, output: UnsafeMutablePointer<UInt8>) -> [Range<Int>] {
+        rows.map { reconstruct(row: $0, output: output) }
+    }
 
-    /// Reconstructs MCU row `row` from band `slot` into the rings, then emits what that row
+    /// Reconstructs MCU row `row` from its band into the rings, then emits what that row
     /// finishes into `output` (the whole image); returns those output rows.
-    func reconstruct(row: Int, slot: Int, output: UnsafeMutablePointer<UInt8>) -> Range<Int> {
-        let source = band(slot)
+    func reconstruct(row: Int, output: UnsafeMutablePointer<UInt8>) -> Range<Int> {
+        let source = band(row: row)
         let blocks = self.blocks, idcts = self.idcts, mcusWide = self.mcusWide
         let ring = row % 3
         pipeline?.planes.withUnsafeMutableBufferPointer { planes in
@@ -130,14 +138,16 @@ extension JPEGDecoder {
         let wanted = options.threads.map { $0 > 1 }
             ?? (Processors.online > 1 && geometry.width * geometry.height >= BandWorker.minimumPixels)
         guard wanted else { return nil }
-        bandWorker = BandWorker(plan: plan, componentQuant: componentQuant)
+        bandWorker = BandWorker(plan: plan, componentQuant: componentQuant,
+                                outputBytesPerRow: geometry.bandRows * geometry.width * geometry.format.bytesPerPixel)
         return bandWorker
     }
 
-    /// ``runScan(_:)`` with reconstruction on a second thread: this thread entropy-decodes MCU
-    /// row n + 1 while the worker reconstructs row n. The worker's rows are taken (their `.rows`
-    /// event) before the warnings of the row decoded after them, and all of them before this
-    /// returns or throws, so events, pixels and errors are the one-thread ones.
+    /// ``runScan(_:)`` with reconstruction on a second thread: this thread entropy-decodes a
+    /// batch of MCU rows while the worker reconstructs the batch before. Events keep the
+    /// one-thread order: a row's warnings come after the `.rows` of the rows before it (so a
+    /// row that raises one first sees the rows before it finished), and every row is finished
+    /// before this returns or throws; so events, pixels and errors are the one-thread ones.
     mutating func runScanOnTwoThreads(_ plan: ScanPlan, worker: BandWorker, isFinal: Bool,
                                       _ events: inout [DecodingEvent]) throws(JPEGError) -> Bool {
         guard var image else { return false }
@@ -152,40 +162,62 @@ extension JPEGDecoder {
         let outcome: Result<Bool, JPEGError> = image.pixels.withUnsafeMutableBufferPointer { pixels in
             guard let base = pixels.baseAddress else { return .success(false) }
             let output = SendablePointer(pointer: base)
-            var inFlight: BackgroundWork<Range<Int>, Never>?
-            func finishRow(_ events: inout [DecodingEvent]) {
-                guard let work = inFlight else { return }
-                inFlight = nil
-                let rows = work.value()
-                if !rows.isEmpty {
+            var inFlight: BackgroundWork<[Range<Int>], Never>?
+            // Rows decoded and not yet handed over: the batch being filled.
+            var batch = entropy.mcu / plan.mcusWide ..< entropy.mcu / plan.mcusWide
+            func note(_ finished: [Range<Int>], _ events: inout [DecodingEvent]) {
+                for rows in finished where !rows.isEmpty {
                     events.append(.rows(rows))
                     rowsDone = rows.upperBound
+                }
+            }
+            func finishInFlight(_ events: inout [DecodingEvent]) {
+                guard let work = inFlight else { return }
+                inFlight = nil
+                note(work.value(), &events)
+            }
+            // Hands the batch to the worker (after the one before it), or with `here` does it on
+            // this thread (no one to overlap with: the call is about to return).
+            func handOver(here: Bool, _ events: inout [DecodingEvent]) {
+                finishInFlight(&events)
+                let rows = batch
+                batch = rows.upperBound ..< rows.upperBound
+                if rows.isEmpty { return }
+                if here {
+                    note(worker.reconstruct(rows: rows, output: output.pointer), &events)
+                } else {
+                    inFlight = BackgroundWork { worker.reconstruct(rows: rows, output: output.pointer) }
                 }
             }
             while true {
                 let row = entropy.mcu / plan.mcusWide
                 let stop = min(plan.mcuCount, (row + 1) * plan.mcusWide)
-                let (step, warnings) = decodeMCUs(plan, stop: stop, isFinal: isFinal, changes: nil, band: worker.band(row % 2))
-                if step == .reached { touchPages(ofBand: row, in: base, count: pixels.count) }
-                // The row before this one is done before the warnings this one raised.
-                finishRow(&events)
-                for w in warnings { events.append(.warning(w)) }
+                let (step, warnings) = decodeMCUs(plan, stop: stop, isFinal: isFinal, changes: nil, band: worker.band(row: row))
+                if !warnings.isEmpty {
+                    // The rows before this one come first.
+                    handOver(here: true, &events)
+                    for w in warnings { events.append(.warning(w)) }
+                }
                 switch step {
                 case .reached:
                     retryAt = 0
                     markerScan = 0
-                    inFlight = BackgroundWork { worker.reconstruct(row: row, slot: row % 2, output: output.pointer) }
+                    touchPages(ofBand: row, in: base, count: pixels.count)
+                    batch = batch.lowerBound ..< row + 1
                     if entropy.mcu >= plan.mcuCount {
-                        finishRow(&events)
+                        handOver(here: true, &events)
                         completeScan(plan, &events)
                         bandWorker = nil
                         return .success(true)
                     }
+                    if batch.count == worker.rowsPerBatch { handOver(here: false, &events) }
                 case .needMore, .truncated:
+                    handOver(here: true, &events)
                     retryAt = input.count + 64
                     markerScan = max(0, input.count - 1)
                     return .success(false)
                 case let .failed(error):
+                    handOver(here: true, &events)
                     return .failure(error)
                 }
             }
