@@ -17,17 +17,16 @@ struct ImageDataRows: Sendable {
     let count: Int
 
     init(plan: EncodingPlan) {
-        let geometry: [(x: Int, y: Int, dx: Int, dy: Int)] = plan.options.interlaced
-            ? [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
-            : [(0, 0, 1, 1)]
         var passes: [Pass] = []
         var first = 0
-        for g in geometry {
-            let width = plan.width > g.x ? (plan.width - g.x + g.dx - 1) / g.dx : 0
-            let height = plan.height > g.y ? (plan.height - g.y + g.dy - 1) / g.dy : 0
+        for index in plan.options.interlaced ? Array(0 ..< 7) : [-1] {
+            let g = index < 0 ? (x0: 0, y0: 0, dx: 1, dy: 1) : (x0: Adam7.passes[index].x0, y0: Adam7.passes[index].y0,
+                                                                dx: Adam7.passes[index].dx, dy: Adam7.passes[index].dy)
+            let (width, height) = index < 0 ? (plan.width, plan.height)
+                                            : Adam7.size(pass: index, width: plan.width, height: plan.height)
             // PNG 8.2: an empty pass contributes nothing, not even filter bytes.
             if width == 0 || height == 0 { continue }
-            passes.append(Pass(x: g.x, y: g.y, dx: g.dx, dy: g.dy, width: width, height: height,
+            passes.append(Pass(x: g.x0, y: g.y0, dx: g.dx, dy: g.dy, width: width, height: height,
                                rowBytes: plan.layout.bytesPerRow(width: width), firstRow: first))
             first += height
         }
