@@ -32,6 +32,10 @@ struct BitReader: Sendable {
         /// A new coefficient of size other than 1 in an AC refinement scan (JWRN_HUFF_BAD_CODE;
         /// decoded as size 1).
         static let badRefinement: UInt8 = 4
+        /// A run of zero coefficients past the band or a magnitude past 15 bits in an
+        /// arithmetic-coded scan (libjpeg's JWRN_ARITH_BAD_CODE; nothing more is decoded until
+        /// the next restart).
+        static let badArithmeticCode: UInt8 = 8
     }
 
     /// Discards buffered bits (at a restart marker, T.81 F.2.1.3.1): the next read starts at `position`.

@@ -8,6 +8,15 @@ public enum JPEGProcess: String, Sendable, Equatable {
     case extended
     /// SOF2: progressive, Huffman.
     case progressive
+    /// SOF9: extended sequential, arithmetic coding (T.81 Annex D).
+    case arithmetic
+    /// SOF10: progressive, arithmetic coding.
+    case arithmeticProgressive
+
+    /// True for the progressive processes (SOF2, SOF10).
+    public var isProgressive: Bool { self == .progressive || self == .arithmeticProgressive }
+    /// True for the arithmetic-coded processes (SOF9, SOF10).
+    public var isArithmetic: Bool { self == .arithmetic || self == .arithmeticProgressive }
 }
 
 /// One image component as SOF declares it, with the block geometry derived from it (T.81 A.1.1).
@@ -67,7 +76,8 @@ struct Frame: Sendable, Equatable {
         }
     }
 
-    var isProgressive: Bool { process == .progressive }
+    var isProgressive: Bool { process.isProgressive }
+    var isArithmetic: Bool { process.isArithmetic }
     /// AC scans of components decoded with the 1x1 IDCT are passed over unread
     /// (``JPEGDecodingOptions/dcScaleToFit`` chose 1/8; ``SkippedScan``).
     var passesOverAC = false

@@ -49,6 +49,13 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     /// Tables defined but invalid (DC 0-3, AC 4-7): refused when a scan uses them, as libjpeg does.
     var invalidTables: [JPEGError?] = Array(repeating: nil, count: 8)
     var restartInterval = 0
+    /// Arithmetic conditioning per table number (DAC, T.81 B.2.4.3; libjpeg's `arith_dc_L`,
+    /// `arith_dc_U`, `arith_ac_K`), with T.81's defaults.
+    var arithmeticDCL = [UInt8](repeating: 0, count: 16)
+    var arithmeticDCU = [UInt8](repeating: 1, count: 16)
+    var arithmeticACK = [UInt8](repeating: 5, count: 16)
+    /// Arithmetic-coded frames: the statistics bins (``ArithmeticBins``); empty otherwise.
+    var arithmeticBins: [UInt8] = []
     var collector = MetadataCollector()
     /// CMYK samples are stored inverted (an Adobe marker came before the first scan, as
     /// Photoshop writes them); latched at the first scan, like libjpeg's colour space, so an
@@ -427,14 +434,20 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             // DNL after a frame with a height is ignored as libjpeg does.
             break
         case Marker.dac:
-            // Arithmetic conditioning only matters to arithmetic coding, which SOF refuses; libjpeg
-            // still validates it (get_dac: JERR_DAC_INDEX, JERR_DAC_VALUE, JERR_BAD_LENGTH).
+            // Arithmetic conditioning (libjpeg's get_dac: JERR_DAC_INDEX, JERR_DAC_VALUE,
+            // JERR_BAD_LENGTH): DC tables 0-15 take L (low nibble) and U, AC tables 16-31 take K.
             guard body.count % 2 == 0 else { throw .invalidSegment(marker: marker, reason: "DAC length", offset: offset) }
             for i in stride(from: 0, to: body.count, by: 2) {
-                let index = body[i], value = body[i + 1]
+                let index = Int(body[i]), value = body[i + 1]
                 guard index < 32 else { throw .invalidSegment(marker: marker, reason: "DAC table \(index)", offset: offset + i) }
-                if index < 16 && value & 0x0F > value >> 4 {
-                    throw .invalidSegment(marker: marker, reason: "DAC value \(value)", offset: offset + i + 1)
+                if index < 16 {
+                    if value & 0x0F > value >> 4 {
+                        throw .invalidSegment(marker: marker, reason: "DAC value \(value)", offset: offset + i + 1)
+                    }
+                    arithmeticDCL[index] = value & 0x0F
+                    arithmeticDCU[index] = value >> 4
+                } else {
+                    arithmeticACK[index - 16] = value
                 }
             }
         default:
@@ -599,7 +612,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                 quantLatched[c] = true
             }
         }
-        if scansStarted == 1 && !frame.isProgressive && options.leniencies.contains(.standardHuffmanTables) {
+        if scansStarted == 1 && !frame.isProgressive && !frame.isArithmetic && options.leniencies.contains(.standardHuffmanTables) {
             // libjpeg-turbo's jdhuff fills the empty table slots 0 and 1 with the tables of T.81
             // K.3 when decoding starts (Motion-JPEG frames leave them out).
             let standard: [(dc: Bool, index: Int, spec: HuffmanSpec)] = [
@@ -648,7 +661,9 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         for (i, c) in scan.components.enumerated() {
             let fc = frame.components[c]
             var dc: HuffmanLookup?, ac: HuffmanLookup?
-            if kind == .sequential || kind == .dcFirst {
+            if frame.isArithmetic {
+                // Statistics for any table number 0-15; nothing to look up.
+            } else if kind == .sequential || kind == .dcFirst {
                 guard scan.dcTables[i] < 4, let t = dcTables[scan.dcTables[i]] else {
                     if scan.dcTables[i] < 4, let problem = invalidTables[scan.dcTables[i]] { throw problem }
                     throw .missingTable(kind: "Huffman DC", index: scan.dcTables[i], offset: scan.offset)
@@ -656,7 +671,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                 dc = t.lookup
                 tables.append(t)
             }
-            if kind == .sequential || kind == .acFirst || kind == .acRefine {
+            if !frame.isArithmetic && (kind == .sequential || kind == .acFirst || kind == .acRefine) {
                 guard scan.acTables[i] < 4, let t = acTables[scan.acTables[i]] else {
                     if scan.acTables[i] < 4, let problem = invalidTables[4 + scan.acTables[i]] { throw problem }
                     throw .missingTable(kind: "Huffman AC", index: scan.acTables[i], offset: scan.offset)
@@ -669,6 +684,14 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                                           quantOffset: c * JPEGKernels.quantStride)
             component.valuesPerBlock = fc.valuesPerBlock
             component.iMCURows = fc.iMCURows
+            if frame.isArithmetic {
+                let td = scan.dcTables[i], ta = scan.acTables[i]
+                component.dcBins = ArithmeticBins.dc(td)
+                component.acBins = ArithmeticBins.ac(ta)
+                component.dcSmall = (1 << Int(arithmeticDCL[td])) >> 1
+                component.dcLarge = (1 << Int(arithmeticDCU[td])) >> 1
+                component.acK = Int(arithmeticACK[ta])
+            }
             if let pipeline, let geometry {
                 idcts.append(pipeline.kernels[c].idct)
                 component.stride = geometry.components[c].stride
@@ -692,9 +715,15 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         for c in scan.components { componentSeen[c] = true }
         plan = ScanPlan(tables: tables, idcts: idcts, kind: kind, components: components, mcusWide: mcusWide, mcuCount: mcusWide * mcusHigh,
                         restartInterval: restartInterval, ss: scan.ss, se: scan.se, ah: scan.ah, al: scan.al,
-                        interleaved: interleaved, offset: scan.offset, leniencies: options.leniencies)
+                        interleaved: interleaved, offset: scan.offset, leniencies: options.leniencies,
+                        arithmetic: frame.isArithmetic)
         entropy = EntropyState()
         entropy.restartsToGo = restartInterval
+        if let plan, plan.arithmetic {
+            // jdarith's start_pass: the scan's statistics from zero, registers reading two bytes first.
+            if arithmeticBins.count != ArithmeticBins.count { arithmeticBins = [UInt8](repeating: 0, count: ArithmeticBins.count) }
+            arithmeticBins.withUnsafeMutableBufferPointer { b in b.baseAddress.map { ArithmeticBins.reset($0, plan: plan) } }
+        }
         retryAt = 0
         markerScan = 0
         if skips, let plan {

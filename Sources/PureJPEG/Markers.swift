@@ -2,7 +2,7 @@ import ImageCore
 
 /// Marker codes (T.81 table B.1), the second byte after FF.
 enum Marker {
-    static let sof0: UInt8 = 0xC0, sof1: UInt8 = 0xC1, sof2: UInt8 = 0xC2
+    static let sof0: UInt8 = 0xC0, sof1: UInt8 = 0xC1, sof2: UInt8 = 0xC2, sof9: UInt8 = 0xC9, sof10: UInt8 = 0xCA
     static let dht: UInt8 = 0xC4, dac: UInt8 = 0xCC
     static let rst0: UInt8 = 0xD0, rst7: UInt8 = 0xD7
     static let soi: UInt8 = 0xD8, eoi: UInt8 = 0xD9, sos: UInt8 = 0xDA
@@ -37,7 +37,7 @@ enum Marker {
 /// Parsers for the table and header segments (T.81 B.2). Each takes the segment body (after
 /// the length field) and the absolute offset of that body, and throws with exact offsets.
 enum SegmentParser {
-    /// SOFn (T.81 B.2.2). Only 8-bit precision and Huffman processes 0-2 are accepted.
+    /// SOFn (T.81 B.2.2). Only 8-bit precision and processes 0-2 (Huffman), 9 and 10 (arithmetic) are accepted.
     static func frame(_ body: [UInt8], marker: UInt8, offset: Int) throws(JPEGError) -> Frame {
         let markerOffset = offset - 4
         let process: JPEGProcess
@@ -45,6 +45,8 @@ enum SegmentParser {
         case Marker.sof0: process = .baseline
         case Marker.sof1: process = .extended
         case Marker.sof2: process = .progressive
+        case Marker.sof9: process = .arithmetic
+        case Marker.sof10: process = .arithmeticProgressive
         default: throw .unsupported(process: Marker.processName(marker), offset: markerOffset)
         }
         guard body.count >= 6 else { throw .invalidSegment(marker: marker, reason: "SOF shorter than 6 bytes", offset: offset) }

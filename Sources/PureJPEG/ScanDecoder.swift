@@ -31,14 +31,28 @@ struct EntropyState: Sendable {
     /// scan's status). Otherwise the scan's last MCU row so far is the last good one.
     var lastGoodRow: Int32 = 0
     var predictors = DCPredictors()
+    /// The EOB run of a progressive AC scan; in an arithmetic-coded scan, which has none, the QM
+    /// decoder's interval register A (``qmInterval``), so the struct keeps its size.
     var eobrun = 0
     /// Next MCU of the scan.
     var mcu = 0
     var restartsToGo = 0
     /// The RSTn number expected next (0-7).
-    var nextRestart = 0
+    var nextRestart: UInt8 = 0
+    /// Arithmetic-coded scans: the QM decoder's bit shift counter CT (libjpeg's `ct`; -16 before
+    /// the first two bytes are read, -1 after a bad code until the next restart). Its code
+    /// register C is `reader.bits` and its interval A ``qmInterval``.
+    var qmShift: Int8 = -16
     /// Bytes skipped while looking for a marker (reported once the marker is found).
     var garbage = 0
+}
+
+extension EntropyState {
+    /// The QM decoder's interval register A (arithmetic-coded scans keep it in `eobrun`'s place).
+    var qmInterval: Int {
+        @inline(__always) get { eobrun }
+        @inline(__always) set { eobrun = newValue }
+    }
 }
 
 /// The DC predictors of up to four scan components (T.81 F.2.1.3.1). Plain fields behind a
@@ -91,6 +105,12 @@ struct ScanComponent: Sendable {
     /// quantization table.
     var firstBlock: Int
     var quantOffset: Int
+    /// Arithmetic-coded scans: where the component's DC and AC statistics start in the bins
+    /// (``ArithmeticBins``), and its conditioning (DAC, T.81 F.1.4.4): DC differences below
+    /// `dcSmall` are "zero", above `dcLarge` "large" ((1 << L) >> 1 and (1 << U) >> 1); AC
+    /// magnitudes at positions up to `acK` use the low statistics.
+    var dcBins = 0, acBins = 0
+    var dcSmall = 0, dcLarge = 1, acK = 5
 }
 
 /// Everything fixed for the duration of one scan.
@@ -110,6 +130,8 @@ struct ScanPlan: Sendable {
     var offset: Int
     /// The damage decoded past (the rest throws).
     var leniencies: JPEGLeniencies = .all
+    /// Arithmetic coding (SOF9, SOF10; ``MCULoop/decodeArithmeticMCU``) instead of Huffman.
+    var arithmetic = false
 }
 
 /// Where decoded blocks go.
@@ -138,7 +160,8 @@ enum MCULoop {
     /// On `.needMore` and `.truncated` the state is the last complete MCU's (rolled back).
     static func run(_ st: inout EntropyState, plan: ScanPlan, sink: BlockSink, stop: Int,
                     data: UnsafePointer<UInt8>, end: Int, isFinal: Bool, baseOffset: Int,
-                    zigzag: UnsafePointer<UInt8>, warnings: inout [String]) -> ScanStep {
+                    zigzag: UnsafePointer<UInt8>, bins: UnsafeMutablePointer<UInt8>? = nil,
+                    warnings: inout [String]) -> ScanStep {
         let block = UnsafeMutablePointer<Int16>.allocate(capacity: 64)
         block.initialize(repeating: 0, count: 64)
         defer { block.deallocate() }
@@ -155,7 +178,7 @@ enum MCULoop {
         }
         // Sequential scans into a coefficient band: the tables of every block of an MCU.
         var bandTables: [(dc: HuffmanLookup, ac: HuffmanLookup, predictor: Int)] = []
-        if plan.kind == .sequential, case .band = sink {
+        if plan.kind == .sequential, !plan.arithmetic, case .band = sink {
             for (i, c) in plan.components.enumerated() {
                 guard let dc = c.dc, let ac = c.ac else { return .failed(.invalidOption("a component without tables")) }
                 let count = plan.interleaved ? c.h * c.v : 1
@@ -163,6 +186,22 @@ enum MCULoop {
             }
         }
         let fastPlanes = !planeBlocks.isEmpty
+        // Arithmetic coding: the statistics bins the scan changes, saved with the state where an
+        // MCU may be rolled back.
+        if plan.arithmetic && bins == nil { return .failed(.invalidOption("an arithmetic-coded scan without statistics")) }
+        let binRanges = plan.arithmetic ? ArithmeticBins.ranges(plan) : []
+        let savedBins = UnsafeMutablePointer<UInt8>.allocate(capacity: plan.arithmetic ? ArithmeticBins.count : 1)
+        defer { savedBins.deallocate() }
+        @inline(__always) func copyBins(restore: Bool) {
+            guard let bins else { return }
+            for r in binRanges {
+                if restore {
+                    (bins + r.lowerBound).update(from: savedBins + r.lowerBound, count: r.count)
+                } else {
+                    (savedBins + r.lowerBound).initialize(from: bins + r.lowerBound, count: r.count)
+                }
+            }
+        }
         var rollbackGuard = RollbackGuard(bound: RollbackGuard.mcuBound(plan, blocksPerMCU: blocksPerMCU),
                                           scanned: st.reader.position)
         var isCoefficientSink = false
@@ -186,9 +225,15 @@ enum MCULoop {
             if plan.restartInterval > 0 && st.restartsToGo == 0 {
                 let r = restart(&st, plan: plan, data: data, end: end, isFinal: isFinal, baseOffset: baseOffset, warnings: &warnings)
                 if r != .reached { return r }
+                if plan.arithmetic, let bins {
+                    // jdarith's process_restart: statistics, contexts and registers start again.
+                    ArithmeticBins.reset(bins, plan: plan)
+                    st.qmShift = -16
+                    st.qmInterval = 0
+                }
             }
             // Inside an AC end-of-band run a block reads no bits (T.81 G.1.2.2): no rollback point needed.
-            if plan.kind == .acFirst && st.eobrun > 0 && !st.skipping {
+            if plan.kind == .acFirst && st.eobrun > 0 && !st.skipping && !plan.arithmetic {
                 st.eobrun &-= 1
                 advance()
                 continue
@@ -196,7 +241,8 @@ enum MCULoop {
             // Only an MCU that may reach the end of the bytes can be rolled back: in coefficient
             // mode the others need no copy of their blocks (nor of the state). Streaming MCUs copy
             // only the state, which costs less than looking ahead for the guard.
-            let saved: EntropyState? = isCoefficientSink && !st.skipping
+            // Arithmetic MCUs save the statistics too, so every sink looks ahead first.
+            let saved: EntropyState? = (isCoefficientSink || plan.arithmetic) && !st.skipping
                 && rollbackGuard.isClear(from: st.reader.position, data: data, end: end) ? nil : st
             st.reader.starved = false
             let decoding = !st.skipping
@@ -204,7 +250,11 @@ enum MCULoop {
                 if saved != nil && isCoefficientSink {
                     copyBlocks(st.mcu, plan: plan, sink: sink, saved: savedBlocks, restore: false)
                 }
-                if case let .band(base) = sink {
+                if saved != nil && plan.arithmetic { copyBins(restore: false) }
+                if plan.arithmetic, let bins {
+                    decodeArithmeticMCU(&st, plan: plan, sink: sink, block: block, bins: bins, blocksPerMCU: blocksPerMCU,
+                                        mx: mx, my: my, zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                } else if case let .band(base) = sink {
                     bandTables.withUnsafeBufferPointer { tables in
                         decodeBandMCU(&st, tables: tables, base: base + mx &* tables.count &* 64, zigzag: zigzag,
                                       data: data, end: end, isFinal: isFinal)
@@ -227,6 +277,7 @@ enum MCULoop {
                 }
                 let starved = st.reader.starved
                 if isCoefficientSink { copyBlocks(saved.mcu, plan: plan, sink: sink, saved: savedBlocks, restore: true) }
+                if plan.arithmetic { copyBins(restore: true) }
                 st = saved
                 return starved ? .needMore : .truncated
             }
@@ -262,10 +313,10 @@ enum MCULoop {
                 writeBlocks(st.mcu, plan: plan, sink: sink, block: block)
             }
             if !decoding, case let .band(base) = sink {
-                (base + mx &* bandTables.count &* 64).update(repeating: 0, count: bandTables.count &* 64)
+                (base + mx &* blocksPerMCU &* 64).update(repeating: 0, count: blocksPerMCU &* 64)
             }
             advance()
-            if st.dataEnded && isCoefficientSink {
+            if st.dataEnded && isCoefficientSink && !plan.arithmetic {
                 // The remaining MCUs keep their coefficients: all at once, not one skipped MCU at
                 // a time (hundreds of empty scans over a wide image took 150 ms, FUZZING.md IS-2).
                 st.mcu = max(st.mcu, stop)
@@ -292,6 +343,7 @@ enum MCULoop {
         if damage & BitReader.Damage.badCode != 0 { reasons.append("bad Huffman code") }
         if damage & BitReader.Damage.runPastBlock != 0 { reasons.append("coefficient run past the end of the block") }
         if damage & BitReader.Damage.badRefinement != 0 { reasons.append("refinement coefficient of size above 1") }
+        if damage & BitReader.Damage.badArithmeticCode != 0 { reasons.append("bad arithmetic code; the rest of the interval left as it is") }
         return reasons.joined(separator: ", ")
     }
 
@@ -508,7 +560,7 @@ enum MCULoop {
                 continue
             }
             let marker = data[q]
-            let desired = st.nextRestart
+            let desired = Int(st.nextRestart)
             if (st.garbage > 0 && !plan.leniencies.contains(.extraneousBytes))
                 || (Int(marker) != Int(Marker.rst0) + desired && !plan.leniencies.contains(.restartMarkers)) {
                 let found = marker >= Marker.rst0 && marker <= Marker.rst7 ? "RST\(marker - Marker.rst0)" : "marker 0x\(hex(marker))"
@@ -553,7 +605,7 @@ enum MCULoop {
             st.predictors = DCPredictors()
             st.eobrun = 0
             st.restartsToGo = plan.restartInterval
-            st.nextRestart = (desired + 1) & 7
+            st.nextRestart = UInt8((desired + 1) & 7)
             return .reached
         }
     }
@@ -618,6 +670,20 @@ struct RollbackGuard {
     /// bytes a block made an interleaved 4:2:0 DC scan save its blocks for every MCU within
     /// 3.6 KB of the end of the bytes present: nearly all of them when fed 4 KB at a time.)
     static func mcuBound(_ plan: ScanPlan, blocksPerMCU: Int) -> Int {
+        if plan.arithmetic {
+            // A QM decision reads at most 15 bits (a renormalisation after Qe = 1), an interval's
+            // start 16 more. Decisions per block: a DC difference at most 32 (zero, sign, 15
+            // magnitude, 14 bits); per AC position at most 35 (end of block, zero, sign, 16
+            // magnitude, 14 bits, and a refinement's correction), plus one; a DC refinement 1.
+            let decisions: Int
+            switch plan.kind {
+            case .sequential: decisions = 32 &+ 63 &* 35 &+ 1
+            case .dcFirst: decisions = 32
+            case .dcRefine: decisions = 1
+            case .acFirst, .acRefine: decisions = (max(plan.se &- plan.ss, 0) &+ 1) &* 35 &+ 1
+            }
+            return ((decisions &* 15 &+ 16 &+ 7) / 8) &* 2 &* max(blocksPerMCU, 1) &+ 64
+        }
         let bits: Int
         switch plan.kind {
         case .sequential: bits = 65 &* 31

@@ -96,6 +96,12 @@ extension JPEGDecoder {
         }
         let store = coefficients
         let sinkPipeline = pipeline
+        // Arithmetic coding's statistics, moved out for the loop like the rings.
+        var bins = arithmeticBins
+        arithmeticBins = []
+        defer { arithmeticBins = bins }
+        bins.withUnsafeMutableBufferPointer { binBuffer in
+        let binBase = binBuffer.baseAddress
         componentQuant.withUnsafeBufferPointer { quant in
             zigzagToNatural.withUnsafeBufferPointer { zigzag in
                 planes.withUnsafeMutableBufferPointer { planeBuffer in
@@ -114,7 +120,8 @@ extension JPEGDecoder {
                             }
                             let run = { (pointer: UnsafePointer<UInt8>, end: Int) -> ScanStep in
                                 MCULoop.run(&st, plan: plan, sink: sink, stop: stop, data: pointer, end: end, isFinal: isFinal,
-                                            baseOffset: baseOffset, zigzag: zigzagBase, warnings: &warnings)
+                                            baseOffset: baseOffset, zigzag: zigzagBase, bins: binBase,
+                                            warnings: &warnings)
                             }
                             if let pointer = bytes.baseAddress {
                                 step = run(pointer, bytes.count)
@@ -127,6 +134,7 @@ extension JPEGDecoder {
                     }
                 }
             }
+        }
         }
         // `planes = []` drops the local reference, or the band pipeline's next write to its
         // rings below would copy them (once per MCU row: 4.4 M instructions per 1 MP).
