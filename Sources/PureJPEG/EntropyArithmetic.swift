@@ -146,72 +146,73 @@ struct QMWindow {
                 return Int(byte)
             }
         }
-        return nextByteSlow()
+        // Out of line and by value: the window's address never escapes, so it stays in registers.
+        let r = QMWindow.slowByte(data, end: end, position: position, marker: marker)
+        position = r.position
+        marker = r.marker
+        if r.missing { missing = true }
+        return r.byte
     }
 
     @inline(never)
-    mutating func nextByteSlow() -> Int {
-        if marker { return 0 }
-        if position >= end {
-            missing = true
-            return 0
-        }
+    static func slowByte(_ data: UnsafePointer<UInt8>, end: Int, position: Int, marker: Bool)
+        -> (byte: Int, position: Int, marker: Bool, missing: Bool) {
+        if marker { return (0, position, true, false) }
+        if position >= end { return (0, position, false, true) }
         var next = position &+ 1
         while next < end && data[next] == 0xFF { next &+= 1 }
-        if next >= end {
-            missing = true
-            return 0
-        }
-        if data[next] == 0 {
-            position = next &+ 1
-            return 0xFF
-        }
-        marker = true
-        return 0
+        if next >= end { return (0, position, false, true) }
+        if data[next] == 0 { return (0xFF, next &+ 1, false, false) }
+        return (0, position, true, false)
     }
 
     /// Decodes one binary decision with the statistics bin `s` (T.81 D.2.4-D.2.6, in libjpeg's
     /// arrangement: renormalisation before the decision, C's cut point floating with CT).
+    /// libjpeg shifts A one bit at a time, reading a byte into C whenever CT runs out; here the
+    /// shifts happen at once with the bytes they need (the same C, A and CT).
     @inline(__always)
     mutating func decode(_ s: UnsafeMutablePointer<UInt8>) -> Int {
-        while a < 0x8000 {
-            ct &-= 1
+        if a < 0x8000 {
             if ct < 0 {
+                // A fresh interval (CT -16, A 0): two bytes, then A is 0x10000.
+                c = nextByte()
                 c = c &<< 8 | nextByte()
-                ct &+= 8
-                if ct < 0 {
-                    // The first two bytes of an interval: A becomes 0x10000 once both are in.
-                    ct &+= 1
-                    if ct == 0 { a = 0x8000 }
+                ct = 0
+                a = 0x10000
+            } else {
+                let shifts = a.leadingZeroBitCount &- (Int.bitWidth &- 16)
+                while ct < shifts {
+                    c = c &<< 8 | nextByte()
+                    ct &+= 8
                 }
+                ct &-= shifts
+                a &<<= shifts
             }
-            a &<<= 1
         }
+        return decide(s)
+    }
+
+    /// The decision itself once A is normalised (T.81 D.2.4, D.2.5), without branches: C at
+    /// or above the split is the upper sub-interval (A becomes Qe); the symbol is an LPS when
+    /// that differs from the conditional exchange test A - Qe < Qe; the estimate moves when
+    /// the upper interval was taken or A needs renormalising (libjpeg's arith_decode).
+    @inline(__always)
+    mutating func decide(_ s: UnsafeMutablePointer<UInt8>) -> Int {
         let sv = Int(s.pointee)
         let entry = Int(table[sv & 0x7F])
         let qe = entry &>> 16
         let nextMPS = (entry &>> 8) & 0xFF, nextLPS = entry & 0xFF
-        a &-= qe
-        let split = a &<< ct
-        var bit = sv
-        if c >= split {
-            c &-= split
-            if a < qe {
-                s.pointee = UInt8(truncatingIfNeeded: (sv & 0x80) ^ nextMPS)
-            } else {
-                s.pointee = UInt8(truncatingIfNeeded: (sv & 0x80) ^ nextLPS)
-                bit ^= 0x80
-            }
-            a = qe
-        } else if a < 0x8000 {
-            if a < qe {
-                s.pointee = UInt8(truncatingIfNeeded: (sv & 0x80) ^ nextLPS)
-                bit ^= 0x80
-            } else {
-                s.pointee = UInt8(truncatingIfNeeded: (sv & 0x80) ^ nextMPS)
-            }
-        }
-        return bit &>> 7
+        let rest = a &- qe
+        let split = rest &<< ct
+        let upper = c >= split
+        let exchange = rest < qe
+        let lps = upper != exchange
+        let moves = upper || rest < 0x8000
+        c = upper ? c &- split : c
+        a = upper ? qe : rest
+        let next = (sv & 0x80) ^ (lps ? nextLPS : nextMPS)
+        s.pointee = UInt8(truncatingIfNeeded: moves ? next : sv)
+        return (sv &>> 7) ^ (lps ? 1 : 0)
     }
 
     /// A DC difference (T.81 F.1.4.4.1, figures F.19 and F.21-F.24) added to `predictor`, the
@@ -220,18 +221,21 @@ struct QMWindow {
     @inline(__always)
     mutating func dcDifference(_ bins: UnsafeMutablePointer<UInt8>, component c: ScanComponent,
                                context: UnsafeMutablePointer<UInt8>, predictor: inout Int) -> Bool {
+        // A local copy keeps the registers out of memory (self may be the caller's inout).
+        var w = self
+        defer { self = w }
         let base = bins + c.dcBins
         var s = base + Int(context.pointee)
-        if decode(s) == 0 {
+        if w.decode(s) == 0 {
             context.pointee = 0
             return true
         }
-        let sign = decode(s + 1)
+        let sign = w.decode(s + 1)
         s += 2 &+ sign
-        var m = decode(s)
+        var m = w.decode(s)
         if m != 0 {
             s = base + 20
-            while decode(s) != 0 {
+            while w.decode(s) != 0 {
                 m &<<= 1
                 if m == 0x8000 { return false }
                 s += 1
@@ -242,7 +246,7 @@ struct QMWindow {
         s += 14
         m &>>= 1
         while m != 0 {
-            if decode(s) != 0 { v |= m }
+            if w.decode(s) != 0 { v |= m }
             m &>>= 1
         }
         v &+= 1
@@ -258,24 +262,27 @@ struct QMWindow {
     mutating func acCoefficients(_ block: UnsafeMutablePointer<Int16>, bins: UnsafeMutablePointer<UInt8>,
                                  component c: ScanComponent, first: Int, last: Int, al: Int,
                                  zigzag: UnsafePointer<UInt8>) -> (ok: Bool, any: Bool) {
+        // A local copy keeps the registers out of memory (self may be the caller's inout).
+        var w = self
+        defer { self = w }
         let base = bins + c.acBins, fixed = bins + ArithmeticBins.fixedBin
         var any = false
         var k = first
         while k <= last {
             var s = base + 3 &* (k &- 1)
-            if decode(s) != 0 { break }                      // end of block
-            while decode(s + 1) == 0 {                       // a zero coefficient
+            if w.decode(s) != 0 { break }                      // end of block
+            while w.decode(s + 1) == 0 {                       // a zero coefficient
                 s += 3
                 k &+= 1
                 if k > last { return (false, any) }
             }
-            let sign = decode(fixed)
+            let sign = w.decode(fixed)
             s += 2
-            var m = decode(s)
-            if m != 0 && decode(s) != 0 {
+            var m = w.decode(s)
+            if m != 0 && w.decode(s) != 0 {
                 m &<<= 1
                 s = base + (k <= c.acK ? 189 : 217)
-                while decode(s) != 0 {
+                while w.decode(s) != 0 {
                     m &<<= 1
                     if m == 0x8000 { return (false, any) }
                     s += 1
@@ -285,7 +292,7 @@ struct QMWindow {
             s += 14
             m &>>= 1
             while m != 0 {
-                if decode(s) != 0 { v |= m }
+                if w.decode(s) != 0 { v |= m }
                 m &>>= 1
             }
             v &+= 1
@@ -304,6 +311,9 @@ struct QMWindow {
     mutating func acRefinement(_ block: UnsafeMutablePointer<Int16>, bins: UnsafeMutablePointer<UInt8>,
                                component c: ScanComponent, first: Int, last: Int, al: Int,
                                zigzag: UnsafePointer<UInt8>) -> (ok: Bool, changed: Bool) {
+        // A local copy keeps the registers out of memory (self may be the caller's inout).
+        var w = self
+        defer { self = w }
         let base = bins + c.acBins, fixed = bins + ArithmeticBins.fixedBin
         let p1 = 1 &<< al, m1 = -1 &<< al
         // The end of block of the earlier scans: past it, each position starts with an EOB decision.
@@ -313,19 +323,19 @@ struct QMWindow {
         var k = first
         while k <= last {
             var s = base + 3 &* (k &- 1)
-            if k > kex && decode(s) != 0 { break }
+            if k > kex && w.decode(s) != 0 { break }
             while true {
                 let index = Int(zigzag[k])
                 let coefficient = Int(block[index])
                 if coefficient != 0 {
-                    if decode(s + 2) != 0 {
+                    if w.decode(s + 2) != 0 {
                         block[index] = Int16(truncatingIfNeeded: coefficient &+ (coefficient < 0 ? m1 : p1))
                         changed = true
                     }
                     break
                 }
-                if decode(s + 1) != 0 {
-                    block[index] = Int16(truncatingIfNeeded: decode(fixed) != 0 ? m1 : p1)
+                if w.decode(s + 1) != 0 {
+                    block[index] = Int16(truncatingIfNeeded: w.decode(fixed) != 0 ? m1 : p1)
                     changed = true
                     break
                 }
