@@ -20,6 +20,9 @@ struct EncoderOptionGroup: ParsableArguments {
     @Flag(help: "JPEG output: optimized Huffman tables (always on for progressive).")
     var optimize = false
 
+    @Flag(help: "JPEG output: arithmetic coding (SOF9, SOF10 with --progressive), as cjpeg -arithmetic: smaller files that browsers do not decode.")
+    var arithmetic = false
+
     @Option(help: "Threads: APNG frames decoded ahead and compressed at once; a PNG's rows unfiltered, and a baseline JPEG's rows reconstructed, on a second thread when decoding to memory; a PNG's 256 KiB bands deflated at once; a baseline JPEG's rows transformed on a second thread while the first codes them (default: the processors online, for JPEG from a megapixel up; 1: one thread). The output is the same for any count.")
     var threads: Int?
 
@@ -27,10 +30,11 @@ struct EncoderOptionGroup: ParsableArguments {
         guard (0 ... 9).contains(level) else { throw ValidationError("--level must be 0 to 9") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         guard (1 ... 100).contains(quality) else { throw ValidationError("--quality must be 1 to 100") }
+        if arithmetic && optimize { throw ValidationError("--optimize is for Huffman tables; arithmetic coding has none") }
     }
 
     var settings: EncodeSettings {
         EncodeSettings(pngLevel: level, jpegQuality: quality, progressive: progressive,
-                       subsampling: subsampling, optimize: optimize, threads: threads)
+                       subsampling: subsampling, optimize: optimize, threads: threads, arithmetic: arithmetic)
     }
 }

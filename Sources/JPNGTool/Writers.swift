@@ -45,6 +45,8 @@ struct EncodeSettings {
     /// Animations: threads decoding and compressing frames; PNG and JPEG: the encoder's threads
     /// (nil: the processors online; for JPEG from a megapixel up).
     var threads: Int?
+    /// JPEG: arithmetic coding.
+    var arithmetic = false
 }
 
 /// Encodes `image` as `format`; `notice` hears of anything the format cannot keep (formats
@@ -68,6 +70,7 @@ func encodeImage(_ original: Image, as format: OutputFormat, settings: EncodeSet
                                           progressive: settings.progressive)
         if settings.optimize { options.optimizeHuffman = true }
         options.threads = settings.threads
+        options.arithmetic = settings.arithmetic
         do { return try JPEGEncoder.encode(image, options: options) } catch { throw CLIError("\(error)") }
     case .jpng:
         if !image.format.hasAlpha { notice("the image has no alpha channel: the JPNG mask is all opaque") }

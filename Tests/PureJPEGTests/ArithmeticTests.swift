@@ -90,3 +90,54 @@ struct ArithmeticDecodingTests {
         #expect(last == final)
     }
 }
+
+/// One row of Vectors/jpeg-encoder-arithmetic/manifest.tsv: `cjpeg -arithmetic` of an input
+/// in Vectors/jpeg-encoder.
+struct ArithmeticGoldenCase: CustomTestStringConvertible, Sendable {
+    var output: String, input: String, quality: Int, subsampling: ChromaSubsampling
+    var progressive: Bool, restart: Int, grayscale: Bool
+    var testDescription: String { output }
+
+    var options: JPEGEncodingOptions {
+        var options = JPEGEncodingOptions(quality: quality, subsampling: subsampling, progressive: progressive,
+                                          restartInterval: restart, grayscale: grayscale)
+        options.arithmetic = true
+        return options
+    }
+
+    static let all: [ArithmeticGoldenCase] = {
+        guard let text = try? String(contentsOf: TestVectors.url("jpeg-encoder-arithmetic/manifest.tsv"), encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            let f = line.split(separator: "\t").map(String.init)
+            guard f.count == 7, let q = Int(f[2]), let sub = ChromaSubsampling(rawValue: f[3]), let r = Int(f[5]) else { return nil }
+            return ArithmeticGoldenCase(output: f[0], input: f[1], quality: q, subsampling: sub, progressive: f[4] == "1",
+                                        restart: r, grayscale: f[6] == "1")
+        }
+    }()
+}
+
+@Suite("Arithmetic-coding encoder (cjpeg -arithmetic byte for byte)")
+struct ArithmeticEncoderTests {
+    @Test func manifestIsComplete() { #expect(ArithmeticGoldenCase.all.count == 37) }
+
+    @Test(arguments: ArithmeticGoldenCase.all)
+    func matchesCjpeg(_ c: ArithmeticGoldenCase) throws {
+        let image = try #require(NetpbmReader.read(try TestVectors.bytes("jpeg-encoder/" + c.input)))
+        let expected = try TestVectors.bytes("jpeg-encoder-arithmetic/" + c.output)
+        let actual = try JPEGEncoder.encode(image, options: c.options)
+        let firstDifference = (0 ..< min(actual.count, expected.count)).first { actual[$0] != expected[$0] } ?? min(actual.count, expected.count)
+        #expect(actual.count == expected.count && firstDifference == actual.count,
+                "sizes \(actual.count) vs \(expected.count), first difference at \(firstDifference)")
+        // And the decoder reads it back as it reads cjpeg's.
+        #expect(try JPEGDecoder.decode(actual) == JPEGDecoder.decode(expected))
+    }
+
+    @Test("optimizeHuffman with arithmetic coding is refused, as cjpeg refuses it")
+    func optimizeRefused() throws {
+        var options = JPEGEncodingOptions(optimizeHuffman: true)
+        options.arithmetic = true
+        let image = Image(width: 8, height: 8, format: .gray8, pixels: [UInt8](repeating: 9, count: 64))
+        #expect(throws: JPEGEncoderError.self) { try JPEGEncoder.encode(image, options: options) }
+        #expect(throws: JPEGEncoderError.self) { try JPEGStreamEncoder(width: 8, height: 8, format: .gray8, options: options) }
+    }
+}

@@ -45,11 +45,11 @@ public enum JPEGEncoder {
                                      options: options)
         var w = BitWriter(capacity: min(image.width * image.height / 4, 1 << 26) + 4096)
         w.append(try JPEGWriter.header(options: options, metadata: image.metadata))
-        w.append(setup.frameHeader(progressive: options.progressive))
+        w.append(setup.frameHeader(progressive: options.progressive, arithmetic: options.arithmetic))
         let layout = setup.layout
         let rowBytes = image.width * source.format.bytesPerPixel
 
-        if !options.progressive && !options.optimizes {
+        if !options.progressive && !options.optimizes && !options.arithmetic {
             // One pass, a single MCU row of coefficients at a time.
             w.append(setup.baselineTablesAndScanHeader(dc: setup.standardDC, ac: setup.standardAC))
             let tables = EntropyTables(dc: setup.standardDC, ac: setup.standardAC)
@@ -87,7 +87,19 @@ public enum JPEGEncoder {
                                   out: store.rowPointers(mcuRow), masks: store.rowMaskPointers(mcuRow))
             }
         }
-        if options.progressive {
+        if options.arithmetic {
+            // One interleaved scan of every component, or the progressive script (jcarith).
+            let script = options.progressive
+                ? options.scanScript ?? ProgressiveScript.simple(components: layout.components.count)
+                : [JPEGScan(components: Array(0 ..< layout.components.count), spectralStart: 0, spectralEnd: 63,
+                            successiveHigh: 0, successiveLow: 0)]
+            if options.progressive { try ProgressiveScript.validate(script, components: layout.components.count) }
+            var encoder = ArithmeticScanEncoder(store: store, restartInterval: options.restartInterval)
+            defer { encoder.release() }
+            for (i, scan) in script.enumerated() {
+                encoder.encodeScan(scan, progressive: options.progressive, writeDRI: i == 0, writer: &w)
+            }
+        } else if options.progressive {
             let script = options.scanScript ?? ProgressiveScript.simple(components: layout.components.count)
             try ProgressiveScript.validate(script, components: layout.components.count)
             var encoder = ProgressiveEncoder(store: store, restartInterval: options.restartInterval)
@@ -136,11 +148,11 @@ struct EncoderSetup {
     var standardDC: [HuffmanSpec] { [EncoderTables.dcLuminance, EncoderTables.dcChrominance] }
     var standardAC: [HuffmanSpec] { [EncoderTables.acLuminance, EncoderTables.acChrominance] }
 
-    /// DQT for each table in use, then SOF0/SOF2 (libjpeg `write_frame_header`).
-    func frameHeader(progressive: Bool) -> [UInt8] {
+    /// DQT for each table in use, then SOF0/SOF2 or SOF9/SOF10 (libjpeg `write_frame_header`).
+    func frameHeader(progressive: Bool, arithmetic: Bool = false) -> [UInt8] {
         var out: [UInt8] = []
         for t in 0 ..< tableCount { out += JPEGWriter.dqt(index: t, table: quantTables[t]) }
-        return out + JPEGWriter.sof(progressive: progressive, layout: layout)
+        return out + JPEGWriter.sof(progressive: progressive, arithmetic: arithmetic, layout: layout)
     }
 
     /// DHT per table in component order (DC then AC), DRI, SOS (libjpeg `write_scan_header`).

@@ -6,7 +6,8 @@ import ImageCore
 ///
 /// Progressive output needs every coefficient before the first scan, and optimized Huffman
 /// tables need a counting pass over every block before the first bit, so both are refused
-/// here (`invalidParameter`); use ``JPEGEncoder/encode(_:options:)`` for them. The output
+/// here (`invalidParameter`), as is arithmetic coding; use ``JPEGEncoder/encode(_:options:)``
+/// for them. The output
 /// equals ``JPEGEncoder/encode(_:options:)``'s for the same rows, whatever the chunking.
 ///
 /// ```swift
@@ -55,6 +56,9 @@ public struct JPEGStreamEncoder {
         try options.validate()
         guard !options.progressive else {
             throw .invalidParameter("the stream encoder writes baseline only; progressive needs JPEGEncoder.encode")
+        }
+        guard !options.arithmetic else {
+            throw .invalidParameter("the stream encoder writes Huffman-coded baseline only; arithmetic coding needs JPEGEncoder.encode")
         }
         guard options.optimizeHuffman != true else {
             throw .invalidParameter("the stream encoder uses the standard Huffman tables; optimizeHuffman needs JPEGEncoder.encode")

@@ -63,11 +63,12 @@ enum JPEGWriter {
         segment(0xDB, [UInt8(index)] + EncoderTables.zigzag.map { UInt8(truncatingIfNeeded: table[$0]) })
     }
 
-    /// SOF0 (baseline) or SOF2 (progressive), 8-bit samples.
-    static func sof(progressive: Bool, layout: EncoderLayout) -> [UInt8] {
+    /// SOF0 (baseline) or SOF2 (progressive), or with arithmetic coding SOF9 or SOF10; 8-bit samples.
+    static func sof(progressive: Bool, arithmetic: Bool = false, layout: EncoderLayout) -> [UInt8] {
         var p: [UInt8] = [8] + be16(layout.height) + be16(layout.width) + [UInt8(layout.components.count)]
         for c in layout.components { p += [c.id, UInt8(c.h << 4 | c.v), UInt8(c.table)] }
-        return segment(progressive ? 0xC2 : 0xC0, p)
+        let marker: UInt8 = arithmetic ? (progressive ? 0xCA : 0xC9) : (progressive ? 0xC2 : 0xC0)
+        return segment(marker, p)
     }
 
     /// One DHT segment per table (as libjpeg): class 0 DC, 1 AC.
