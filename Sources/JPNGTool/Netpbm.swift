@@ -3,11 +3,19 @@ import PureImage
 enum Netpbm {
     /// P7 with WIDTH HEIGHT DEPTH MAXVAL TUPLTYPE ENDHDR; 16-bit samples big-endian.
     static func pam(_ image: Image) -> [UInt8] {
-        pamHeader(width: image.width, height: image.height, format: image.format) + bigEndianSamples(image)
+        pamHeader(width: image.width, height: image.height, format: image.format, sampleBits: image.metadata.sampleBits)
+            + bigEndianSamples(image)
+    }
+
+    /// MAXVAL: the format's, or 2^n - 1 for 16-bit samples of n bits (12-bit and lossless JPEG).
+    static func maxval(_ format: PixelFormat, sampleBits: Int?) -> Int {
+        guard format.is16Bit else { return 255 }
+        if let bits = sampleBits, (1 ..< 16).contains(bits) { return (1 << bits) - 1 }
+        return 65535
     }
 
     /// The P7 header for an image of this size and format (every channel kept).
-    static func pamHeader(width: Int, height: Int, format: PixelFormat) -> [UInt8] {
+    static func pamHeader(width: Int, height: Int, format: PixelFormat, sampleBits: Int? = nil) -> [UInt8] {
         let tuple = switch format.channels {
         case 1: "GRAYSCALE"
         case 2: "GRAYSCALE_ALPHA"
@@ -15,19 +23,20 @@ enum Netpbm {
         default: "RGB_ALPHA"
         }
         return Array(("P7\nWIDTH \(width)\nHEIGHT \(height)\nDEPTH \(format.channels)\n"
-            + "MAXVAL \(format.is16Bit ? 65535 : 255)\nTUPLTYPE \(tuple)\nENDHDR\n").utf8)
+            + "MAXVAL \(maxval(format, sampleBits: sampleBits))\nTUPLTYPE \(tuple)\nENDHDR\n").utf8)
     }
 
     /// P5 (gray) or P6 (RGB); alpha is dropped, so callers say so.
     static func pnm(_ image: Image) -> [UInt8] {
         let target = image.format.withoutAlpha
         let plain = image.converted(to: target)
-        return pnmHeader(width: image.width, height: image.height, format: target) + bigEndianSamples(plain)
+        return pnmHeader(width: image.width, height: image.height, format: target, sampleBits: plain.metadata.sampleBits)
+            + bigEndianSamples(plain)
     }
 
     /// The P5 (gray) or P6 (RGB) header for rows in `format` (alpha is not written).
-    static func pnmHeader(width: Int, height: Int, format: PixelFormat) -> [UInt8] {
-        Array("\(format.isColor ? "P6" : "P5")\n\(width) \(height)\n\(format.is16Bit ? 65535 : 255)\n".utf8)
+    static func pnmHeader(width: Int, height: Int, format: PixelFormat, sampleBits: Int? = nil) -> [UInt8] {
+        Array("\(format.isColor ? "P6" : "P5")\n\(width) \(height)\n\(maxval(format, sampleBits: sampleBits))\n".utf8)
     }
 
     /// The image's samples as Netpbm stores them: 16-bit ones big-endian.

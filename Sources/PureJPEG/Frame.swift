@@ -12,6 +12,8 @@ public enum JPEGProcess: String, Sendable, Equatable {
     case arithmetic
     /// SOF10: progressive, arithmetic coding.
     case arithmeticProgressive
+    /// SOF3: lossless (T.81 Annex H), Huffman coding; 2-16 bits a sample.
+    case lossless
 
     /// True for the progressive processes (SOF2, SOF10).
     public var isProgressive: Bool { self == .progressive || self == .arithmeticProgressive }
@@ -46,6 +48,8 @@ struct FrameComponent: Sendable, Equatable {
 /// The frame header (SOF) with the MCU geometry every later stage uses.
 struct Frame: Sendable, Equatable {
     var process: JPEGProcess
+    /// Bits a sample: 8 for the DCT processes here, 2-16 for lossless.
+    var precision = 8
     var width: Int
     var height: Int
     var components: [FrameComponent]

@@ -26,7 +26,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     /// Known after the `.header` event (at SOF): the output size and pixel format.
     public private(set) var header: ImageHeader?
     /// The frame and table facts, after SOF.
-    public private(set) var info: JPEGInfo?
+    public internal(set) var info: JPEGInfo?
     /// ICC profile, EXIF (and orientation), JFIF density, COM comments, as far as read.
     public private(set) var metadata = ImageMetadata()
     /// Every `.warning` reported so far, including those of ``finish()`` (a file cut short is
@@ -34,7 +34,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     public private(set) var warnings: [String] = []
 
     enum Phase: Sendable { case start, markers, scan, done }
-    enum Mode: Sendable { case undecided, streaming, coefficients }
+    enum Mode: Sendable { case undecided, streaming, coefficients, lossless }
 
     var input = InputBuffer()
     var phase: Phase = .start
@@ -56,6 +56,13 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     var arithmeticACK = [UInt8](repeating: 5, count: 16)
     /// Arithmetic-coded frames: the statistics bins (``ArithmeticBins``); empty otherwise.
     var arithmeticBins: [UInt8] = []
+    /// The DC-class tables as DHT gave them: lossless scans build theirs from these (their
+    /// categories run to 16, which a DCT scan's DC table refuses).
+    var losslessTableSpecs: [(counts: [UInt8], values: [UInt8])?] = [nil, nil, nil, nil]
+    /// Lossless frames: the scan in progress, each component's samples, and its rows decoded.
+    var lossless: LosslessScan?
+    var losslessPlanes: [[UInt16]] = []
+    var losslessRows: [Int] = []
     var collector = MetadataCollector()
     /// CMYK samples are stored inverted (an Adobe marker came before the first scan, as
     /// Photoshop writes them); latched at the first scan, like libjpeg's colour space, so an
@@ -208,6 +215,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         }
         if phase == .done, var result = image {
             result.metadata = metadata
+            result.metadata.sampleBits = losslessSampleBits
             if options.applyOrientation { result = result.oriented(metadata.orientation) }
             return result
         }
@@ -254,6 +262,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             }
         }
         out.metadata = metadata
+        out.metadata.sampleBits = losslessSampleBits
         return out
     }
 
@@ -414,6 +423,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             for t in try SegmentParser.huffmanTables(body, offset: offset) {
                 if t.isDC { dcTables[t.index] = t.table } else { acTables[t.index] = t.table }
                 invalidTables[(t.isDC ? 0 : 4) + t.index] = t.problem
+                if t.isDC { losslessTableSpecs[t.index] = (t.counts, t.values) }
             }
         case Marker.dqt:
             for t in try SegmentParser.quantizationTables(body, offset: offset) {
@@ -426,7 +436,11 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             info?.restartInterval = restartInterval
         case Marker.sos:
             guard let frame else { throw .invalidScan(reason: "SOS before SOF", offset: offset - 4) }
-            try startScan(try SegmentParser.scan(body, frame: frame, offset: offset), frame: frame, &events)
+            if frame.process == .lossless {
+                try startLosslessScan(try SegmentParser.scan(body, frame: frame, offset: offset), frame: frame, &events)
+            } else {
+                try startScan(try SegmentParser.scan(body, frame: frame, offset: offset), frame: frame, &events)
+            }
         case Marker.app0 ... Marker.app15, Marker.com:
             collector.add(marker: marker, body: body, limit: limits.maxMetadataBytes)
             flushMetadata(&events, offset: offset - 4)
@@ -455,7 +469,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         }
     }
 
-    private mutating func flushMetadata(_ events: inout [DecodingEvent], offset: Int? = nil) {
+    mutating func flushMetadata(_ events: inout [DecodingEvent], offset: Int? = nil) {
         metadata = collector.metadata
         for w in collector.warnings { events.append(.warning(offset.map { "\(w) at offset \($0)" } ?? w)) }
         collector.warnings.removeAll()
@@ -484,10 +498,19 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             var c = frame.components[0]
             c.declaredV = c.v
             c.h = 1; c.v = 1
+            let precision = frame.precision
             frame = Frame(process: frame.process, width: frame.width, height: frame.height, components: [c], offset: frame.offset)
+            frame.precision = precision
         }
         let longer = max(frame.width, frame.height)
-        if let fit = options.dcScaleToFit, (longer + 7) / 8 >= fit {
+        let lossless = frame.process == .lossless
+        if lossless {
+            // libjpeg-turbo 3 does not scale lossless images; a size-to-fit request gets the full size.
+            if options.scale != 8 && options.scaleToFit == nil && options.dcScaleToFit == nil {
+                throw .unsupported(process: "scaled decoding of a lossless JPEG", offset: frame.offset)
+            }
+            options.scale = 8
+        } else if let fit = options.dcScaleToFit, (longer + 7) / 8 >= fit {
             options.scale = 1
             // Strict decoding reads every scan, so damage in one is still refused.
             frame.passesOverAC = frame.isProgressive && options.leniencies == .all
@@ -505,13 +528,17 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             }
         }
         let outWidth = (frame.width * scale + 7) / 8, outHeight = (frame.height * scale + 7) / 8
-        let format: PixelFormat = frame.components.count == 1 ? .gray8 : (frame.components.count == 4 && options.outputCMYK ? .rgba8 : .rgb8)
+        var format: PixelFormat = frame.components.count == 1 ? .gray8 : (frame.components.count == 4 && options.outputCMYK ? .rgba8 : .rgb8)
+        if lossless && frame.precision > 8 { format = frame.components.count == 1 ? .gray16 : .rgb16 }
         if frame.width * frame.height > limits.maxPixels {
             throw .limitExceeded(.pixels(requested: frame.width * frame.height, limit: limits.maxPixels), offset: frame.offset)
         }
         // Progressive frames keep every coefficient; sequential ones a few MCU rows (checked again at the first scan).
-        let working = frame.isProgressive ? coefficientStoreBytes(frame) : 3 * 8 * frame.vMax * frame.mcusWide * 8 * frame.hMax * frame.components.count
-        let (imageBytesPerPixel, bandBytes) = outputBytes(format: format, whole: frame.isProgressive, width: outWidth, bandRows: frame.vMax * scale)
+        // Lossless frames keep every sample (16 bits each) beside the image.
+        let working = lossless ? 2 * frame.width * frame.height * frame.components.count
+            : frame.isProgressive ? coefficientStoreBytes(frame) : 3 * 8 * frame.vMax * frame.mcusWide * 8 * frame.hMax * frame.components.count
+        let (imageBytesPerPixel, bandBytes) = lossless ? (format.bytesPerPixel, 0)
+            : outputBytes(format: format, whole: frame.isProgressive, width: outWidth, bandRows: frame.vMax * scale)
         if let violation = limits.check(width: outWidth, height: outHeight, bytesPerPixel: imageBytesPerPixel, extraBytes: working + bandBytes) {
             throw .limitExceeded(violation, offset: frame.offset)
         }

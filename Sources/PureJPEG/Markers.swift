@@ -47,6 +47,7 @@ enum SegmentParser {
         case Marker.sof2: process = .progressive
         case Marker.sof9: process = .arithmetic
         case Marker.sof10: process = .arithmeticProgressive
+        case 0xC3: process = .lossless
         default: throw .unsupported(process: Marker.processName(marker), offset: markerOffset)
         }
         guard body.count >= 6 else { throw .invalidSegment(marker: marker, reason: "SOF shorter than 6 bytes", offset: offset) }
@@ -54,7 +55,9 @@ enum SegmentParser {
         let height = Int(body[1]) << 8 | Int(body[2])
         let width = Int(body[3]) << 8 | Int(body[4])
         let count = Int(body[5])
-        if precision != 8 {
+        if process == .lossless {
+            guard (2 ... 16).contains(precision) else { throw .corruptData(reason: "sample precision \(precision)", offset: offset) }
+        } else if precision != 8 {
             if precision == 12 || precision == 16 {
                 throw .unsupported(process: "\(precision)-bit sample precision", offset: offset)
             }
@@ -84,7 +87,17 @@ enum SegmentParser {
             // latches tables (jdinput latch_quant_tables): an unused component may name any.
             components.append(FrameComponent(id: id, h: h, v: v, quantTable: tq))
         }
-        return Frame(process: process, width: width, height: height, components: components, offset: markerOffset)
+        if process == .lossless {
+            if count == 4 { throw .unsupported(process: "lossless with 4 components", offset: offset + 5) }
+            // Every component sampled alike (1x1 in effect): lossless with subsampling is not read here.
+            if let first = components.first, components.contains(where: { $0.h != first.h || $0.v != first.v }) {
+                throw .unsupported(process: "lossless with subsampled components", offset: offset + 5)
+            }
+            for i in components.indices { components[i].h = 1; components[i].v = 1 }
+        }
+        var frame = Frame(process: process, width: width, height: height, components: components, offset: markerOffset)
+        frame.precision = precision
+        return frame
     }
 
     /// DQT (T.81 B.2.4.1): tables stored in zig-zag order, returned in natural order.
@@ -115,8 +128,8 @@ enum SegmentParser {
     /// comes back as nil with its reason: libjpeg refuses it only when a scan uses it
     /// (`jpeg_make_d_derived_tbl`), so a file that redefines or never uses it decodes.
     static func huffmanTables(_ body: [UInt8], offset: Int) throws(JPEGError)
-        -> [(isDC: Bool, index: Int, table: HuffmanTable?, problem: JPEGError?)] {
-        var tables: [(Bool, Int, HuffmanTable?, JPEGError?)] = []
+        -> [(isDC: Bool, index: Int, table: HuffmanTable?, problem: JPEGError?, counts: [UInt8], values: [UInt8])] {
+        var tables: [(Bool, Int, HuffmanTable?, JPEGError?, [UInt8], [UInt8])] = []
         var i = 0
         while i < body.count {
             let tc = Int(body[i] >> 4), th = Int(body[i] & 15)
@@ -134,10 +147,10 @@ enum SegmentParser {
             }
             let values = Array(body[i + 17 ..< i + 17 + total])
             if let table = HuffmanTable(counts: counts, values: values, isDC: tc == 0) {
-                tables.append((tc == 0, th, table, nil))
+                tables.append((tc == 0, th, table, nil, counts, values))
             } else {
                 tables.append((tc == 0, th, nil, .invalidHuffmanTable(reason: "code lengths overflow, reach an all-ones code, or a DC symbol above 15",
-                                                                       offset: offset + i)))
+                                                                       offset: offset + i), counts, values))
             }
             i += 17 + total
         }

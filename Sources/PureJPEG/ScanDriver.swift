@@ -5,6 +5,7 @@ import ImageCore
 extension JPEGDecoder {
     /// Runs the current scan as far as the input goes; true when it is complete.
     mutating func runScan(_ events: inout [DecodingEvent]) throws(JPEGError) -> Bool {
+        if mode == .lossless { return try runLosslessScan(&events) }
         guard let plan else {
             if skipped != nil { return passOverScan(&events) }
             return skipEntropyData()
@@ -235,6 +236,10 @@ extension JPEGDecoder {
 
     /// EOI: the coefficient image is rendered; a streaming image is complete already.
     mutating func endOfImage(offset: Int, _ events: inout [DecodingEvent]) throws(JPEGError) {
+        if mode == .lossless {
+            endLosslessImage(&events)
+            return
+        }
         guard let frame, let geometry, scansStarted > 0 else {
             // EOI before any scan: the image data is missing, as if the file were cut short (row mode: no partial image).
             throw .truncated(offset: offset, partial: rowOutput == nil ? preview() : nil)

@@ -91,8 +91,9 @@ public enum PNGEncoder {
     ///   ``PNGError/unrepresentable(_:)`` when the requested colour type or depth cannot hold the
     ///   pixels exactly, ``PNGError/compressionFailed(status:)`` if zlib fails.
     public static func encode(_ image: Image, options: PNGEncodingOptions = .init()) throws(PNGError) -> [UInt8] {
-        // PNG stores straight alpha (PNG 12.4).
-        let image = image.isPremultiplied ? image.unpremultiplied() : image
+        // PNG stores straight alpha (PNG 12.4), and 16-bit samples over the full range (a
+        // 12-bit JPEG's 0...4095 scaled, its depth kept as sBIT).
+        let image = (image.isPremultiplied ? image.unpremultiplied() : image).fullRange()
         guard image.pixels.count == image.height * image.bytesPerRow else {
             throw .invalidParameter("pixel buffer of \(image.pixels.count) bytes does not match \(image.width)x\(image.height) \(image.format)")
         }

@@ -1,0 +1,328 @@
+import ImageCore
+
+/// Lossless JPEG (T.81 Annex H; SOF3, Huffman-coded): each sample predicted from its decoded
+/// neighbours and corrected by a Huffman-coded difference, with the output libjpeg-turbo 3
+/// gives (jdlossls.c, jdlhuff.c, jddiffct.c).
+///
+/// Samples are decoded into a 16-bit plane per component, a row at a time over the bytes
+/// present: a row that runs out of bytes is undone (the bit reader goes back to the row's
+/// start; the samples it wrote are written again) and decoded when more arrive, so any
+/// chunking gives the same samples. Finished rows go to the output image (`sample << Pt`):
+/// 8-bit formats up to 8 bits of precision, 16-bit formats above with the samples as they are
+/// (0...2^P - 1, ``ImageMetadata/sampleBits``).
+struct LosslessScan {
+    /// Frame component indices, in scan order.
+    var components: [Int]
+    var tables: [HuffmanTable]
+    /// The predictor (T.81 table H.1): 1 Ra, 2 Rb, 3 Rc, 4 Ra + Rb - Rc, 5 Ra + (Rb - Rc) / 2,
+    /// 6 Rb + (Ra - Rc) / 2, 7 (Ra + Rb) / 2 (halvings as arithmetic shifts).
+    var predictor: Int
+    var pointTransform: Int
+    /// The restart bookkeeping and resynchronisation of the DCT scans (``MCULoop/restart``).
+    var plan: ScanPlan
+    var state = EntropyState()
+    /// The next row of the scan.
+    var row = 0
+    /// The row starts the scan or a restart interval: its first sample is predicted from
+    /// 2^(P - Pt - 1), the others from their left neighbour.
+    var intervalStart = true
+}
+
+extension JPEGDecoder {
+    /// Rows a lossless frame's `.rows` events cover (each but the last).
+    static let losslessBand = 16
+
+    /// 16-bit output of a lossless frame below 16 bits: its precision (the samples are not
+    /// scaled); nil otherwise, and in row mode, which scales them to the full range.
+    var losslessSampleBits: Int? {
+        guard let frame, frame.process == .lossless, frame.precision > 8, frame.precision < 16, rowOutput == nil else { return nil }
+        return frame.precision
+    }
+
+    /// SOS of a lossless frame: the scan's tables, predictor and point transform.
+    mutating func startLosslessScan(_ scan: ScanHeader, frame: Frame, _ events: inout [DecodingEvent]) throws(JPEGError) {
+        scansStarted += 1
+        if scansStarted > limits.maxScans { throw .tooManyScans(limit: limits.maxScans, offset: scan.offset) }
+        info?.scanCount = scansStarted
+        if mode == .undecided {
+            collector.finishHeaders()
+            flushMetadata(&events, offset: scan.offset)
+            if frame.components.count == 3 {
+                // libjpeg-turbo 3 converts no colour space in lossless mode (JERR_CONVERSION_NOTIMPL).
+                let rgb = collector.adobeTransform == 0
+                    || (!collector.isJFIF && collector.adobeTransform == nil && frame.components.map(\.id) == [0x52, 0x47, 0x42])
+                guard rgb else {
+                    throw .unsupported(process: "lossless YCbCr (libjpeg-turbo converts no colour in lossless mode)", offset: scan.offset)
+                }
+            }
+            mode = .lossless
+            let samples = frame.width * frame.height
+            losslessPlanes = frame.components.map { _ in [UInt16](repeating: 0, count: samples) }
+            losslessRows = [Int](repeating: 0, count: frame.components.count)
+            let format = header?.pixelFormat ?? .gray8
+            var out = Image(width: frame.width, height: frame.height, format: format, metadata: metadata)
+            out.metadata.sampleBits = losslessSampleBits
+            image = out
+        }
+        guard (1 ... 7).contains(scan.ss), scan.se == 0, scan.ah == 0, scan.al < frame.precision else {
+            throw .invalidScan(reason: "lossless scan with predictor \(scan.ss), Se \(scan.se), Ah \(scan.ah), point transform \(scan.al)",
+                               offset: scan.offset)
+        }
+        var tables: [HuffmanTable] = []
+        for (i, _) in scan.components.enumerated() {
+            let index = scan.dcTables[i]
+            guard index < 4, let spec = losslessTableSpecs[index] else {
+                throw .missingTable(kind: "Huffman", index: index, offset: scan.offset)
+            }
+            // Differences take categories 0...16 (T.81 H.1.2.2).
+            guard let table = HuffmanTable(counts: spec.counts, values: spec.values, isDC: false),
+                  !spec.values.contains(where: { $0 > 16 }) else {
+                throw .invalidHuffmanTable(reason: "lossless table \(index) with a category above 16 or bad code lengths", offset: scan.offset)
+            }
+            tables.append(table)
+        }
+        let interleaved = scan.components.count > 1
+        if restartInterval > 0 && restartInterval % frame.width != 0 {
+            // libjpeg-turbo 3 restarts lossless scans on whole rows (restart_rows_to_go).
+            throw .unsupported(process: "a lossless restart interval of \(restartInterval) samples, not whole rows of \(frame.width)",
+                               offset: scan.offset)
+        }
+        let plan = ScanPlan(tables: tables, idcts: [], kind: .sequential, components: [], mcusWide: frame.width,
+                            mcuCount: frame.width * frame.height, restartInterval: restartInterval, ss: scan.ss, se: 0,
+                            ah: 0, al: scan.al, interleaved: interleaved, offset: scan.offset, leniencies: options.leniencies)
+        var state = EntropyState()
+        state.restartsToGo = restartInterval
+        lossless = LosslessScan(components: scan.components, tables: tables, predictor: scan.ss, pointTransform: scan.al,
+                                plan: plan, state: state)
+        retryAt = 0
+        markerScan = 0
+        phase = .scan
+    }
+
+    /// Decodes the rows the bytes present complete; true when the scan is complete.
+    mutating func runLosslessScan(_ events: inout [DecodingEvent]) throws(JPEGError) -> Bool {
+        guard var scan = lossless, let frame else { return false }
+        let isFinal = input.isFinished
+        if !isFinal && input.count < retryAt && !markerArrived() { return false }
+        var planes = losslessPlanes
+        losslessPlanes = []
+        var warnings: [String] = []
+        var step = ScanStep.needMore
+        let baseOffset = input.offset()
+        let precision = frame.precision
+        planes.withUnsafeMutableBufferPointer { planeArrays in
+            var pointers: [UnsafeMutablePointer<UInt16>] = []
+            for c in scan.components {
+                planeArrays[c].withUnsafeMutableBufferPointer { p in if let b = p.baseAddress { pointers.append(b) } }
+            }
+            guard pointers.count == scan.components.count else { return }
+            input.withUnsafeUnread { bytes in
+                let empty: [UInt8] = [0]
+                empty.withUnsafeBufferPointer { stand in
+                    guard let data = bytes.baseAddress ?? stand.baseAddress else { return }
+                    step = LosslessRows.decode(&scan, planes: pointers, width: frame.width, height: frame.height,
+                                               precision: precision, data: data, end: bytes.baseAddress == nil ? 0 : bytes.count,
+                                               isFinal: isFinal, baseOffset: baseOffset, warnings: &warnings)
+                }
+            }
+        }
+        losslessPlanes = planes
+        input.consume(min(scan.state.reader.position, input.count))
+        scan.state.reader.position = 0
+        for w in warnings { events.append(.warning(w)) }
+        for c in scan.components { losslessRows[c] = scan.row }
+        emitLosslessRows(frame: frame, pointTransform: scan.pointTransform, &events)
+        switch step {
+        case .reached:
+            extraneousBytes += max(scan.state.reader.count, 0) / 8
+            scansCompleted += 1
+            lossless = nil
+            phase = .markers
+            retryAt = 0
+            markerScan = 0
+            return true
+        case .needMore, .truncated:
+            lossless = scan
+            retryAt = input.count + 64
+            markerScan = max(0, input.count - 1)
+            return false
+        case let .failed(error):
+            lossless = scan
+            throw error
+        }
+    }
+
+    /// Rows every component has decoded go to the output image (`sample << Pt`), in bands of
+    /// ``losslessBand`` rows (the last band shorter), so the events do not depend on how the
+    /// bytes were split.
+    private mutating func emitLosslessRows(frame: Frame, pointTransform pt: Int, _ events: inout [DecodingEvent]) {
+        let decoded = losslessRows.min() ?? 0
+        let final = decoded >= frame.height ? frame.height : decoded / Self.losslessBand * Self.losslessBand
+        guard final > rowsDone, var out = image else { return }
+        image = nil
+        let width = frame.width, channels = frame.components.count
+        let planes = losslessPlanes
+        let sixteen = out.format.is16Bit
+        out.pixels.withUnsafeMutableBytes { raw in
+            for c in 0 ..< channels {
+                planes[c].withUnsafeBufferPointer { plane in
+                    if sixteen {
+                        let o = raw.bindMemory(to: UInt16.self)
+                        for i in rowsDone * width ..< final * width {
+                            o[i &* channels &+ c] = UInt16(truncatingIfNeeded: Int(plane[i]) &<< pt)
+                        }
+                    } else {
+                        let o = raw.bindMemory(to: UInt8.self)
+                        for i in rowsDone * width ..< final * width {
+                            o[i &* channels &+ c] = UInt8(truncatingIfNeeded: Int(plane[i]) &<< pt)
+                        }
+                    }
+                }
+            }
+        }
+        image = out
+        var y = rowsDone
+        while y < final {
+            let next = min(y + Self.losslessBand, final)
+            events.append(.rows(y ..< next))
+            y = next
+        }
+        rowsDone = final
+    }
+
+    /// EOI of a lossless frame: rows no scan reached stay zero.
+    mutating func endLosslessImage(_ events: inout [DecodingEvent]) {
+        if var out = image, rowsDone < out.height {
+            events.append(.rows(rowsDone ..< out.height))
+            rowsDone = out.height
+            image = nil
+            out.metadata = metadata
+            out.metadata.sampleBits = losslessSampleBits
+            image = out
+        }
+        losslessPlanes = []
+        if rowOutput != nil, let out = image {
+            // Row mode hands rows to encoders and resamplers, which read the full 16-bit range.
+            image = out.fullRange()
+        }
+        events.append(.end)
+        phase = .done
+    }
+}
+
+/// The row loop of a lossless scan.
+enum LosslessRows {
+    /// Decodes rows from `scan.row` to the end of the scan over `data[0..<end]`; on `.needMore`
+    /// and `.truncated` the state is the last complete row's.
+    static func decode(_ scan: inout LosslessScan, planes: [UnsafeMutablePointer<UInt16>], width: Int, height: Int,
+                       precision: Int, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool, baseOffset: Int,
+                       warnings: inout [String]) -> ScanStep {
+        let n = planes.count
+        let initial = 1 << max(precision - scan.pointTransform - 1, 0)
+        return planes.withUnsafeBufferPointer { planePointers in
+            scan.tables.map { $0.lookup }.withUnsafeBufferPointer { lookups in
+                guard let planeBase = planePointers.baseAddress, let tableBase = lookups.baseAddress else { return .failed(.invalidOption("no planes")) }
+                while scan.row < height {
+                    if scan.plan.restartInterval > 0 && scan.state.restartsToGo == 0 {
+                        let r = MCULoop.restart(&scan.state, plan: scan.plan, data: data, end: end, isFinal: isFinal,
+                                                baseOffset: baseOffset, warnings: &warnings)
+                        if r != .reached { return r }
+                        scan.intervalStart = true
+                    }
+                    scan.state.reader.starved = false
+                    let saved = scan.state
+                    let skipping = scan.state.skipping
+                    switch scan.predictor {
+                    case 1: row(&scan, 1, planeBase, tableBase, n, width, initial, skipping, data, end, isFinal)
+                    case 2: row(&scan, 2, planeBase, tableBase, n, width, initial, skipping, data, end, isFinal)
+                    case 3: row(&scan, 3, planeBase, tableBase, n, width, initial, skipping, data, end, isFinal)
+                    case 4: row(&scan, 4, planeBase, tableBase, n, width, initial, skipping, data, end, isFinal)
+                    case 5: row(&scan, 5, planeBase, tableBase, n, width, initial, skipping, data, end, isFinal)
+                    case 6: row(&scan, 6, planeBase, tableBase, n, width, initial, skipping, data, end, isFinal)
+                    default: row(&scan, 7, planeBase, tableBase, n, width, initial, skipping, data, end, isFinal)
+                    }
+                    let reader = scan.state.reader
+                    if reader.overran && (reader.starved || reader.hitEnd) {
+                        let starved = reader.starved
+                        scan.state = saved
+                        return starved ? .needMore : .truncated
+                    }
+                    if reader.damage != 0 {
+                        let offset = baseOffset + reader.approximateOffset
+                        scan.state.reader.damage = 0
+                        if !scan.plan.leniencies.contains(.corruptData) {
+                            return .failed(.corruptData(reason: "bad Huffman code", offset: offset))
+                        }
+                        if scan.state.damageReports < 10 {
+                            scan.state.damageReports += 1
+                            warnings.append("corrupt JPEG data at offset \(offset): bad Huffman code")
+                        }
+                    }
+                    if reader.hitMarker && reader.overran && !scan.state.skipping {
+                        // libjpeg's JWRN_HIT_MARKER: the rest of the interval gets no differences.
+                        if !scan.plan.leniencies.contains(.prematureMarker) {
+                            return .failed(.corruptData(reason: "premature end of entropy-coded data (a marker inside the scan)",
+                                                        offset: baseOffset + reader.position))
+                        }
+                        warnings.append("premature end of entropy-coded data at offset \(baseOffset + reader.position); the rest of the interval is predicted")
+                        scan.state.skipping = true
+                        scan.state.reader.count = 0
+                        scan.state.reader.bits = 0
+                    }
+                    scan.intervalStart = false
+                    scan.row &+= 1
+                    scan.state.restartsToGo &-= width
+                }
+                return .reached
+            }
+        }
+    }
+
+    /// One row of every scan component: a difference per sample (none while `skipping`), added
+    /// to the prediction, modulo 2^16 (T.81 H.1.2).
+    @inline(__always)
+    private static func row(_ scan: inout LosslessScan, _ predictor: Int, _ planes: UnsafePointer<UnsafeMutablePointer<UInt16>>,
+                            _ tables: UnsafePointer<HuffmanLookup>, _ n: Int, _ width: Int, _ initial: Int, _ skipping: Bool,
+                            _ data: UnsafePointer<UInt8>, _ end: Int, _ isFinal: Bool) {
+        let y = scan.row
+        let first = scan.intervalStart
+        var reader = scan.state.reader
+        var w = BitWindow(reader)
+        for x in 0 ..< width {
+            for i in 0 ..< n {
+                var difference = 0
+                if !skipping {
+                    if w.count < 32 { w.refill(&reader, data, end, isFinal) }
+                    let s = w.decode(tables[i], &reader)
+                    if s == 16 {
+                        difference = 32768
+                    } else if s > 0 {
+                        if w.count < 32 { w.refill(&reader, data, end, isFinal) }
+                        difference = w.receiveExtend(s & 15)
+                    }
+                }
+                let plane = planes[i] + y &* width
+                let prediction: Int
+                if first {
+                    prediction = x == 0 ? initial : Int(plane[x &- 1])
+                } else if x == 0 {
+                    prediction = Int(plane[x &- width])
+                } else {
+                    let ra = Int(plane[x &- 1]), rb = Int(plane[x &- width]), rc = Int(plane[x &- width &- 1])
+                    switch predictor {
+                    case 1: prediction = ra
+                    case 2: prediction = rb
+                    case 3: prediction = rc
+                    case 4: prediction = ra &+ rb &- rc
+                    case 5: prediction = ra &+ ((rb &- rc) &>> 1)
+                    case 6: prediction = rb &+ ((ra &- rc) &>> 1)
+                    default: prediction = (ra &+ rb) &>> 1
+                    }
+                }
+                plane[x] = UInt16(truncatingIfNeeded: difference &+ prediction)
+            }
+        }
+        w.store(into: &reader)
+        scan.state.reader = reader
+    }
+}
