@@ -63,6 +63,8 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     var lossless: LosslessScan?
     var losslessPlanes: [[UInt16]] = []
     var losslessRows: [Int] = []
+    /// A lossless frame decoded straight into the image (one 16-bit component, no point transform).
+    var losslessDirect = false
     var collector = MetadataCollector()
     /// CMYK samples are stored inverted (an Adobe marker came before the first scan, as
     /// Photoshop writes them); latched at the first scan, like libjpeg's colour space, so an

@@ -10,6 +10,16 @@ import ImageCore
 /// chunking gives the same samples. Finished rows go to the output image (`sample << Pt`):
 /// 8-bit formats up to 8 bits of precision, 16-bit formats above with the samples as they are
 /// (0...2^P - 1, ``ImageMetadata/sampleBits``).
+extension Optional where Wrapped == Image {
+    /// The 16-bit samples of the wrapped image, or nil.
+    mutating func withUnsafeMutablePixels(_ body: (UnsafeMutablePointer<UInt16>?) -> Void) {
+        guard var image = self else { return body(nil) }
+        self = nil
+        image.pixels.withUnsafeMutableBytes { raw in body(raw.bindMemory(to: UInt16.self).baseAddress) }
+        self = image
+    }
+}
+
 struct LosslessScan {
     /// Frame component indices, in scan order.
     var components: [Int]
@@ -57,12 +67,18 @@ extension JPEGDecoder {
             }
             mode = .lossless
             let samples = frame.width * frame.height
-            losslessPlanes = frame.components.map { _ in [UInt16](repeating: 0, count: samples) }
-            losslessRows = [Int](repeating: 0, count: frame.components.count)
             let format = header?.pixelFormat ?? .gray8
-            var out = Image(width: frame.width, height: frame.height, format: format, metadata: metadata)
+            // One 16-bit component without a point transform is its own output: decoded in place.
+            losslessDirect = frame.components.count == 1 && format.is16Bit && scan.al == 0
+            losslessPlanes = frame.components.map { _ in losslessDirect ? [] : [UInt16](repeating: 0, count: samples) }
+            losslessRows = [Int](repeating: 0, count: frame.components.count)
+            // Every row is written before it is shown (rows no scan reaches are cleared at EOI).
+            var out = Image.unfilled(width: frame.width, height: frame.height, format: format, metadata: metadata)
             out.metadata.sampleBits = losslessSampleBits
             image = out
+        }
+        if losslessDirect && scan.al != 0 {
+            throw .unsupported(process: "a lossless component scanned twice with different point transforms", offset: scan.offset)
         }
         guard (1 ... 7).contains(scan.ss), scan.se == 0, scan.ah == 0, scan.al < frame.precision else {
             throw .invalidScan(reason: "lossless scan with predictor \(scan.ss), Se \(scan.se), Ah \(scan.ah), point transform \(scan.al)",
@@ -106,14 +122,21 @@ extension JPEGDecoder {
         if !isFinal && input.count < retryAt && !markerArrived() { return false }
         var planes = losslessPlanes
         losslessPlanes = []
+        var direct = losslessDirect ? image : nil
+        if direct != nil { image = nil }
         var warnings: [String] = []
         var step = ScanStep.needMore
         let baseOffset = input.offset()
         let precision = frame.precision
         planes.withUnsafeMutableBufferPointer { planeArrays in
+          direct.withUnsafeMutablePixels { directPixels in
             var pointers: [UnsafeMutablePointer<UInt16>] = []
-            for c in scan.components {
-                planeArrays[c].withUnsafeMutableBufferPointer { p in if let b = p.baseAddress { pointers.append(b) } }
+            if let directPixels {
+                pointers = [directPixels]
+            } else {
+                for c in scan.components {
+                    planeArrays[c].withUnsafeMutableBufferPointer { p in if let b = p.baseAddress { pointers.append(b) } }
+                }
             }
             guard pointers.count == scan.components.count else { return }
             input.withUnsafeUnread { bytes in
@@ -125,8 +148,10 @@ extension JPEGDecoder {
                                                isFinal: isFinal, baseOffset: baseOffset, warnings: &warnings)
                 }
             }
+          }
         }
         losslessPlanes = planes
+        if let direct { image = direct }
         input.consume(min(scan.state.reader.position, input.count))
         scan.state.reader.position = 0
         for w in warnings { events.append(.warning(w)) }
@@ -159,6 +184,17 @@ extension JPEGDecoder {
         let decoded = losslessRows.min() ?? 0
         let final = decoded >= frame.height ? frame.height : decoded / Self.losslessBand * Self.losslessBand
         guard final > rowsDone, var out = image else { return }
+        if losslessDirect {
+            // Decoded in place.
+            var y = rowsDone
+            while y < final {
+                let next = min(y + Self.losslessBand, final)
+                events.append(.rows(y ..< next))
+                y = next
+            }
+            rowsDone = final
+            return
+        }
         image = nil
         let width = frame.width, channels = frame.components.count
         let planes = losslessPlanes
@@ -194,8 +230,10 @@ extension JPEGDecoder {
     mutating func endLosslessImage(_ events: inout [DecodingEvent]) {
         if var out = image, rowsDone < out.height {
             events.append(.rows(rowsDone ..< out.height))
+            let start = rowsDone * out.bytesPerRow
             rowsDone = out.height
             image = nil
+            out.pixels.withUnsafeMutableBufferPointer { p in UnsafeMutableBufferPointer(rebasing: p[start...]).update(repeating: 0) }
             out.metadata = metadata
             out.metadata.sampleBits = losslessSampleBits
             image = out
@@ -278,8 +316,26 @@ enum LosslessRows {
         }
     }
 
+    /// A difference (T.81 H.1.2.2: category 16 is 32768 with no extra bits). One refill covers
+    /// it: a code of at most 16 bits and at most 15 extra bits.
+    @inline(__always)
+    static func decodeDifference(_ w: inout BitWindow, _ reader: inout BitReader, _ table: HuffmanLookup,
+                           _ data: UnsafePointer<UInt8>, _ end: Int, _ isFinal: Bool) -> Int {
+        if w.count < 32 { w.refill(&reader, data, end, isFinal) }
+        let s = w.decode(table, &reader)
+        // RECEIVE and EXTEND without branches (the sign of a difference is a coin toss):
+        // n = 0 reads nothing, and category 16 (n = 0 here) is 32768.
+        let n = s & 15
+        let v = Int(truncatingIfNeeded: (w.bits &>> 1) &>> UInt64(63 &- n))
+        w.bits &<<= UInt64(n)
+        w.count &-= n
+        let extended = v &+ (((v &- ((1 &<< n) &>> 1)) &>> 63) & ((-1 &<< n) &+ 1))
+        return s == 16 ? 32768 : extended
+    }
+
     /// One row of every scan component: a difference per sample (none while `skipping`), added
-    /// to the prediction, modulo 2^16 (T.81 H.1.2).
+    /// to the prediction, modulo 2^16 (T.81 H.1.2). `predictor` is a constant in each caller's
+    /// copy, so the switch below folds away.
     @inline(__always)
     private static func row(_ scan: inout LosslessScan, _ predictor: Int, _ planes: UnsafePointer<UnsafeMutablePointer<UInt16>>,
                             _ tables: UnsafePointer<HuffmanLookup>, _ n: Int, _ width: Int, _ initial: Int, _ skipping: Bool,
@@ -288,38 +344,56 @@ enum LosslessRows {
         let first = scan.intervalStart
         var reader = scan.state.reader
         var w = BitWindow(reader)
-        for x in 0 ..< width {
-            for i in 0 ..< n {
-                var difference = 0
-                if !skipping {
-                    if w.count < 32 { w.refill(&reader, data, end, isFinal) }
-                    let s = w.decode(tables[i], &reader)
-                    if s == 16 {
-                        difference = 32768
-                    } else if s > 0 {
-                        if w.count < 32 { w.refill(&reader, data, end, isFinal) }
-                        difference = w.receiveExtend(s & 15)
-                    }
+        @inline(__always) func difference(_ table: HuffmanLookup) -> Int {
+            skipping ? 0 : LosslessRows.decodeDifference(&w, &reader, table, data, end, isFinal)
+        }
+        @inline(__always) func predict(_ ra: Int, _ rb: Int, _ rc: Int) -> Int {
+            switch predictor {
+            case 1: return ra
+            case 2: return rb
+            case 3: return rc
+            case 4: return ra &+ rb &- rc
+            case 5: return ra &+ ((rb &- rc) &>> 1)
+            case 6: return rb &+ ((ra &- rc) &>> 1)
+            default: return (ra &+ rb) &>> 1
+            }
+        }
+        if n == 1 && !skipping {
+            // One component: the bit buffer and the left neighbour stay in registers (the
+            // difference is decoded through inout parameters, which a closure's captures are not).
+            let plane = planes[0] + y &* width, above = plane - width
+            let table = tables[0]
+            var ra = (decodeDifference(&w, &reader, table, data, end, isFinal) &+ (first ? initial : Int(above[0]))) & 0xFFFF
+            plane[0] = UInt16(truncatingIfNeeded: ra)
+            if first {
+                for x in 1 ..< max(width, 1) {
+                    ra = (decodeDifference(&w, &reader, table, data, end, isFinal) &+ ra) & 0xFFFF
+                    plane[x] = UInt16(truncatingIfNeeded: ra)
                 }
-                let plane = planes[i] + y &* width
-                let prediction: Int
-                if first {
-                    prediction = x == 0 ? initial : Int(plane[x &- 1])
-                } else if x == 0 {
-                    prediction = Int(plane[x &- width])
-                } else {
-                    let ra = Int(plane[x &- 1]), rb = Int(plane[x &- width]), rc = Int(plane[x &- width &- 1])
-                    switch predictor {
-                    case 1: prediction = ra
-                    case 2: prediction = rb
-                    case 3: prediction = rc
-                    case 4: prediction = ra &+ rb &- rc
-                    case 5: prediction = ra &+ ((rb &- rc) &>> 1)
-                    case 6: prediction = rb &+ ((ra &- rc) &>> 1)
-                    default: prediction = (ra &+ rb) &>> 1
-                    }
+            } else {
+                var rb = Int(above[0])
+                for x in 1 ..< max(width, 1) {
+                    let rc = rb
+                    rb = Int(above[x])
+                    ra = (decodeDifference(&w, &reader, table, data, end, isFinal) &+ predict(ra, rb, rc)) & 0xFFFF
+                    plane[x] = UInt16(truncatingIfNeeded: ra)
                 }
-                plane[x] = UInt16(truncatingIfNeeded: difference &+ prediction)
+            }
+        } else {
+            for x in 0 ..< width {
+                for i in 0 ..< n {
+                    let d = difference(tables[i])
+                    let plane = planes[i] + y &* width
+                    let prediction: Int
+                    if first {
+                        prediction = x == 0 ? initial : Int(plane[x &- 1])
+                    } else if x == 0 {
+                        prediction = Int(plane[x &- width])
+                    } else {
+                        prediction = predict(Int(plane[x &- 1]), Int(plane[x &- width]), Int(plane[x &- width &- 1]))
+                    }
+                    plane[x] = UInt16(truncatingIfNeeded: d &+ prediction)
+                }
             }
         }
         w.store(into: &reader)
