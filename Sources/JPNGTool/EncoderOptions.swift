@@ -23,6 +23,12 @@ struct EncoderOptionGroup: ParsableArguments {
     @Flag(help: "JPEG output: arithmetic coding (SOF9, SOF10 with --progressive), as cjpeg -arithmetic: smaller files that browsers do not decode.")
     var arithmetic = false
 
+    @Option(help: "JPEG output: lossless JPEG (SOF3) with this predictor, 1-7 (1: left neighbour), as libjpeg-turbo 3 writes it; 16-bit images keep 16 bits (12-bit ones 12).")
+    var lossless: Int?
+
+    @Option(help: "JPEG output with --lossless: low bits dropped from each sample (point transform), 0 by default.")
+    var pointTransform: Int = 0
+
     @Option(help: "Threads: APNG frames decoded ahead and compressed at once; a PNG's rows unfiltered, and a baseline JPEG's rows reconstructed, on a second thread when decoding to memory; a PNG's 256 KiB bands deflated at once; a baseline JPEG's rows transformed on a second thread while the first codes them (default: the processors online, for JPEG from a megapixel up; 1: one thread). The output is the same for any count.")
     var threads: Int?
 
@@ -31,10 +37,14 @@ struct EncoderOptionGroup: ParsableArguments {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         guard (1 ... 100).contains(quality) else { throw ValidationError("--quality must be 1 to 100") }
         if arithmetic && optimize { throw ValidationError("--optimize is for Huffman tables; arithmetic coding has none") }
+        if let lossless, !(1 ... 7).contains(lossless) { throw ValidationError("--lossless takes a predictor 1 to 7") }
+        if lossless != nil && (progressive || arithmetic) { throw ValidationError("--lossless is sequential and Huffman-coded here") }
+        if pointTransform != 0 && lossless == nil { throw ValidationError("--point-transform needs --lossless") }
     }
 
     var settings: EncodeSettings {
         EncodeSettings(pngLevel: level, jpegQuality: quality, progressive: progressive,
-                       subsampling: subsampling, optimize: optimize, threads: threads, arithmetic: arithmetic)
+                       subsampling: subsampling, optimize: optimize, threads: threads, arithmetic: arithmetic,
+                       lossless: lossless.map { JPEGLossless(predictor: $0, pointTransform: pointTransform) })
     }
 }

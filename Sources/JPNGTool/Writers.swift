@@ -47,6 +47,8 @@ struct EncodeSettings {
     var threads: Int?
     /// JPEG: arithmetic coding.
     var arithmetic = false
+    /// JPEG: lossless (SOF3) settings.
+    var lossless: JPEGLossless?
 }
 
 /// Encodes `image` as `format`; `notice` hears of anything the format cannot keep (formats
@@ -71,6 +73,7 @@ func encodeImage(_ original: Image, as format: OutputFormat, settings: EncodeSet
         if settings.optimize { options.optimizeHuffman = true }
         options.threads = settings.threads
         options.arithmetic = settings.arithmetic
+        options.lossless = settings.lossless
         do { return try JPEGEncoder.encode(image, options: options) } catch { throw CLIError("\(error)") }
     case .jpng:
         if !image.format.hasAlpha { notice("the image has no alpha channel: the JPNG mask is all opaque") }

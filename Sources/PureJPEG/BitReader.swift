@@ -223,14 +223,15 @@ struct BitWindow {
         return v
     }
 
-    /// RECEIVE then EXTEND (T.81 F.2.2.1): an `n`-bit magnitude category as a signed value.
+    /// RECEIVE then EXTEND (T.81 F.2.2.1): an `n`-bit magnitude category (0...15) as a signed
+    /// value, without branches: the sign of a value is a coin toss, and a branch on it cost the
+    /// lossless decoder 40% of its time (n = 0 reads nothing and gives 0).
     @inline(__always)
     mutating func receiveExtend(_ n: Int) -> Int {
-        if n == 0 { return 0 }
-        let v = Int(truncatingIfNeeded: bits &>> UInt64(64 &- n))
+        let v = Int(truncatingIfNeeded: (bits &>> 1) &>> UInt64(63 &- n))
         bits &<<= UInt64(n)
         count &-= n
-        return v < (1 &<< (n &- 1)) ? v &- (1 &<< n) &+ 1 : v
+        return v &+ (((v &- ((1 &<< n) &>> 1)) &>> 63) & ((-1 &<< n) &+ 1))
     }
 
     /// ``BitReader/bit()``.

@@ -323,13 +323,8 @@ enum LosslessRows {
                            _ data: UnsafePointer<UInt8>, _ end: Int, _ isFinal: Bool) -> Int {
         if w.count < 32 { w.refill(&reader, data, end, isFinal) }
         let s = w.decode(table, &reader)
-        // RECEIVE and EXTEND without branches (the sign of a difference is a coin toss):
-        // n = 0 reads nothing, and category 16 (n = 0 here) is 32768.
-        let n = s & 15
-        let v = Int(truncatingIfNeeded: (w.bits &>> 1) &>> UInt64(63 &- n))
-        w.bits &<<= UInt64(n)
-        w.count &-= n
-        let extended = v &+ (((v &- ((1 &<< n) &>> 1)) &>> 63) & ((-1 &<< n) &+ 1))
+        // Category 16 (n = 0 for RECEIVE and EXTEND, which reads nothing) is 32768.
+        let extended = w.receiveExtend(s & 15)
         return s == 16 ? 32768 : extended
     }
 

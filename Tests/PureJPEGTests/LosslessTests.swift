@@ -101,3 +101,67 @@ struct LosslessDecodingTests {
         #expect(try JPEGDecoder.decode(bytes, options: options).width == 71)
     }
 }
+
+@Suite("Lossless JPEG encoder (libjpeg-turbo 3 byte for byte)")
+struct LosslessEncoderTests {
+    /// The files libjpeg-turbo 3 wrote (through imagecodecs); their decoded samples are the input.
+    static let references = LosslessVector.all.filter { $0.file.hasPrefix("lj3_") }
+
+    /// The samples of a reference as an image: 8-bit formats up to 8 bits, 16-bit above.
+    static func image(_ vector: LosslessVector) throws -> Image {
+        let reference = try #require(LosslessVector.samples(try TestVectors.bytes("jpeg-lossless/" + vector.expected)))
+        let format = PixelFormat(color: vector.channels == 3, alpha: false, sixteenBit: vector.precision > 8)
+        var image = Image(width: reference.width, height: reference.height, format: format)
+        image.pixels.withUnsafeMutableBytes { raw in
+            if format.is16Bit {
+                let p = raw.bindMemory(to: UInt16.self)
+                for (i, v) in reference.values.enumerated() { p[i] = UInt16(v) }
+            } else {
+                for (i, v) in reference.values.enumerated() { raw[i] = UInt8(v) }
+            }
+        }
+        if format.is16Bit && vector.precision < 16 { image.metadata.sampleBits = vector.precision }
+        return image
+    }
+
+    @Test func present() { #expect(Self.references.count == 29) }
+
+    @Test("byte-identical with libjpeg-turbo 3", arguments: references)
+    func matches(_ vector: LosslessVector) throws {
+        let expected = try TestVectors.bytes("jpeg-lossless/" + vector.file)
+        var options = JPEGEncodingOptions()
+        options.lossless = JPEGLossless(predictor: vector.predictor, precision: vector.precision)
+        let actual = try JPEGEncoder.encode(try Self.image(vector), options: options)
+        let firstDifference = (0 ..< min(actual.count, expected.count)).first { actual[$0] != expected[$0] } ?? min(actual.count, expected.count)
+        #expect(actual.count == expected.count && firstDifference == actual.count,
+                "sizes \(actual.count) vs \(expected.count), first difference at \(firstDifference)")
+    }
+
+    @Test("point transforms and restart intervals round-trip through the decoder",
+          arguments: [(1, 0, 0), (4, 2, 0), (7, 3, 2), (5, 1, 1), (2, 0, 3)])
+    func roundTrip(_ settings: (predictor: Int, pt: Int, restartRows: Int)) throws {
+        for vector in Self.references where vector.predictor == 1 || vector.file.contains("rgb12") {
+            let image = try Self.image(vector)
+            var options = JPEGEncodingOptions(restartInterval: settings.restartRows * image.width)
+            options.lossless = JPEGLossless(predictor: settings.predictor, pointTransform: min(settings.pt, vector.precision - 1),
+                                            precision: vector.precision)
+            let bytes = try JPEGEncoder.encode(image, options: options)
+            let decoded = try JPEGDecoder.decode(bytes)
+            let pt = min(settings.pt, vector.precision - 1)
+            let expected = LosslessVector.samples(of: image).map { ($0 >> pt) << pt }
+            #expect(LosslessVector.samples(of: decoded) == expected, "\(vector.file)")
+            #expect(try decodeInPieces(bytes, size: 7).result.get() == decoded)
+        }
+    }
+
+    @Test("out-of-range settings are refused")
+    func refused() throws {
+        let image = Image(width: 4, height: 4, format: .gray8)
+        for bad in [JPEGLossless(predictor: 0), JPEGLossless(predictor: 8), JPEGLossless(pointTransform: 8),
+                    JPEGLossless(precision: 1), JPEGLossless(precision: 17)] {
+            var options = JPEGEncodingOptions()
+            options.lossless = bad
+            #expect(throws: JPEGEncoderError.self) { try JPEGEncoder.encode(image, options: options) }
+        }
+    }
+}

@@ -38,6 +38,7 @@ public enum JPEGEncoder {
         guard image.pixels.count == image.width * image.height * image.format.bytesPerPixel else {
             throw .invalidParameter("pixel buffer of \(image.pixels.count) bytes does not match \(image.width)x\(image.height) \(image.format)")
         }
+        if let lossless = options.lossless { return try LosslessEncoder.encode(image, options: options, lossless: lossless) }
         // Straight colour is what a JPEG without alpha must show; 16-bit rounds to 8 (ImageCore's rule).
         var source = image.isPremultiplied ? image.unpremultiplied() : image
         if source.format.is16Bit { source = source.converted(to: source.format.eightBit) }

@@ -105,6 +105,10 @@ public struct JPEGEncodingOptions: Sendable, Equatable {
     /// arithmetic decoding (most browsers) cannot read. Its statistics adapt as it codes, so
     /// there are no tables to optimize: ``optimizeHuffman`` `true` is refused with it.
     public var arithmetic = false
+    /// Lossless JPEG (SOF3) with these settings instead of the DCT: every sample kept (bar a
+    /// point transform), 2-16 bits a sample, as libjpeg-turbo 3 writes it. Quality,
+    /// subsampling, tables and scan scripts do not apply; gray or RGB (no colour transform).
+    public var lossless: JPEGLossless?
 
     /// Options with `cjpeg`'s defaults unless given; checked when encoding, where a value out of range
     /// throws ``JPEGEncoderError/invalidParameter(_:)``.

@@ -57,6 +57,9 @@ public struct JPEGStreamEncoder {
         guard !options.progressive else {
             throw .invalidParameter("the stream encoder writes baseline only; progressive needs JPEGEncoder.encode")
         }
+        guard options.lossless == nil else {
+            throw .invalidParameter("the stream encoder writes DCT baseline only; lossless JPEG needs JPEGEncoder.encode")
+        }
         guard !options.arithmetic else {
             throw .invalidParameter("the stream encoder writes Huffman-coded baseline only; arithmetic coding needs JPEGEncoder.encode")
         }
