@@ -90,13 +90,13 @@ seed_corpus() {
     case $t in
         png) dirs=(Vectors/png); exts=(png) ;;
         apng) dirs=(Vectors/apng); exts=(png) ;;
-        jpeg) dirs=(Vectors/jpeg Vectors/jpeg-encoder); exts=(jpg jpeg) ;;
+        jpeg) dirs=(Vectors/jpeg Vectors/jpeg-encoder Vectors/jpeg-arithmetic Vectors/jpeg-encoder-arithmetic Vectors/jpeg-lossless); exts=(jpg jpeg) ;;
         gif) dirs=(Vectors/gif); exts=(gif) ;;
         jpng) dirs=(Vectors/jpeg-encoder Fuzz/seeds/jpng); exts=(jpg jpng) ;;
         imagesource) dirs=(Vectors Fuzz/seeds); exts=(png jpg gif jpng pbm pgm ppm pam) ;;
         # The differential targets: their plain counterparts' seeds plus the damaged files, whose
         # libjpeg / libpng behaviour the decoders follow.
-        diff-jpeg) dirs=(Vectors/jpeg Vectors/jpeg-encoder Vectors/jpeg-damaged Vectors/jpeg-extra Vectors/jpeg-smoothing Vectors/jpeg-idct-overflow); exts=(jpg jpeg) ;;
+        diff-jpeg) dirs=(Vectors/jpeg Vectors/jpeg-encoder Vectors/jpeg-damaged Vectors/jpeg-extra Vectors/jpeg-smoothing Vectors/jpeg-idct-overflow Vectors/jpeg-arithmetic); exts=(jpg jpeg) ;;
         diff-png) dirs=(Vectors/png); exts=(png) ;;
         diff-gif) dirs=(Vectors/gif); exts=(gif) ;;
     esac
