@@ -44,6 +44,8 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     /// The quantization table each component uses, latched at its first scan as libjpeg does, prepared for the kernels (4 x `JPEGKernels.quantStride`).
     var componentQuant = [UInt16](repeating: 0, count: 4 * JPEGKernels.quantStride)
     var quantLatched = [Bool](repeating: false, count: 4)
+    /// The same tables as DQT gave them (natural order), for the 12-bit IDCT.
+    var componentQuantTables: [[UInt16]] = [[], [], [], []]
     var dcTables: [HuffmanTable?] = [nil, nil, nil, nil]
     var acTables: [HuffmanTable?] = [nil, nil, nil, nil]
     /// Tables defined but invalid (DC 0-3, AC 4-7): refused when a scan uses them, as libjpeg does.
@@ -217,7 +219,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         }
         if phase == .done, var result = image {
             result.metadata = metadata
-            result.metadata.sampleBits = losslessSampleBits
+            result.metadata.sampleBits = outputSampleBits
             if options.applyOrientation { result = result.oriented(metadata.orientation) }
             return result
         }
@@ -250,6 +252,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                 final.metadata = metadata
                 return final
             }
+            if frame.precision == 12 { return renderTwelveBit(frame) }
             return cachedRender(frame: frame, geometry: geometry, fill: fillingCache)
         }
         guard var out = image else {
@@ -264,7 +267,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             }
         }
         out.metadata = metadata
-        out.metadata.sampleBits = losslessSampleBits
+        out.metadata.sampleBits = outputSampleBits
         return out
     }
 
@@ -506,10 +509,14 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         }
         let longer = max(frame.width, frame.height)
         let lossless = frame.process == .lossless
-        if lossless {
-            // libjpeg-turbo 3 does not scale lossless images; a size-to-fit request gets the full size.
+        let twelveBit = frame.precision == 12 && !lossless
+        if twelveBit && frame.components.count == 4 {
+            throw .unsupported(process: "12-bit CMYK or YCCK", offset: frame.offset)
+        }
+        if lossless || twelveBit {
+            // Lossless and 12-bit frames are decoded at full size (a size-to-fit request gets it).
             if options.scale != 8 && options.scaleToFit == nil && options.dcScaleToFit == nil {
-                throw .unsupported(process: "scaled decoding of a lossless JPEG", offset: frame.offset)
+                throw .unsupported(process: "scaled decoding of a \(lossless ? "lossless" : "12-bit") JPEG", offset: frame.offset)
             }
             options.scale = 8
         } else if let fit = options.dcScaleToFit, (longer + 7) / 8 >= fit {
@@ -531,15 +538,17 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         }
         let outWidth = (frame.width * scale + 7) / 8, outHeight = (frame.height * scale + 7) / 8
         var format: PixelFormat = frame.components.count == 1 ? .gray8 : (frame.components.count == 4 && options.outputCMYK ? .rgba8 : .rgb8)
-        if lossless && frame.precision > 8 { format = frame.components.count == 1 ? .gray16 : .rgb16 }
+        if (lossless && frame.precision > 8) || twelveBit { format = frame.components.count == 1 ? .gray16 : .rgb16 }
         if frame.width * frame.height > limits.maxPixels {
             throw .limitExceeded(.pixels(requested: frame.width * frame.height, limit: limits.maxPixels), offset: frame.offset)
         }
         // Progressive frames keep every coefficient; sequential ones a few MCU rows (checked again at the first scan).
         // Lossless frames keep every sample (16 bits each) beside the image.
+        // 12-bit frames keep every coefficient and, at the end, a 16-bit plane per component.
         let working = lossless ? 2 * frame.width * frame.height * frame.components.count
+            : twelveBit ? 2 * frame.coefficientBytes
             : frame.isProgressive ? coefficientStoreBytes(frame) : 3 * 8 * frame.vMax * frame.mcusWide * 8 * frame.hMax * frame.components.count
-        let (imageBytesPerPixel, bandBytes) = lossless ? (format.bytesPerPixel, 0)
+        let (imageBytesPerPixel, bandBytes) = lossless || twelveBit ? (format.bytesPerPixel, 0)
             : outputBytes(format: format, whole: frame.isProgressive, width: outWidth, bandRows: frame.vMax * scale)
         if let violation = limits.check(width: outWidth, height: outHeight, bytesPerPixel: imageBytesPerPixel, extraBytes: working + bandBytes) {
             throw .limitExceeded(violation, offset: frame.offset)
@@ -556,7 +565,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     }
 
     /// The colour space as libjpeg-turbo's jdapimin default_decompress_parms decides it.
-    private func colorTransform(_ frame: Frame) -> ColorTransform {
+    func colorTransform(_ frame: Frame) -> ColorTransform {
         switch frame.components.count {
         case 1: return .gray
         case 3:
@@ -597,7 +606,8 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             }
             let geometry = try OutputGeometry(frame: frame, scale: options.scale, transform: colorTransform(frame),
                                               outputCMYK: options.outputCMYK, fancy: options.fancyUpsampling)
-            let streaming = !frame.isProgressive && scan.components.count == frame.components.count
+            // 12-bit frames render from the coefficient store (TwelveBit.swift).
+            let streaming = !frame.isProgressive && scan.components.count == frame.components.count && frame.precision == 8
             let extra = streaming ? geometry.workingBytes : geometry.workingBytes + coefficientStoreBytes(frame)
             let (imageBytesPerPixel, bandBytes) = outputBytes(format: geometry.format, whole: !streaming, width: geometry.width,
                                                               bandRows: geometry.bandRows)
@@ -636,6 +646,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                 guard tq < quantTables.count, let q = quantTables[tq] else {
                     throw .missingTable(kind: "quantization", index: tq, offset: scan.offset)
                 }
+                componentQuantTables[c] = q
                 let prepared = JPEGKernels.prepareQuant(q)
                 for k in 0 ..< JPEGKernels.quantStride { componentQuant[c * JPEGKernels.quantStride + k] = prepared[k] }
                 quantLatched[c] = true

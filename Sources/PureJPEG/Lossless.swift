@@ -42,10 +42,10 @@ extension JPEGDecoder {
     /// Rows a lossless frame's `.rows` events cover (each but the last).
     static let losslessBand = 16
 
-    /// 16-bit output of a lossless frame below 16 bits: its precision (the samples are not
-    /// scaled); nil otherwise, and in row mode, which scales them to the full range.
-    var losslessSampleBits: Int? {
-        guard let frame, frame.process == .lossless, frame.precision > 8, frame.precision < 16, rowOutput == nil else { return nil }
+    /// 16-bit output of a lossless or 12-bit frame below 16 bits: its precision (the samples
+    /// are not scaled); nil otherwise, and in row mode, which scales them to the full range.
+    var outputSampleBits: Int? {
+        guard let frame, frame.precision > 8, frame.precision < 16, rowOutput == nil else { return nil }
         return frame.precision
     }
 
@@ -74,7 +74,7 @@ extension JPEGDecoder {
             losslessRows = [Int](repeating: 0, count: frame.components.count)
             // Every row is written before it is shown (rows no scan reaches are cleared at EOI).
             var out = Image.unfilled(width: frame.width, height: frame.height, format: format, metadata: metadata)
-            out.metadata.sampleBits = losslessSampleBits
+            out.metadata.sampleBits = outputSampleBits
             image = out
         }
         if losslessDirect && scan.al != 0 {
@@ -235,7 +235,7 @@ extension JPEGDecoder {
             image = nil
             out.pixels.withUnsafeMutableBufferPointer { p in UnsafeMutableBufferPointer(rebasing: p[start...]).update(repeating: 0) }
             out.metadata = metadata
-            out.metadata.sampleBits = losslessSampleBits
+            out.metadata.sampleBits = outputSampleBits
             image = out
         }
         losslessPlanes = []

@@ -37,7 +37,7 @@ enum Marker {
 /// Parsers for the table and header segments (T.81 B.2). Each takes the segment body (after
 /// the length field) and the absolute offset of that body, and throws with exact offsets.
 enum SegmentParser {
-    /// SOFn (T.81 B.2.2). Only 8-bit precision and processes 0-2 (Huffman), 9 and 10 (arithmetic) are accepted.
+    /// SOFn (T.81 B.2.2): processes 0-2 (Huffman), 9 and 10 (arithmetic) with 8- or 12-bit samples, and 3 (lossless) with 2-16.
     static func frame(_ body: [UInt8], marker: UInt8, offset: Int) throws(JPEGError) -> Frame {
         let markerOffset = offset - 4
         let process: JPEGProcess
@@ -57,8 +57,8 @@ enum SegmentParser {
         let count = Int(body[5])
         if process == .lossless {
             guard (2 ... 16).contains(precision) else { throw .corruptData(reason: "sample precision \(precision)", offset: offset) }
-        } else if precision != 8 {
-            if precision == 12 || precision == 16 {
+        } else if precision != 8 && precision != 12 {
+            if precision == 16 {
                 throw .unsupported(process: "\(precision)-bit sample precision", offset: offset)
             }
             throw .corruptData(reason: "sample precision \(precision)", offset: offset)

@@ -244,6 +244,15 @@ extension JPEGDecoder {
             // EOI before any scan: the image data is missing, as if the file were cut short (row mode: no partial image).
             throw .truncated(offset: offset, partial: rowOutput == nil ? preview() : nil)
         }
+        if frame.precision == 12 {
+            // Rendered whole from the coefficients (TwelveBit.swift); row mode hands the image out.
+            image = renderTwelveBit(frame)
+            releasePreviewCache()
+            events.append(.rows(0 ..< geometry.height))
+            events.append(.end)
+            phase = .done
+            return
+        }
         if mode == .coefficients && rowOutput != nil {
             // Row mode: the final pass renders a band at a time as the caller takes the rows.
             let lastGoodRow = entropy.skipping || entropy.beganSkipping ? Int(entropy.lastGoodRow) : .max

@@ -372,8 +372,8 @@ def make_invalid(srcs):
     add_invalid("sof_sampling_0", patch(base, sof[1] + 11, bytes([0x00])), "corruptData", "H = V = 0")
     add_invalid("sof_sampling_5", patch(base, sof[1] + 11, bytes([0x51])), "corruptData", "H = 5")
     add_invalid("sof_quant_index_4", patch(base, sof[1] + 12, bytes([4])), "missingTable", "Tq = 4 (libjpeg: no such table when a scan latches it)")
-    add_invalid("sof_precision_12", patch(base, sof[1] + 4, bytes([12])), "unsupported",
-                "12-bit precision declared in SOF0")
+    add_invalid("sof_precision_16", patch(base, sof[1] + 4, bytes([16])), "unsupported",
+                "16-bit precision declared in SOF0 (no DCT process has it)")
     add_invalid("sos_unknown_component", patch(base, segs[-1][1] + 5, bytes([9])), "corruptData",
                 "scan names component 9")
     add_invalid("dqt_precision_2", patch(base, dqt[1] + 4, bytes([0x20])), "invalidSegment", "Pq = 2 (libjpeg reads 16-bit entries: the segment is too short)")
@@ -381,9 +381,8 @@ def make_invalid(srcs):
     # Unsupported processes.
     add_invalid("sof3_lossless", patch(base, sof[1] + 1, bytes([0xC3])), "unsupported", "SOF0 patched to SOF3")
     add_invalid("sof5_differential", patch(base, sof[1] + 1, bytes([0xC5])), "unsupported", "SOF0 patched to SOF5")
-    add_invalid("sof9_arithmetic", cjpeg(face64, "-arithmetic"), "unsupported", "cjpeg -arithmetic (real)")
-    add_invalid("sof10_arithmetic_progressive", cjpeg(face64, "-arithmetic", "-progressive"), "unsupported",
-                "cjpeg -arithmetic -progressive")
+    add_valid("sof9_arithmetic", cjpeg(face64, "-arithmetic"), "cjpeg -arithmetic")
+    add_valid("sof10_arithmetic_progressive", cjpeg(face64, "-arithmetic", "-progressive"), "cjpeg -arithmetic -progressive")
 
     # Too many scans: cjpeg/jpegtran cap scripts at 100 scans, so write one directly.
     many, count = many_scans_jpeg()
