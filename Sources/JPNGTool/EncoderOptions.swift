@@ -26,6 +26,9 @@ struct EncoderOptionGroup: ParsableArguments {
     @Option(help: "JPEG output: lossless JPEG (SOF3) with this predictor, 1-7 (1: left neighbour), as libjpeg-turbo 3 writes it; 16-bit images keep 16 bits (12-bit ones 12).")
     var lossless: Int?
 
+    @Option(help: "JPEG output: bits a sample, 8 or 12 (12-bit DCT, as libjpeg-turbo 3 writes it).")
+    var precision: Int = 8
+
     @Option(help: "JPEG output with --lossless: low bits dropped from each sample (point transform), 0 by default.")
     var pointTransform: Int = 0
 
@@ -40,11 +43,13 @@ struct EncoderOptionGroup: ParsableArguments {
         if let lossless, !(1 ... 7).contains(lossless) { throw ValidationError("--lossless takes a predictor 1 to 7") }
         if lossless != nil && (progressive || arithmetic) { throw ValidationError("--lossless is sequential and Huffman-coded here") }
         if pointTransform != 0 && lossless == nil { throw ValidationError("--point-transform needs --lossless") }
+        guard precision == 8 || precision == 12 else { throw ValidationError("--precision must be 8 or 12") }
     }
 
     var settings: EncodeSettings {
         EncodeSettings(pngLevel: level, jpegQuality: quality, progressive: progressive,
                        subsampling: subsampling, optimize: optimize, threads: threads, arithmetic: arithmetic,
-                       lossless: lossless.map { JPEGLossless(predictor: $0, pointTransform: pointTransform) })
+                       lossless: lossless.map { JPEGLossless(predictor: $0, pointTransform: pointTransform) },
+                       precision: precision)
     }
 }

@@ -49,6 +49,8 @@ struct EncodeSettings {
     var arithmetic = false
     /// JPEG: lossless (SOF3) settings.
     var lossless: JPEGLossless?
+    /// JPEG: bits a sample of a DCT file (8 or 12).
+    var precision = 8
 }
 
 /// Encodes `image` as `format`; `notice` hears of anything the format cannot keep (formats
@@ -74,6 +76,7 @@ func encodeImage(_ original: Image, as format: OutputFormat, settings: EncodeSet
         options.threads = settings.threads
         options.arithmetic = settings.arithmetic
         options.lossless = settings.lossless
+        options.precision = settings.precision
         do { return try JPEGEncoder.encode(image, options: options) } catch { throw CLIError("\(error)") }
     case .jpng:
         if !image.format.hasAlpha { notice("the image has no alpha channel: the JPNG mask is all opaque") }

@@ -53,3 +53,63 @@ struct TwelveBitDecodingTests {
         #expect(image.converted(to: .gray8) == wide.converted(to: .gray8))
     }
 }
+
+@Suite("12-bit JPEG encoder (libjpeg-turbo 3 byte for byte)")
+struct TwelveBitEncoderTests {
+    /// A committed 12-bit source (maxval 4095) as a 16-bit image with sampleBits 12.
+    static func source(_ name: String) throws -> Image {
+        let bytes = try TestVectors.bytes("jpeg-12bit/" + name)
+        let samples = try #require(LosslessVector.samples(bytes))
+        let color = bytes[1] == UInt8(ascii: "6")
+        var image = Image(width: samples.width, height: samples.height, format: color ? .rgb16 : .gray16)
+        image.pixels.withUnsafeMutableBytes { raw in
+            let p = raw.bindMemory(to: UInt16.self)
+            for (i, v) in samples.values.enumerated() { p[i] = UInt16(v) }
+        }
+        image.metadata.sampleBits = 12
+        return image
+    }
+
+    /// The manifest's files in a subsampling this encoder writes (4:4:4, 4:2:2, 4:2:0, gray).
+    static let cases: [(file: String, quality: Int, subsampling: ChromaSubsampling?)] = {
+        guard let text = try? String(contentsOf: TestVectors.url("jpeg-12bit/manifest.tsv"), encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").dropFirst().compactMap { line in
+            let f = line.split(separator: "\t").map(String.init)
+            guard f.count >= 6, let q = Int(f[4]) else { return nil }
+            if f[5] == "-" { return (f[0], q, nil) }
+            guard let s = ChromaSubsampling(rawValue: f[5]) else { return nil }
+            return (f[0], q, s)
+        }
+    }()
+
+    @Test func present() { #expect(Self.cases.count == 8) }
+
+    @Test("byte-identical with libjpeg-turbo 3", arguments: cases)
+    func matches(_ c: (file: String, quality: Int, subsampling: ChromaSubsampling?)) throws {
+        let image = try Self.source(c.subsampling == nil ? "source_gray12.pgm" : "source_rgb12.ppm")
+        var options = JPEGEncodingOptions(quality: c.quality, subsampling: c.subsampling ?? .s420)
+        options.precision = 12
+        let actual = try JPEGEncoder.encode(image, options: options)
+        let expected = try TestVectors.bytes("jpeg-12bit/" + c.file)
+        let firstDifference = (0 ..< min(actual.count, expected.count)).first { actual[$0] != expected[$0] } ?? min(actual.count, expected.count)
+        #expect(actual.count == expected.count && firstDifference == actual.count,
+                "sizes \(actual.count) vs \(expected.count), first difference at \(firstDifference)")
+    }
+
+    @Test("progressive, arithmetic and restart intervals at 12 bits decode back to the same samples as sequential")
+    func processes() throws {
+        let image = try Self.source("source_rgb12.ppm")
+        var options = JPEGEncodingOptions(quality: 90, subsampling: .s420)
+        options.precision = 12
+        let reference = try JPEGDecoder.decode(try JPEGEncoder.encode(image, options: options))
+        for (progressive, arithmetic, restart) in [(true, false, 0), (false, true, 0), (true, true, 3), (false, false, 2), (false, true, 5)] {
+            var o = options
+            o.progressive = progressive
+            o.arithmetic = arithmetic
+            o.restartInterval = restart
+            let bytes = try JPEGEncoder.encode(image, options: o)
+            #expect(try JPEGDecoder.decode(bytes) == reference, "progressive \(progressive) arithmetic \(arithmetic) restart \(restart)")
+            #expect(try decodeInPieces(bytes, size: 7).result.get() == reference)
+        }
+    }
+}

@@ -7,7 +7,10 @@ Vectors/jpeg-extra/base_420_s8.ppm (71x53) widened to 12 bits with a seeded dith
 seed 3), and of its Rec. 601 luma; the expected output is `jpeg8_decode` of each file, a PGM or
 PPM of the raw samples (maxval 65535, two bytes big-endian; the values run 0...4095).
 
-manifest.tsv: file, channels, expected, note.
+source_rgb12.ppm and source_gray12.pgm are those inputs (maxval 4095), which the encoder tests
+re-encode byte for byte.
+
+manifest.tsv: file, channels, expected, note, quality, subsampling (- for gray).
 """
 import os
 
@@ -41,26 +44,36 @@ def main():
     gray12 = ((rgb.astype(np.uint32) @ np.array([299, 587, 114]) // 1000).astype(np.uint16) << 4)[..., None]
     gray12 |= rng.integers(0, 16, gray12.shape, dtype=np.uint16)
     gray12 = np.ascontiguousarray(gray12[..., 0])
+    # The inputs, committed too: the encoder tests re-encode them (maxval 4095, two bytes a sample).
+    for name, a in [("source_rgb12.ppm", rgb12), ("source_gray12.pgm", gray12)]:
+        channels = 1 if a.ndim == 2 else 3
+        h, w = a.shape[:2]
+        header = b"%s\n%d %d\n4095\n" % (b"P6" if channels == 3 else b"P5", w, h)
+        open(os.path.join(HERE, name), "wb").write(header + a.astype(">u2").tobytes())
     rows = []
 
-    def emit(name, data, channels, note):
+    def emit(name, data, channels, note, settings=""):
         open(os.path.join(HERE, name + ".jpg"), "wb").write(data)
         expected = name + (".ppm" if channels == 3 else ".pgm")
         write_pnm(os.path.join(HERE, expected), imagecodecs.jpeg8_decode(data))
-        rows.append("\t".join([name + ".jpg", str(channels), expected, note]))
+        rows.append("\t".join([name + ".jpg", str(channels), expected, note, settings]))
 
-    for sub in ["444", "422", "420", "440", "411"]:
-        emit("rgb12_q85_" + sub, imagecodecs.jpeg8_encode(rgb12, level=85, bitspersample=12, subsampling=sub), 3,
-             "4:" + sub[1] + ":" + sub[2] + " q85")
-    emit("rgb12_q85_420_opt", imagecodecs.jpeg8_encode(rgb12, level=85, bitspersample=12, subsampling="420", optimize=True), 3,
-         "4:2:0 q85, optimized tables")
-    emit("rgb12_q100_444", imagecodecs.jpeg8_encode(rgb12, level=100, bitspersample=12, subsampling="444"), 3, "q100")
-    emit("rgb12_q20_420", imagecodecs.jpeg8_encode(rgb12, level=20, bitspersample=12, subsampling="420"), 3, "q20")
-    emit("gray12_q85", imagecodecs.jpeg8_encode(gray12, level=85, bitspersample=12), 1, "gray q85")
-    emit("gray12_q95_opt", imagecodecs.jpeg8_encode(gray12, level=95, bitspersample=12, optimize=True), 1,
-         "gray q95, optimized tables")
+    cases = [("rgb12_q85_" + sub, rgb12, 85, sub, False, "4:" + sub[1] + ":" + sub[2] + " q85")
+             for sub in ["444", "422", "420", "440", "411"]]
+    cases += [("rgb12_q85_420_opt", rgb12, 85, "420", True, "4:2:0 q85, optimize=True"),
+              ("rgb12_q100_444", rgb12, 100, "444", False, "q100"),
+              ("rgb12_q20_420", rgb12, 20, "420", False, "q20"),
+              ("gray12_q85", gray12, 85, None, False, "gray q85"),
+              ("gray12_q95_opt", gray12, 95, None, True, "gray q95, optimize=True")]
+    for name, a, q, sub, opt, note in cases:
+        args = {"level": q, "bitspersample": 12}
+        if sub:
+            args["subsampling"] = sub
+        if opt:
+            args["optimize"] = True
+        emit(name, imagecodecs.jpeg8_encode(a, **args), 3 if a.ndim == 3 else 1, note, "%d\t%s" % (q, sub or "-"))
     with open(os.path.join(HERE, "manifest.tsv"), "w") as f:
-        f.write("file\tchannels\texpected\tnote\n" + "\n".join(rows) + "\n")
+        f.write("file\tchannels\texpected\tnote\tquality\tsubsampling\n" + "\n".join(rows) + "\n")
 
 
 if __name__ == "__main__":

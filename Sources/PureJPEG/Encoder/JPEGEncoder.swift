@@ -39,6 +39,7 @@ public enum JPEGEncoder {
             throw .invalidParameter("pixel buffer of \(image.pixels.count) bytes does not match \(image.width)x\(image.height) \(image.format)")
         }
         if let lossless = options.lossless { return try LosslessEncoder.encode(image, options: options, lossless: lossless) }
+        if options.precision == 12 { return try encodeTwelveBit(image, options: options) }
         // Straight colour is what a JPEG without alpha must show; 16-bit rounds to 8 (ImageCore's rule).
         var source = image.isPremultiplied ? image.unpremultiplied() : image
         if source.format.is16Bit { source = source.converted(to: source.format.eightBit) }
@@ -88,6 +89,33 @@ public enum JPEGEncoder {
                                   out: store.rowPointers(mcuRow), masks: store.rowMaskPointers(mcuRow))
             }
         }
+        try codeScans(store, setup: setup, options: options, writer: &w)
+        w.append(JPEGWriter.marker(0xD9))
+        return w.bytes()
+    }
+
+    /// A 12-bit file: the 12-bit front half (``TwelveBitEncoder``) into the coefficient store,
+    /// then the same scans as 8-bit files.
+    static func encodeTwelveBit(_ image: Image, options: JPEGEncodingOptions) throws(JPEGEncoderError) -> [UInt8] {
+        let source = image.isPremultiplied ? image.unpremultiplied() : image
+        let color = source.format.isColor && !options.grayscale
+        let setup = try EncoderSetup(width: image.width, height: image.height, format: color ? .rgb8 : .gray8, options: options)
+        var w = BitWriter(capacity: min(image.width * image.height / 2, 1 << 26) + 4096)
+        w.append(try JPEGWriter.header(options: options, metadata: image.metadata))
+        w.append(setup.frameHeader(progressive: options.progressive, arithmetic: options.arithmetic, precision: 12))
+        let store = CoefficientStore(layout: setup.layout)
+        TwelveBitEncoder.transform(TwelveBitEncoder.samples(source, color: color), layout: setup.layout,
+                                   quantTables: setup.quantTables, into: store)
+        try codeScans(store, setup: setup, options: options, writer: &w)
+        w.append(JPEGWriter.marker(0xD9))
+        return w.bytes()
+    }
+
+    /// The scans of a file whose blocks are all in `store`: arithmetic-coded, progressive, or
+    /// one sequential scan with optimal Huffman tables.
+    private static func codeScans(_ store: CoefficientStore, setup: EncoderSetup, options: JPEGEncodingOptions,
+                                  writer w: inout BitWriter) throws(JPEGEncoderError) {
+        let layout = setup.layout
         if options.arithmetic {
             // One interleaved scan of every component, or the progressive script (jcarith).
             let script = options.progressive
@@ -110,6 +138,10 @@ public enum JPEGEncoder {
         } else {
             let (dc, ac) = setup.optimalBaselineTables(store)
             w.append(setup.baselineTablesAndScanHeader(dc: dc, ac: ac))
+            if options.precision == 12 {
+                WideSequentialCoder(store: store, restartInterval: options.restartInterval).encode(dc: dc, ac: ac, writer: &w)
+                return
+            }
             let tables = EntropyTables(dc: dc, ac: ac)
             var state = BaselineScanState(components: layout.components.count, restartInterval: options.restartInterval)
             for mcuRow in 0 ..< layout.mcusDown {
@@ -119,8 +151,6 @@ public enum JPEGEncoder {
             }
             w.flushBits()
         }
-        w.append(JPEGWriter.marker(0xD9))
-        return w.bytes()
     }
 }
 
@@ -150,10 +180,10 @@ struct EncoderSetup {
     var standardAC: [HuffmanSpec] { [EncoderTables.acLuminance, EncoderTables.acChrominance] }
 
     /// DQT for each table in use, then SOF0/SOF2 or SOF9/SOF10 (libjpeg `write_frame_header`).
-    func frameHeader(progressive: Bool, arithmetic: Bool = false) -> [UInt8] {
+    func frameHeader(progressive: Bool, arithmetic: Bool = false, precision: Int = 8) -> [UInt8] {
         var out: [UInt8] = []
         for t in 0 ..< tableCount { out += JPEGWriter.dqt(index: t, table: quantTables[t]) }
-        return out + JPEGWriter.sof(progressive: progressive, arithmetic: arithmetic, layout: layout)
+        return out + JPEGWriter.sof(progressive: progressive, arithmetic: arithmetic, precision: precision, layout: layout)
     }
 
     /// DHT per table in component order (DC then AC), DRI, SOS (libjpeg `write_scan_header`).

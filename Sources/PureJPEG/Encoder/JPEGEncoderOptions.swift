@@ -109,6 +109,11 @@ public struct JPEGEncodingOptions: Sendable, Equatable {
     /// point transform), 2-16 bits a sample, as libjpeg-turbo 3 writes it. Quality,
     /// subsampling, tables and scan scripts do not apply; gray or RGB (no colour transform).
     public var lossless: JPEGLossless?
+    /// Bits a sample of a DCT file: 8, or 12 (SOF1, or SOF2/SOF9/SOF10) as libjpeg-turbo 3
+    /// writes it, from a 16-bit image's samples (12-bit ones, ``ImageMetadata/sampleBits`` 12,
+    /// as they are; others rescaled), always with optimized Huffman tables. 12-bit files are
+    /// for medical, scientific and camera pipelines; browsers do not decode them.
+    public var precision = 8
 
     /// Options with `cjpeg`'s defaults unless given; checked when encoding, where a value out of range
     /// throws ``JPEGEncoderError/invalidParameter(_:)``.
@@ -145,7 +150,7 @@ public struct JPEGEncodingOptions: Sendable, Equatable {
     }
 
     /// Whether the Huffman tables are optimized, after defaults.
-    var optimizes: Bool { !arithmetic && (optimizeHuffman ?? progressive) }
+    var optimizes: Bool { !arithmetic && (optimizeHuffman ?? (progressive || precision == 12)) }
 
     /// The quantization tables in natural order: custom, or the K.1/K.2 tables scaled.
     func resolvedTables() throws(JPEGEncoderError) -> [[UInt16]] {
@@ -170,6 +175,10 @@ public struct JPEGEncodingOptions: Sendable, Equatable {
         guard (1 ... 100).contains(quality) else { throw .invalidParameter("quality \(quality) is not in 1...100") }
         guard (0 ... 65535).contains(restartInterval) else {
             throw .invalidParameter("restartInterval \(restartInterval) is not in 0...65535")
+        }
+        guard precision == 8 || precision == 12 else { throw .invalidParameter("precision \(precision) is not 8 or 12") }
+        if precision == 12 && optimizeHuffman == false {
+            throw .invalidParameter("12-bit files always get optimized Huffman tables (the standard tables cannot code them)")
         }
         if arithmetic && optimizeHuffman == true {
             throw .invalidParameter("optimizeHuffman with arithmetic coding (it has no Huffman tables; cjpeg refuses -arithmetic -optimize)")

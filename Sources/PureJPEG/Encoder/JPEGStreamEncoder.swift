@@ -57,6 +57,9 @@ public struct JPEGStreamEncoder {
         guard !options.progressive else {
             throw .invalidParameter("the stream encoder writes baseline only; progressive needs JPEGEncoder.encode")
         }
+        guard options.precision == 8 else {
+            throw .invalidParameter("the stream encoder writes 8-bit baseline only; 12-bit JPEG needs JPEGEncoder.encode")
+        }
         guard options.lossless == nil else {
             throw .invalidParameter("the stream encoder writes DCT baseline only; lossless JPEG needs JPEGEncoder.encode")
         }

@@ -63,11 +63,13 @@ enum JPEGWriter {
         segment(0xDB, [UInt8(index)] + EncoderTables.zigzag.map { UInt8(truncatingIfNeeded: table[$0]) })
     }
 
-    /// SOF0 (baseline) or SOF2 (progressive), or with arithmetic coding SOF9 or SOF10; 8-bit samples.
-    static func sof(progressive: Bool, arithmetic: Bool = false, layout: EncoderLayout) -> [UInt8] {
-        var p: [UInt8] = [8] + be16(layout.height) + be16(layout.width) + [UInt8(layout.components.count)]
+    /// SOF0 (baseline) or SOF2 (progressive), SOF1 for 12-bit sequential, or with arithmetic
+    /// coding SOF9 or SOF10.
+    static func sof(progressive: Bool, arithmetic: Bool = false, precision: Int = 8, layout: EncoderLayout) -> [UInt8] {
+        var p: [UInt8] = [UInt8(precision)] + be16(layout.height) + be16(layout.width) + [UInt8(layout.components.count)]
         for c in layout.components { p += [c.id, UInt8(c.h << 4 | c.v), UInt8(c.table)] }
-        let marker: UInt8 = arithmetic ? (progressive ? 0xCA : 0xC9) : (progressive ? 0xC2 : 0xC0)
+        // 12-bit sequential files are extended (SOF1): baseline is 8-bit only.
+        let marker: UInt8 = arithmetic ? (progressive ? 0xCA : 0xC9) : (progressive ? 0xC2 : precision == 8 ? 0xC0 : 0xC1)
         return segment(marker, p)
     }
 
