@@ -90,7 +90,7 @@ seed_corpus() {
     case $t in
         png) dirs=(Vectors/png); exts=(png) ;;
         apng) dirs=(Vectors/apng); exts=(png) ;;
-        jpeg) dirs=(Vectors/jpeg Vectors/jpeg-encoder Vectors/jpeg-arithmetic Vectors/jpeg-encoder-arithmetic Vectors/jpeg-lossless); exts=(jpg jpeg) ;;
+        jpeg) dirs=(Vectors/jpeg Vectors/jpeg-encoder Vectors/jpeg-arithmetic Vectors/jpeg-encoder-arithmetic Vectors/jpeg-lossless Vectors/jpeg-12bit); exts=(jpg jpeg) ;;
         gif) dirs=(Vectors/gif); exts=(gif) ;;
         jpng) dirs=(Vectors/jpeg-encoder Fuzz/seeds/jpng); exts=(jpg jpng) ;;
         imagesource) dirs=(Vectors Fuzz/seeds); exts=(png jpg gif jpng pbm pgm ppm pam) ;;

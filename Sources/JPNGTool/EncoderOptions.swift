@@ -26,6 +26,9 @@ struct EncoderOptionGroup: ParsableArguments {
     @Option(help: "JPEG output: lossless JPEG (SOF3) with this predictor, 1-7 (1: left neighbour), as libjpeg-turbo 3 writes it; 16-bit images keep 16 bits (12-bit ones 12).")
     var lossless: Int?
 
+    @Option(help: "JPEG output: a restart marker every N MCUs (0: none), as cjpeg -restart NB.")
+    var restart: Int = 0
+
     @Option(help: "JPEG output: bits a sample, 8 or 12 (12-bit DCT, as libjpeg-turbo 3 writes it).")
     var precision: Int = 8
 
@@ -44,12 +47,13 @@ struct EncoderOptionGroup: ParsableArguments {
         if lossless != nil && (progressive || arithmetic) { throw ValidationError("--lossless is sequential and Huffman-coded here") }
         if pointTransform != 0 && lossless == nil { throw ValidationError("--point-transform needs --lossless") }
         guard precision == 8 || precision == 12 else { throw ValidationError("--precision must be 8 or 12") }
+        guard (0 ... 65535).contains(restart) else { throw ValidationError("--restart must be 0 to 65535") }
     }
 
     var settings: EncodeSettings {
         EncodeSettings(pngLevel: level, jpegQuality: quality, progressive: progressive,
                        subsampling: subsampling, optimize: optimize, threads: threads, arithmetic: arithmetic,
                        lossless: lossless.map { JPEGLossless(predictor: $0, pointTransform: pointTransform) },
-                       precision: precision)
+                       precision: precision, restartInterval: restart)
     }
 }

@@ -84,6 +84,7 @@ struct EncoderRowWriter: StreamedOutput {
             } else {
                 var options = JPEGEncodingOptions(quality: settings.jpegQuality, subsampling: settings.subsampling)
                 options.threads = settings.threads
+                options.restartInterval = settings.restartInterval
                 jpeg = try JPEGStreamEncoder(width: header.width, height: header.height, format: rowFormat,
                                              metadata: metadata, options: options)
             }

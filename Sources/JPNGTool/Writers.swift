@@ -51,6 +51,8 @@ struct EncodeSettings {
     var lossless: JPEGLossless?
     /// JPEG: bits a sample of a DCT file (8 or 12).
     var precision = 8
+    /// JPEG: MCUs between restart markers (0: none).
+    var restartInterval = 0
 }
 
 /// Encodes `image` as `format`; `notice` hears of anything the format cannot keep (formats
@@ -77,6 +79,7 @@ func encodeImage(_ original: Image, as format: OutputFormat, settings: EncodeSet
         options.arithmetic = settings.arithmetic
         options.lossless = settings.lossless
         options.precision = settings.precision
+        options.restartInterval = settings.restartInterval
         do { return try JPEGEncoder.encode(image, options: options) } catch { throw CLIError("\(error)") }
     case .jpng:
         if !image.format.hasAlpha { notice("the image has no alpha channel: the JPNG mask is all opaque") }

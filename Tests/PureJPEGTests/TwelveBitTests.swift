@@ -23,7 +23,7 @@ struct TwelveBitVector: Sendable, CustomStringConvertible {
 @Suite("12-bit DCT JPEG against libjpeg-turbo 3")
 struct TwelveBitDecodingTests {
     @Test("manifest is present")
-    func present() { #expect(TwelveBitVector.all.count == 10) }
+    func present() { #expect(TwelveBitVector.all.count == 15) }
 
     @Test("exact samples; whole, in 1-, 7- and 4096-byte pieces", arguments: TwelveBitVector.all)
     func exact(_ vector: TwelveBitVector) throws {

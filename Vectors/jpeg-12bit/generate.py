@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """12-bit DCT JPEG vectors (SOF1) with libjpeg-turbo 3's pixels (outputs committed).
 
-Made by PyPI imagecodecs 2026.3.6, which carries libjpeg-turbo 3.1.3: `jpeg8_encode(data,
+Made by PyPI imagecodecs 2026.3.6, which carries libjpeg-turbo 3.1.3 (`jpng_*` files: written
+by PureImage's jpng, for the restart intervals, progressive scans and arithmetic coding that
+imagecodecs cannot request; their pixels are libjpeg-turbo 3's all the same): `jpeg8_encode(data,
 level=Q, bitspersample=12, subsampling=S, optimize=O)` of the committed photo crop
 Vectors/jpeg-extra/base_420_s8.ppm (71x53) widened to 12 bits with a seeded dither (numpy,
 seed 3), and of its Rec. 601 luma; the expected output is `jpeg8_decode` of each file, a PGM or
@@ -13,6 +15,7 @@ re-encode byte for byte.
 manifest.tsv: file, channels, expected, note, quality, subsampling (- for gray).
 """
 import os
+import subprocess
 
 import imagecodecs
 import numpy as np
@@ -72,6 +75,21 @@ def main():
         if opt:
             args["optimize"] = True
         emit(name, imagecodecs.jpeg8_encode(a, **args), 3 if a.ndim == 3 else 1, note, "%d\t%s" % (q, sub or "-"))
+    # 12-bit files with restart intervals, progressive scans and arithmetic coding, which
+    # imagecodecs cannot ask libjpeg-turbo 3 to write: written by PureImage's jpng from the
+    # committed sources ($JPNG, default .build/release/jpng), the pixels still libjpeg-turbo 3's.
+    jpng = os.environ.get("JPNG", os.path.join(os.path.dirname(os.path.dirname(HERE)), ".build", "release", "jpng"))
+    made = [("jpng_rgb12_420_rst3", "source_rgb12.ppm", ["--subsampling", "420", "--restart", "3"], "4:2:0 q85, restart every 3 MCUs"),
+            ("jpng_rgb12_444_prog", "source_rgb12.ppm", ["--subsampling", "444", "--progressive"], "4:4:4 q85, progressive"),
+            ("jpng_rgb12_420_arith", "source_rgb12.ppm", ["--subsampling", "420", "--arithmetic"], "4:2:0 q85, arithmetic"),
+            ("jpng_rgb12_422_prog_arith_rst2", "source_rgb12.ppm",
+             ["--subsampling", "422", "--progressive", "--arithmetic", "--restart", "2"], "4:2:2, progressive, arithmetic, restarts"),
+            ("jpng_gray12_prog_rst5", "source_gray12.pgm", ["--progressive", "--restart", "5"], "gray, progressive, restarts")]
+    for name, source, args, note in made:
+        out = os.path.join(HERE, name + ".jpg")
+        subprocess.run([jpng, "decode", os.path.join(HERE, source), "-o", out, "--force", "--quality", "85",
+                        "--precision", "12"] + args, check=True)
+        emit(name, open(out, "rb").read(), 1 if source.endswith(".pgm") else 3, note + " (jpng)", "-\t-")
     with open(os.path.join(HERE, "manifest.tsv"), "w") as f:
         f.write("file\tchannels\texpected\tnote\tquality\tsubsampling\n" + "\n".join(rows) + "\n")
 
