@@ -172,6 +172,14 @@ struct QMWindow {
     /// shifts happen at once with the bytes they need (the same C, A and CT).
     @inline(__always)
     mutating func decode(_ s: UnsafeMutablePointer<UInt8>) -> Int {
+        normalize()
+        return decide(s)
+    }
+
+    /// Renormalisation before a decision: A doubled until it reaches 0x8000, C taking a byte
+    /// whenever CT runs out.
+    @inline(__always)
+    mutating func normalize() {
         if a < 0x8000 {
             if ct < 0 {
                 // A fresh interval (CT -16, A 0): two bytes, then A is 0x10000.
@@ -189,7 +197,21 @@ struct QMWindow {
                 a &<<= shifts
             }
         }
-        return decide(s)
+    }
+
+    /// A decision with the fixed bin (state 113: Qe 0x5A1D, MPS 0, never moving; signs and DC
+    /// refinement bits): no bin to load or store.
+    @inline(__always)
+    mutating func decodeFixed() -> Int {
+        normalize()
+        let qe = 0x5A1D
+        let rest = a &- qe
+        let split = rest &<< ct
+        let upper = c >= split
+        let lps = upper != (rest < qe)
+        c = upper ? c &- split : c
+        a = upper ? qe : rest
+        return lps ? 1 : 0
     }
 
     /// The decision itself once A is normalised (T.81 D.2.4, D.2.5), without branches: C at
@@ -265,7 +287,7 @@ struct QMWindow {
         // A local copy keeps the registers out of memory (self may be the caller's inout).
         var w = self
         defer { self = w }
-        let base = bins + c.acBins, fixed = bins + ArithmeticBins.fixedBin
+        let base = bins + c.acBins
         var any = false
         var k = first
         while k <= last {
@@ -276,7 +298,7 @@ struct QMWindow {
                 k &+= 1
                 if k > last { return (false, any) }
             }
-            let sign = w.decode(fixed)
+            let sign = w.decodeFixed()
             s += 2
             var m = w.decode(s)
             if m != 0 && w.decode(s) != 0 {
@@ -314,7 +336,7 @@ struct QMWindow {
         // A local copy keeps the registers out of memory (self may be the caller's inout).
         var w = self
         defer { self = w }
-        let base = bins + c.acBins, fixed = bins + ArithmeticBins.fixedBin
+        let base = bins + c.acBins
         let p1 = 1 &<< al, m1 = -1 &<< al
         // The end of block of the earlier scans: past it, each position starts with an EOB decision.
         var kex = last
@@ -335,7 +357,7 @@ struct QMWindow {
                     break
                 }
                 if w.decode(s + 1) != 0 {
-                    block[index] = Int16(truncatingIfNeeded: w.decode(fixed) != 0 ? m1 : p1)
+                    block[index] = Int16(truncatingIfNeeded: w.decodeFixed() != 0 ? m1 : p1)
                     changed = true
                     break
                 }
@@ -414,7 +436,7 @@ extension MCULoop {
                             st.predictors[i] = predictor
                             if !failed { target[0] = Int16(truncatingIfNeeded: predictor &<< plan.al) }
                         case .dcRefine:
-                            changed = w.decode(bins + ArithmeticBins.fixedBin) != 0
+                            changed = w.decodeFixed() != 0
                             if changed { target[0] |= Int16(truncatingIfNeeded: 1 &<< plan.al) }
                         case .acFirst, .acRefine:
                             let compact = c.valuesPerBlock != 64
