@@ -257,23 +257,37 @@ struct QMWindow {
         var m = w.decode(s)
         if m != 0 {
             s = base + 20
-            while w.decode(s) != 0 {
-                m &<<= 1
-                if m == 0x8000 { return false }
-                s += 1
-            }
+            guard w.widenMagnitude(&m, from: &s) else { return false }
         }
         context.pointee = m < c.dcSmall ? 0 : UInt8(truncatingIfNeeded: (m > c.dcLarge ? 12 : 4) &+ sign &* 4)
-        var v = m
-        s += 14
-        m &>>= 1
-        while m != 0 {
-            if w.decode(s) != 0 { v |= m }
-            m &>>= 1
-        }
-        v &+= 1
+        let v = w.magnitudeBits(m, s) &+ 1
         predictor &+= sign != 0 ? -v : v
         return true
+    }
+
+    /// Figure F.23's remaining decisions: the magnitude category doubles `m` while bins from
+    /// `s` on say so; false past 15 bits (libjpeg's JWRN_ARITH_BAD_CODE).
+    @inline(__always)
+    mutating func widenMagnitude(_ m: inout Int, from s: inout UnsafeMutablePointer<UInt8>) -> Bool {
+        while decode(s) != 0 {
+            m &<<= 1
+            if m == 0x8000 { return false }
+            s += 1
+        }
+        return true
+    }
+
+    /// Figure F.24: the bits of the magnitude below its top bit `m`, from the bin 14 past the
+    /// category's last (the value less one).
+    @inline(__always)
+    mutating func magnitudeBits(_ m: Int, _ s: UnsafeMutablePointer<UInt8>) -> Int {
+        var v = m, bit = m &>> 1
+        let bin = s + 14
+        while bit != 0 {
+            if decode(bin) != 0 { v |= bit }
+            bit &>>= 1
+        }
+        return v
     }
 
     /// The AC coefficients `first...last` of a block (T.81 F.1.4.4.2, figure F.20; G.1.3.2 for
@@ -304,20 +318,9 @@ struct QMWindow {
             if m != 0 && w.decode(s) != 0 {
                 m &<<= 1
                 s = base + (k <= c.acK ? 189 : 217)
-                while w.decode(s) != 0 {
-                    m &<<= 1
-                    if m == 0x8000 { return (false, any) }
-                    s += 1
-                }
+                guard w.widenMagnitude(&m, from: &s) else { return (false, any) }
             }
-            var v = m
-            s += 14
-            m &>>= 1
-            while m != 0 {
-                if w.decode(s) != 0 { v |= m }
-                m &>>= 1
-            }
-            v &+= 1
+            var v = w.magnitudeBits(m, s) &+ 1
             if sign != 0 { v = -v }
             block[Int(zigzag[k])] = Int16(truncatingIfNeeded: v &<< al)
             any = true

@@ -590,13 +590,21 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         spills(frame) ? min(frame.coefficientBytes, DecodedCoefficients.window) : frame.coefficientBytes
     }
 
-    private mutating func startScan(_ scan: ScanHeader, frame: Frame, _ events: inout [DecodingEvent]) throws(JPEGError) {
+    /// Every SOS: the scan counted against `maxScans`; the first ends the metadata (what came
+    /// before it is the file's).
+    mutating func countScan(_ scan: ScanHeader, _ events: inout [DecodingEvent]) throws(JPEGError) {
         scansStarted += 1
         if scansStarted > limits.maxScans { throw .tooManyScans(limit: limits.maxScans, offset: scan.offset) }
         info?.scanCount = scansStarted
         if mode == .undecided {
             collector.finishHeaders()
             flushMetadata(&events, offset: scan.offset)
+        }
+    }
+
+    private mutating func startScan(_ scan: ScanHeader, frame: Frame, _ events: inout [DecodingEvent]) throws(JPEGError) {
+        try countScan(scan, &events)
+        if mode == .undecided {
             cmykInverted = collector.adobeTransform != nil
             if let t = collector.adobeTransform, t > (frame.components.count == 4 ? 2 : 1) || t == 1 && frame.components.count == 4,
                frame.components.count >= 3, !(frame.components.count == 3 && collector.isJFIF) {

@@ -51,12 +51,8 @@ extension JPEGDecoder {
 
     /// SOS of a lossless frame: the scan's tables, predictor and point transform.
     mutating func startLosslessScan(_ scan: ScanHeader, frame: Frame, _ events: inout [DecodingEvent]) throws(JPEGError) {
-        scansStarted += 1
-        if scansStarted > limits.maxScans { throw .tooManyScans(limit: limits.maxScans, offset: scan.offset) }
-        info?.scanCount = scansStarted
+        try countScan(scan, &events)
         if mode == .undecided {
-            collector.finishHeaders()
-            flushMetadata(&events, offset: scan.offset)
             if frame.components.count == 3 {
                 // libjpeg-turbo 3 converts no colour space in lossless mode (JERR_CONVERSION_NOTIMPL).
                 let rgb = collector.adobeTransform == 0
@@ -186,13 +182,7 @@ extension JPEGDecoder {
         guard final > rowsDone, var out = image else { return }
         if losslessDirect {
             // Decoded in place.
-            var y = rowsDone
-            while y < final {
-                let next = min(y + Self.losslessBand, final)
-                events.append(.rows(y ..< next))
-                y = next
-            }
-            rowsDone = final
+            appendLosslessBands(to: final, &events)
             return
         }
         image = nil
@@ -217,6 +207,11 @@ extension JPEGDecoder {
             }
         }
         image = out
+        appendLosslessBands(to: final, &events)
+    }
+
+    /// `.rows` for the rows from `rowsDone` to `final`, a band of ``losslessBand`` at a time.
+    private mutating func appendLosslessBands(to final: Int, _ events: inout [DecodingEvent]) {
         var y = rowsDone
         while y < final {
             let next = min(y + Self.losslessBand, final)

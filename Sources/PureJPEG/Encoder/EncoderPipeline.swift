@@ -121,18 +121,25 @@ final class MCURowProcessor {
                     rowMasks[bx] = Quantize.blockScalar(top + bx * 8, stride: stride, reference, rowOut + bx * 64)
                     #endif
                 }
-                for bx in comp.widthInBlocks ..< bpl {
-                    let block = rowOut + bx * 64
-                    block.update(repeating: 0, count: 64)
-                    block[0] = block[-64]
-                }
+                Self.dummyBlocks(comp, row: rowOut, above: nil)
             } else {
-                let above = out + (by - 1) * bpl * 64
-                for bx in 0 ..< bpl {
-                    let block = rowOut + bx * 64
-                    block.update(repeating: 0, count: 64)
-                    block[0] = above[(bx / comp.h * comp.h + comp.h - 1) * 64]
-                }
+                Self.dummyBlocks(comp, row: rowOut, above: out + (by - 1) * bpl * 64)
+            }
+        }
+    }
+
+    /// jccoefct.c's dummy blocks, zero AC: right of the component's blocks (`above` nil) the DC
+    /// of the block to the left; in a block row below them, the DC of the same MCU's last block
+    /// in the row `above`.
+    static func dummyBlocks(_ comp: EncoderComponent, row: UnsafeMutablePointer<Int16>, above: UnsafePointer<Int16>?) {
+        let bpl = comp.blocksPerLine
+        for bx in (above == nil ? comp.widthInBlocks : 0) ..< bpl {
+            let block = row + bx * 64
+            block.update(repeating: 0, count: 64)
+            if let above {
+                block[0] = above[(bx / comp.h * comp.h + comp.h - 1) * 64]
+            } else {
+                block[0] = block[-64]
             }
         }
     }

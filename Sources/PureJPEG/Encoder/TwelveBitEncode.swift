@@ -166,18 +166,9 @@ enum TwelveBitEncoder {
                     for k in 0 ..< 64 where block[EncoderTables.zigzag[k]] != 0 { mask |= 1 << UInt64(k) }
                     rowMasks[bx] = mask
                 }
-                for bx in comp.widthInBlocks ..< bpl {
-                    let block = rowOut + bx * 64
-                    block.update(repeating: 0, count: 64)
-                    block[0] = block[-64]
-                }
+                MCURowProcessor.dummyBlocks(comp, row: rowOut, above: nil)
             } else {
-                let above = out + (by - 1) * bpl * 64
-                for bx in 0 ..< bpl {
-                    let block = rowOut + bx * 64
-                    block.update(repeating: 0, count: 64)
-                    block[0] = above[(bx / comp.h * comp.h + comp.h - 1) * 64]
-                }
+                MCURowProcessor.dummyBlocks(comp, row: rowOut, above: out + (by - 1) * bpl * 64)
             }
         }
     }
