@@ -110,7 +110,7 @@ public struct JPEGEncodingOptions: Sendable, Equatable {
     /// subsampling, tables and scan scripts do not apply; gray or RGB (no colour transform).
     public var lossless: JPEGLossless?
     /// Bits a sample of a DCT file: 8, or 12 (SOF1, or SOF2/SOF9/SOF10) as libjpeg-turbo 3
-    /// writes it, from a 16-bit image's samples (12-bit ones, ``ImageMetadata/sampleBits`` 12,
+    /// writes it, from a 16-bit image's samples (12-bit ones, `ImageMetadata.sampleBits` 12,
     /// as they are; others rescaled), always with optimized Huffman tables. 12-bit files are
     /// for medical, scientific and camera pipelines; browsers do not decode them.
     public var precision = 8

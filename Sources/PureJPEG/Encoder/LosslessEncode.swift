@@ -15,7 +15,7 @@ public struct JPEGLossless: Sendable, Equatable {
     /// Low bits dropped from every sample before coding, 0...precision - 1 (0 keeps it lossless).
     public var pointTransform: Int
     /// Bits a sample, 2...16. nil: 8 for 8-bit images; for 16-bit ones their
-    /// ``ImageMetadata/sampleBits``, else 16. 8-bit samples are coded as they are below 8 bits
+    /// `ImageMetadata.sampleBits`, else 16. 8-bit samples are coded as they are below 8 bits
     /// (a 2-bit image holds 0...3, as libjpeg-turbo takes and the decoder returns it); other
     /// depths are rescaled (rounded).
     public var precision: Int?
