@@ -69,7 +69,11 @@ struct NetpbmRowWriter: StreamedOutput {
     private var height: Int?
     private var format: PixelFormat?
     private var width = 0
-    private var waiting: [UInt8] = []
+    /// Bands that came before the header, as decoded (their samples may need narrowing).
+    private var early: [Image] = []
+    /// A 12-bit or lossless JPEG's rows come scaled to 16 bits: written back as the file's
+    /// `n`-bit values with MAXVAL 2^n - 1, as the whole-image path writes them.
+    private var narrowBits: Int?
     private var scratch: [UInt8] = []
     private(set) var droppedTransparency = false
 
@@ -81,7 +85,13 @@ struct NetpbmRowWriter: StreamedOutput {
     var isStarted: Bool { height != nil }
     var droppedTransparencyNotice: String { "the alpha channel is dropped in .\(kind.rawValue) output" }
 
-    mutating func start(_ header: ImageHeader, metadata: ImageMetadata) throws { try start(height: header.height) }
+    mutating func start(_ header: ImageHeader, metadata: ImageMetadata) throws {
+        if height == nil, header.fileFormat == .jpeg, header.pixelFormat.is16Bit, let bits = metadata.significantBits,
+           let n = bits.first, n < 16, bits.allSatisfy({ $0 == n }) {
+            narrowBits = Int(n)
+        }
+        try start(height: header.height)
+    }
 
     /// The image's height, from the decoder's header: the header line goes out with the first
     /// row, and the rows that waited for the height follow it.
@@ -90,14 +100,14 @@ struct NetpbmRowWriter: StreamedOutput {
         self.height = height
         guard format != nil else { return }
         try writeHeader()
-        try waiting.withUnsafeBytes { try sink.write($0) }
-        waiting = []
+        for band in early { try emitConverted(band) }
+        early = []
     }
 
     private func writeHeader() throws {
         guard let height, let format else { return }
-        try sink.write(kind == .pam ? Netpbm.pamHeader(width: width, height: height, format: format)
-            : Netpbm.pnmHeader(width: width, height: height, format: format))
+        try sink.write(kind == .pam ? Netpbm.pamHeader(width: width, height: height, format: format, sampleBits: narrowBits)
+            : Netpbm.pnmHeader(width: width, height: height, format: format, sampleBits: narrowBits))
     }
 
     /// Every row written: nothing may still wait (a decoder always reports its header).
@@ -113,24 +123,33 @@ struct NetpbmRowWriter: StreamedOutput {
             try writeHeader()
         }
         let rowBytes = band.width * band.format.bytesPerPixel
-        if band.format == target && !target.is16Bit && band.bytesPerRow == rowBytes {
-            try emit(UnsafeRawBufferPointer(start: band.base, count: rowBytes * band.count))
+        if height != nil && band.format == target && !target.is16Bit && band.bytesPerRow == rowBytes {
+            try sink.write(UnsafeRawBufferPointer(start: band.base, count: rowBytes * band.count))
             return
         }
         scratch.removeAll(keepingCapacity: true)
         for i in 0 ..< band.count { scratch.append(contentsOf: band.row(i)) }
         let rows = Image(width: band.width, height: band.count, format: band.format, pixels: scratch)
         if band.format.hasAlpha && !droppedTransparency && JPNGEncoder.hasTransparency(rows) { droppedTransparency = true }
-        let out = Netpbm.bigEndianSamples(rows.converted(to: target))
-        try out.withUnsafeBytes { try emit($0) }
+        if height == nil {
+            early.append(rows)
+        } else {
+            try emitConverted(rows)
+        }
     }
 
-    private mutating func emit(_ bytes: UnsafeRawBufferPointer) throws {
-        if height == nil {
-            waiting.append(contentsOf: bytes)
-        } else {
-            try sink.write(bytes)
+    /// Rows in the output's layout: converted, narrowed back to `narrowBits` when set.
+    private func emitConverted(_ rows: Image) throws {
+        guard let format else { return }
+        var converted = rows.converted(to: format)
+        if let bits = narrowBits {
+            let maximum = UInt32(1 << bits) - 1
+            converted.pixels.withUnsafeMutableBytes { raw in
+                let samples = raw.bindMemory(to: UInt16.self)
+                for i in samples.indices { samples[i] = UInt16((UInt32(samples[i]) * maximum + 32767) / 65535) }
+            }
         }
+        try Netpbm.bigEndianSamples(converted).withUnsafeBytes { try sink.write($0) }
     }
 }
 

@@ -181,7 +181,8 @@ extension JPEGInfo {
     /// The facts `jpng info` lists for a JPEG.
     var details: [ImageDetail] {
         let sampling = samplingFactors.map { "\($0.horizontal)x\($0.vertical)" }.joined(separator: ",")
-        var details = [ImageDetail("process", "\(process)"), ImageDetail("components", "\(components)"),
+        var details = [ImageDetail("process", "\(process)"), ImageDetail("precision", "\(precision) bits"),
+                       ImageDetail("components", "\(components)"),
                        ImageDetail("sampling", sampling), ImageDetail("scans", "\(scanCount)")]
         if let q = estimatedQuality { details.append(ImageDetail("quality estimate", "\(q)")) }
         if restartInterval > 0 { details.append(ImageDetail("restart interval", "\(restartInterval) MCUs")) }

@@ -72,18 +72,34 @@ enum BlockSmoothing {
         /// is the frame's last iMCU row (MCU rows minus one), `lastGoodRow` the last iMCU row
         /// whose final-scan data arrived (libjpeg's `last_good_iMCU_row`; later rows use
         /// `previousBits`).
-        init(_ component: Component, dc: UnsafePointer<Int16>, y: Int, lastRow: Int, lastGoodRow: Int) {
+        ///
+        /// `version3`: the rows libjpeg-turbo 3 takes (the 12-bit path, whose reference is 3.1),
+        /// which differ from 2.1.5's for components two blocks high per iMCU row: `dc` then
+        /// holds the rows of the last iMCU row's padding too (3.x may read one).
+        init(_ component: Component, dc: UnsafePointer<Int16>, y: Int, lastRow: Int, lastGoodRow: Int, version3: Bool = false) {
             let v = max(component.v, 1), wide = component.blocksWide
             let r = y / v, b = y % v
             // The last iMCU row holds the remaining 1...v block rows.
             let rowsHere = r == lastRow ? component.blocksHigh - lastRow * v : v
-            // The window's rows as decompress_smooth_data picks them: within the image, except
-            // that it looks two rows up only from the third iMCU row or the third block row of an
-            // iMCU row (two rows down likewise), else repeats the row next to this one.
-            let up1 = b > 0 || r > 0 ? y - 1 : y
-            let up2 = b > 1 || r > 1 ? y - 2 : up1
-            let down1 = b < rowsHere - 1 || r < lastRow ? y + 1 : y
-            let down2 = b < rowsHere - 2 || r + 1 < lastRow ? y + 2 : down1
+            let up1: Int, up2: Int, down1: Int, down2: Int
+            if version3 {
+                // 3.x numbers the rows as iMCU row times the block rows of the current one
+                // (fewer in a short last iMCU row) and looks one or two rows away while that
+                // number stays inside its count of rows.
+                let imageRow = r * rowsHere + b, imageRows = rowsHere * (lastRow + 1)
+                up1 = imageRow > 0 ? y - 1 : y
+                up2 = imageRow > 1 ? y - 2 : up1
+                down1 = imageRow < imageRows - 1 ? y + 1 : y
+                down2 = imageRow < imageRows - 2 ? y + 2 : down1
+            } else {
+                // 2.1.5 picks rows within the image, except that it looks two rows up only from
+                // the third iMCU row or the third block row of an iMCU row (two rows down
+                // likewise), else repeats the row next to this one.
+                up1 = b > 0 || r > 0 ? y - 1 : y
+                up2 = b > 1 || r > 1 ? y - 2 : up1
+                down1 = b < rowsHere - 1 || r < lastRow ? y + 1 : y
+                down2 = b < rowsHere - 2 || r + 1 < lastRow ? y + 2 : down1
+            }
             a = dc + up2 * wide; self.b = dc + up1 * wide; c = dc + y * wide
             d = dc + down1 * wide; e = dc + down2 * wide
             last = wide - 1

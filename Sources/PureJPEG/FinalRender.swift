@@ -32,10 +32,13 @@ extension JPEGDecoder {
         let lastIMCURow = frame.components.count == 1
             ? (frame.components[0].blocksHigh + frame.components[0].iMCURows - 1) / frame.components[0].iMCURows - 1
             : frame.mcusHigh - 1
+        // Rows through the last iMCU row's end (libjpeg-turbo 3's window may read one past the
+        // image's blocks: the store's MCU padding, zero where the store has none).
+        let dcRows = plan.map { ($0.blocksHigh + max($0.v, 1) - 1) / max($0.v, 1) * max($0.v, 1) }
         var dcOffsets: [Int] = [], total = 0
-        for component in plan {
+        for (c, component) in plan.enumerated() {
             dcOffsets.append(total)
-            total += component.blocksWide * component.blocksHigh
+            total += component.blocksWide * dcRows[c]
         }
         var dcValues = [Int16](repeating: 0, count: max(total, 1))
         dcValues.withUnsafeMutableBufferPointer { dc in
@@ -43,7 +46,7 @@ extension JPEGDecoder {
                 guard let base = dc.baseAddress else { return }
                 for (c, component) in plan.enumerated() {
                     var target = base + dcOffsets[c]
-                    for y in 0 ..< component.blocksHigh {
+                    for y in 0 ..< min(dcRows[c], frame.components[c].paddedBlocksHigh) {
                         var block = UnsafePointer(store.planes[c] + y * component.rowStride)
                         let step = frame.components[c].valuesPerBlock
                         for _ in 0 ..< component.blocksWide {

@@ -31,26 +31,29 @@ enum IDCTScaled {
     @inlinable static var constBits: Int32 { 13 }
     @inlinable static var pass1Bits: Int32 { 2 }
 
-    /// The 8-to-4 step: even and odd halves (before descaling) from the six inputs it uses.
+    /// The 8-to-4 step: even and odd halves (before descaling) from the six inputs it uses
+    /// (32-bit for 8-bit samples; the 12-bit kernels run it in 64 bits, as libjpeg's JLONG).
     @inlinable @inline(__always)
-    static func step4(_ x0: Int32, _ x1: Int32, _ x2: Int32, _ x3: Int32, _ x5: Int32, _ x6: Int32,
-                      _ x7: Int32) -> (Int32, Int32, Int32, Int32) {
+    static func step4<T: FixedWidthInteger & SignedInteger>(_ x0: T, _ x1: T, _ x2: T, _ x3: T, _ x5: T, _ x6: T,
+                                                            _ x7: T) -> (T, T, T, T) {
+        @inline(__always) func k(_ c: Int32) -> T { T(truncatingIfNeeded: c) }
         let t0 = x0 &<< (constBits &+ 1)
-        let t2 = x2 &* fix_1_847759065 &+ x6 &* (0 &- fix_0_765366865)
+        let t2 = x2 &* k(fix_1_847759065) &+ x6 &* k(0 &- fix_0_765366865)
         let t10 = t0 &+ t2, t12 = t0 &- t2
-        let o0 = x7 &* (0 &- fix_0_211164243) &+ x5 &* fix_1_451774981
-            &+ x3 &* (0 &- fix_2_172734803) &+ x1 &* fix_1_061594337
-        let o2 = x7 &* (0 &- fix_0_509795579) &+ x5 &* (0 &- fix_0_601344887)
-            &+ x3 &* fix_0_899976223 &+ x1 &* fix_2_562915447
+        let o0 = x7 &* k(0 &- fix_0_211164243) &+ x5 &* k(fix_1_451774981)
+            &+ x3 &* k(0 &- fix_2_172734803) &+ x1 &* k(fix_1_061594337)
+        let o2 = x7 &* k(0 &- fix_0_509795579) &+ x5 &* k(0 &- fix_0_601344887)
+            &+ x3 &* k(fix_0_899976223) &+ x1 &* k(fix_2_562915447)
         return (t10 &+ o2, t12 &+ o0, t12 &- o0, t10 &- o2)
     }
 
     /// The 8-to-2 step: both outputs (before descaling) from the five inputs it uses.
     @inlinable @inline(__always)
-    static func step2(_ x0: Int32, _ x1: Int32, _ x3: Int32, _ x5: Int32, _ x7: Int32) -> (Int32, Int32) {
+    static func step2<T: FixedWidthInteger & SignedInteger>(_ x0: T, _ x1: T, _ x3: T, _ x5: T, _ x7: T) -> (T, T) {
+        @inline(__always) func k(_ c: Int32) -> T { T(truncatingIfNeeded: c) }
         let t10 = x0 &<< (constBits &+ 2)
-        let t0 = x7 &* (0 &- fix_0_720959822) &+ x5 &* fix_0_850430095
-            &+ x3 &* (0 &- fix_1_272758580) &+ x1 &* fix_3_624509785
+        let t0 = x7 &* k(0 &- fix_0_720959822) &+ x5 &* k(fix_0_850430095)
+            &+ x3 &* k(0 &- fix_1_272758580) &+ x1 &* k(fix_3_624509785)
         return (t10 &+ t0, t10 &- t0)
     }
 

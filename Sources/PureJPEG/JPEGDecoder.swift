@@ -476,6 +476,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
 
     mutating func flushMetadata(_ events: inout [DecodingEvent], offset: Int? = nil) {
         metadata = collector.metadata
+        if let bits = rowSignificantBits { metadata.significantBits = bits }
         for w in collector.warnings { events.append(.warning(offset.map { "\(w) at offset \($0)" } ?? w)) }
         collector.warnings.removeAll()
         if var info = self.info {
@@ -513,16 +514,14 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         if twelveBit && frame.components.count == 4 {
             throw .unsupported(process: "12-bit CMYK or YCCK", offset: frame.offset)
         }
-        if lossless || twelveBit {
-            // Lossless and 12-bit frames are decoded at full size (a size-to-fit request gets it).
-            if options.scale != 8 && options.scaleToFit == nil && options.dcScaleToFit == nil {
-                throw .unsupported(process: "scaled decoding of a \(lossless ? "lossless" : "12-bit") JPEG", offset: frame.offset)
-            }
+        if lossless {
+            // A lossless frame has no DCT to scale: libjpeg-turbo 3 decodes it at full size
+            // whatever scale is asked (jdmaster.c), and so does this decoder.
             options.scale = 8
         } else if let fit = options.dcScaleToFit, (longer + 7) / 8 >= fit {
             options.scale = 1
             // Strict decoding reads every scan, so damage in one is still refused.
-            frame.passesOverAC = frame.isProgressive && options.leniencies == .all
+            frame.passesOverAC = frame.isProgressive && options.leniencies == .all && !twelveBit
         } else if let fit = options.scaleToFit {
             options.scale = [1, 2, 4].first { (longer * $0 + 7) / 8 >= fit } ?? 8
         }
@@ -558,10 +557,19 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                                  isProgressive: frame.isProgressive)
         self.header = header
         info = JPEGInfo(width: frame.width, height: frame.height, components: frame.components.count, process: frame.process,
-                        samplingFactors: frame.components.map { .init(horizontal: $0.h, vertical: $0.v) },
+                        precision: frame.precision, samplingFactors: frame.components.map { .init(horizontal: $0.h, vertical: $0.v) },
                         restartInterval: restartInterval, adobeTransform: collector.adobeTransform, isJFIF: collector.isJFIF,
                         density: metadata.density, scanCount: 0, estimatedQuality: estimatedQuality)
+        if let bits = rowSignificantBits { metadata.significantBits = bits }
         events.append(.header(header))
+    }
+
+    /// Row mode hands out 12-bit and lossless samples above 8 bits scaled to the full 16-bit
+    /// range (as `Image.fullRange()` does): the metadata says from how many bits, so a writer
+    /// of the stored values (Netpbm with MAXVAL 2^P - 1) can take them back exactly.
+    var rowSignificantBits: [UInt8]? {
+        guard rowOutput != nil, let frame, frame.precision > 8, frame.precision < 16 else { return nil }
+        return [UInt8](repeating: UInt8(frame.precision), count: frame.components.count == 1 ? 1 : 3)
     }
 
     /// The colour space as libjpeg-turbo's jdapimin default_decompress_parms decides it.

@@ -7,7 +7,9 @@ import ImageCore
 /// ```
 public struct JPEGDecodingOptions: Sendable, Equatable {
     /// Output size in eighths: 8 (full size), 4 (1/2), 2 (1/4) or 1 (1/8); the output is
-    /// ceil(size * scale / 8), as libjpeg's `scale_num/8`.
+    /// ceil(size * scale / 8), as libjpeg's `scale_num/8`. 12-bit frames scale as 8-bit ones;
+    /// lossless frames have no DCT to scale and decode at full size (libjpeg-turbo 3 too), and
+    /// `scale` after the header says so.
     public var scale: Int = 8
     /// Shrink-on-load: when set, `scale` is chosen at the frame header as the smallest DCT scale
     /// (1/8, 1/4, 1/2, full) whose longer side is still at least this many pixels, the cheapest

@@ -234,8 +234,9 @@ extension JPEGDecoder {
             image = out
         }
         losslessPlanes = []
-        if rowOutput != nil, let out = image {
+        if rowOutput != nil, var out = image, let frame, out.format.is16Bit {
             // Row mode hands rows to encoders and resamplers, which read the full 16-bit range.
+            out.metadata.sampleBits = frame.precision
             image = out.fullRange()
         }
         events.append(.end)

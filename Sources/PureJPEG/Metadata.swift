@@ -16,6 +16,8 @@ public struct JPEGInfo: Sendable, Equatable {
     public var components: Int
     /// The coding process of the frame header (SOF0, SOF1 or SOF2).
     public var process: JPEGProcess
+    /// Bits per sample (SOF P): 8 for most files, 12 for 12-bit DCT files, 2...16 for lossless.
+    public var precision: Int = 8
     /// (horizontal, vertical) sampling factors per component, in frame order.
     public var samplingFactors: [SamplingFactor]
     /// MCUs between restart markers (0: none), from the last DRI seen.

@@ -245,8 +245,10 @@ extension JPEGDecoder {
             throw .truncated(offset: offset, partial: rowOutput == nil ? preview() : nil)
         }
         if frame.precision == 12 {
-            // Rendered whole from the coefficients (TwelveBit.swift); row mode hands the image out.
-            image = renderTwelveBit(frame)
+            // Rendered whole from the coefficients (TwelveBit.swift), smoothed as 8-bit frames
+            // are; row mode hands the image out.
+            let lastGoodRow = entropy.skipping || entropy.beganSkipping ? Int(entropy.lastGoodRow) : .max
+            image = renderTwelveBit(frame, final: true, lastGoodRow: lastGoodRow)
             releasePreviewCache()
             events.append(.rows(0 ..< geometry.height))
             events.append(.end)

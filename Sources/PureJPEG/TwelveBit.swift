@@ -3,9 +3,10 @@ import ImageCore
 /// 12-bit DCT frames (T.81 precision 12: SOF1, SOF2, SOF9, SOF10; libjpeg-turbo 3 decodes them
 /// with its C kernels, which these follow): the coefficients are decoded as for 8-bit frames,
 /// always into the coefficient store; the image is made from them at EOI or for a preview:
-/// the accurate integer IDCT at 12 bits (jidctint.c built with BITS_IN_JSAMPLE 12), libjpeg's
-/// upsampling choices (jdsample.c) and YCbCr conversion (jdcolor.c) on 16-bit samples, giving
-/// gray16 or rgb16 images whose samples run 0...4095 (``ImageMetadata/sampleBits`` 12).
+/// the accurate integer IDCT at 12 bits (jidctint.c built with BITS_IN_JSAMPLE 12; jidctred.c's
+/// for 1/2, 1/4, 1/8 scale), block smoothing at EOI, libjpeg's upsampling choices (jdsample.c)
+/// and YCbCr conversion (jdcolor.c) on 16-bit samples, giving gray16 or rgb16 images whose
+/// samples run 0...4095 (``ImageMetadata/sampleBits`` 12).
 enum TwelveBit {
     static let maximum = 4095
     static let center = 2048
@@ -89,33 +90,129 @@ enum TwelveBit {
         }
     }
 
-    /// The image from the coefficients: every component's blocks transformed into a plane,
-    /// brought to full size, converted. nil for a layout libjpeg cannot upsample (non-integral
-    /// factors).
-    static func render(frame: Frame, store: DecodedCoefficients, quant: [[UInt16]], transform: ColorTransform,
-                       fancy: Bool, metadata: ImageMetadata) -> Image? {
-        let width = frame.width, height = frame.height
+    /// libjpeg keeps the IDCT workspace in C `int`: a pass-1 value is cut to 32 bits.
+    @inline(__always)
+    static func int32(_ x: Int) -> Int { Int(Int32(truncatingIfNeeded: x)) }
+
+    /// 1/2 scale: 4x4 samples from one block (jidctred.c's jpeg_idct_4x4 built for 12 bits:
+    /// PASS1_BITS 1, 64-bit products; column and row 4 unread).
+    static func idct4x4(_ input: UnsafePointer<Int16>, _ quant: UnsafePointer<UInt16>, _ output: UnsafeMutablePointer<UInt16>,
+                        _ stride: Int, _ ws: UnsafeMutablePointer<Int>) {
+        @inline(__always) func dq(_ i: Int) -> Int { Int(input[i]) &* Int(quant[i]) }
+        for c in 0 ..< 8 where c != 4 {
+            if input[c + 8] == 0 && input[c + 16] == 0 && input[c + 24] == 0
+                && input[c + 40] == 0 && input[c + 48] == 0 && input[c + 56] == 0 {
+                let dc = int32(dq(c) &<< 1)
+                for r in 0 ..< 4 { ws[c + 8 * r] = dc }
+                continue
+            }
+            let v = IDCTScaled.step4(dq(c), dq(c + 8), dq(c + 16), dq(c + 24), dq(c + 40), dq(c + 48), dq(c + 56))
+            ws[c] = int32(descale(v.0, 13)); ws[c + 8] = int32(descale(v.1, 13))
+            ws[c + 16] = int32(descale(v.2, 13)); ws[c + 24] = int32(descale(v.3, 13))
+        }
+        for r in 0 ..< 4 {
+            let w = ws + 8 * r
+            let out = output + r * stride
+            if w[1] == 0 && w[2] == 0 && w[3] == 0 && w[5] == 0 && w[6] == 0 && w[7] == 0 {
+                let v = rangeLimit(descale(w[0], 4))
+                for x in 0 ..< 4 { out[x] = v }
+                continue
+            }
+            let v = IDCTScaled.step4(w[0], w[1], w[2], w[3], w[5], w[6], w[7])
+            out[0] = rangeLimit(descale(v.0, 18)); out[1] = rangeLimit(descale(v.1, 18))
+            out[2] = rangeLimit(descale(v.2, 18)); out[3] = rangeLimit(descale(v.3, 18))
+        }
+    }
+
+    /// 1/4 scale: 2x2 samples from one block (jidctred.c's jpeg_idct_2x2 at 12 bits; columns
+    /// and rows 2, 4, 6 unread).
+    static func idct2x2(_ input: UnsafePointer<Int16>, _ quant: UnsafePointer<UInt16>, _ output: UnsafeMutablePointer<UInt16>,
+                        _ stride: Int, _ ws: UnsafeMutablePointer<Int>) {
+        @inline(__always) func dq(_ i: Int) -> Int { Int(input[i]) &* Int(quant[i]) }
+        for c in [0, 1, 3, 5, 7] {
+            if input[c + 8] == 0 && input[c + 24] == 0 && input[c + 40] == 0 && input[c + 56] == 0 {
+                let dc = int32(dq(c) &<< 1)
+                ws[c] = dc; ws[c + 8] = dc
+                continue
+            }
+            let v = IDCTScaled.step2(dq(c), dq(c + 8), dq(c + 24), dq(c + 40), dq(c + 56))
+            ws[c] = int32(descale(v.0, 14)); ws[c + 8] = int32(descale(v.1, 14))
+        }
+        for r in 0 ..< 2 {
+            let w = ws + 8 * r
+            let out = output + r * stride
+            if w[1] == 0 && w[3] == 0 && w[5] == 0 && w[7] == 0 {
+                let v = rangeLimit(descale(w[0], 4))
+                out[0] = v; out[1] = v
+                continue
+            }
+            let v = IDCTScaled.step2(w[0], w[1], w[3], w[5], w[7])
+            out[0] = rangeLimit(descale(v.0, 19)); out[1] = rangeLimit(descale(v.1, 19))
+        }
+    }
+
+    /// 1/8 scale: the DC term alone (jidctred.c's jpeg_idct_1x1 at 12 bits).
+    static func idct1x1(_ input: UnsafePointer<Int16>, _ quant: UnsafePointer<UInt16>, _ output: UnsafeMutablePointer<UInt16>) {
+        output[0] = rangeLimit(descale(int32(Int(input[0]) &* Int(quant[0])), 3))
+    }
+
+    /// The image from the coefficients at the geometry's scale: every component's blocks
+    /// transformed at its IDCT size (jdmaster.c's choice, as for 8-bit frames) into a plane,
+    /// brought to the output size, converted. nil for a layout libjpeg cannot upsample
+    /// (non-integral factors).
+    /// With `smoothing`, each block of the image is smoothed just before its IDCT, as
+    /// decompress_smooth_data does at every precision (BlockSmoothing.swift).
+    static func render(frame: Frame, store: DecodedCoefficients, quant: [[UInt16]], geometry: OutputGeometry,
+                       smoothing: SmoothingContext?, metadata: ImageMetadata) -> Image? {
+        let width = geometry.width, height = geometry.height
         var full: [[UInt16]] = []
         let ws = UnsafeMutablePointer<Int>.allocate(capacity: 64)
-        defer { ws.deallocate() }
+        let expanded = UnsafeMutablePointer<Int16>.allocate(capacity: 128)
+        defer { ws.deallocate(); expanded.deallocate() }
+        let smoothed = expanded + 64
+        let dcValues = smoothing?.dcValues ?? []
         for (c, fc) in frame.components.enumerated() {
-            guard c < quant.count, quant[c].count == 64, c < store.counts.count else { return nil }
-            let pw = fc.paddedBlocksWide * 8, ph = fc.paddedBlocksHigh * 8
+            guard c < quant.count, quant[c].count == 64, c < store.counts.count, c < geometry.components.count else { return nil }
+            let g = geometry.components[c], k = g.blockSize, step = fc.valuesPerBlock
+            let pw = fc.paddedBlocksWide * k, ph = fc.paddedBlocksHigh * k
+            guard store.counts[c] >= fc.paddedBlocksWide * fc.paddedBlocksHigh * step else { return nil }
             var plane = [UInt16](repeating: 0, count: pw * ph)
             plane.withUnsafeMutableBufferPointer { p in
                 quant[c].withUnsafeBufferPointer { q in
-                    guard let base = p.baseAddress, let qb = q.baseAddress else { return }
-                    for by in 0 ..< fc.paddedBlocksHigh {
-                        for bx in 0 ..< fc.paddedBlocksWide {
-                            let block = UnsafePointer(store.planes[c] + (by * fc.paddedBlocksWide + bx) * 64)
-                            idct(block, qb, base + by * 8 * pw + bx * 8, pw, ws)
+                    dcValues.withUnsafeBufferPointer { dc in
+                        guard let base = p.baseAddress, let qb = q.baseAddress else { return }
+                        for by in 0 ..< fc.paddedBlocksHigh {
+                            // Blocks outside the image (MCU padding) are not smoothed.
+                            var window: BlockSmoothing.Row?
+                            var smoothedBlocks = 0
+                            if let smoothing, let dcBase = dc.baseAddress, c < smoothing.plan.count, by < smoothing.plan[c].blocksHigh {
+                                window = BlockSmoothing.Row(smoothing.plan[c], dc: dcBase + smoothing.dcOffsets[c], y: by,
+                                                            lastRow: smoothing.lastIMCURow, lastGoodRow: smoothing.lastGoodRow,
+                                                            version3: true)
+                                smoothedBlocks = smoothing.plan[c].blocksWide
+                            }
+                            for bx in 0 ..< fc.paddedBlocksWide {
+                                var block = UnsafePointer(store.planes[c] + (by * fc.paddedBlocksWide + bx) * step)
+                                if step != 64 {
+                                    expanded.initialize(repeating: 0, count: 64)
+                                    CompactBlock.expand(block, valuesPerBlock: step, into: expanded, history: false)
+                                    block = UnsafePointer(expanded)
+                                }
+                                if bx < smoothedBlocks { block = window!.estimate(block, x: bx, into: smoothed) }
+                                let out = base + by * k * pw + bx * k
+                                switch k {
+                                case 4: idct4x4(block, qb, out, pw, ws)
+                                case 2: idct2x2(block, qb, out, pw, ws)
+                                case 1: idct1x1(block, qb, out)
+                                default: idct(block, qb, out, pw, ws)
+                                }
+                            }
                         }
                     }
                 }
             }
-            guard frame.hMax % fc.h == 0, frame.vMax % fc.v == 0 else { return nil }
-            full.append(upsample(plane, stride: pw, width: fc.width, height: fc.height, hFactor: frame.hMax / fc.h,
-                                 vFactor: frame.vMax / fc.v, fancy: fancy, outWidth: width, outHeight: height))
+            full.append(upsample(plane, stride: pw, width: g.width, height: g.height, hFactor: g.hUp, vFactor: g.vUp,
+                                 fancy: geometry.fancy, outWidth: width, outHeight: height))
         }
         let channels = frame.components.count == 1 ? 1 : 3
         var image = Image(width: width, height: height, format: channels == 1 ? .gray16 : .rgb16, metadata: metadata)
@@ -125,7 +222,7 @@ enum TwelveBit {
             let n = width * height
             if channels == 1 {
                 for i in 0 ..< n { out[i] = full[0][i] }
-            } else if transform == .rgb {
+            } else if geometry.transform == .rgb {
                 for i in 0 ..< n { out[3 * i] = full[0][i]; out[3 * i + 1] = full[1][i]; out[3 * i + 2] = full[2][i] }
             } else {
                 yccToRGB(full[0], full[1], full[2], into: out)
@@ -212,11 +309,13 @@ enum TwelveBit {
 
 extension JPEGDecoder {
     /// The 12-bit image of the coefficients so far (full range in row mode, which feeds
-    /// encoders and resamplers).
-    func renderTwelveBit(_ frame: Frame) -> Image? {
-        guard var image = TwelveBit.render(frame: frame, store: coefficients, quant: componentQuantTables,
-                                           transform: colorTransform(frame), fancy: options.fancyUpsampling,
-                                           metadata: metadata) else { return nil }
+    /// encoders and resamplers). `final`: the image at EOI, block-smoothed as djpeg smooths a
+    /// progressive file whose first AC coefficients are not all exact (previews are not).
+    func renderTwelveBit(_ frame: Frame, final: Bool = false, lastGoodRow: Int = .max) -> Image? {
+        let smoothing = final ? smoothingContext(frame: frame, lastGoodRow: lastGoodRow) : nil
+        guard let geometry, var image = TwelveBit.render(frame: frame, store: coefficients, quant: componentQuantTables,
+                                                         geometry: geometry, smoothing: smoothing,
+                                                         metadata: metadata) else { return nil }
         image.metadata.sampleBits = 12
         return rowOutput != nil ? image.fullRange() : image
     }

@@ -62,6 +62,31 @@ import Testing
         #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))) == expected, "\(path)")
     }
 
+    @Test("12-bit and lossless JPEG: PPM, PGM and PAM hold the stored values with MAXVAL 2^P - 1, to a file and through stdin",
+          arguments: ["jpeg-12bit/rgb12_q85_420.jpg", "jpeg-12bit/gray12_q85.jpg", "jpeg-lossless/lj3_rgb12_p6.jpg",
+                      "jpeg-lossless/lj3_gray16_p1.jpg"])
+    func wideJPEG(_ path: String) throws {
+        let bytes = try TestVectors.bytes(path)
+        let image = try ImageSource.decode(bytes)
+        let bits = image.metadata.sampleBits ?? 16
+        var pixels = image.pixels
+        for i in stride(from: 0, to: pixels.count - 1, by: 2) { pixels.swapAt(i, i + 1) }
+        let ext = image.format.isColor ? "ppm" : "pgm"
+        let pnm = Array("\(image.format.isColor ? "P6" : "P5")\n\(image.width) \(image.height)\n\((1 << bits) - 1)\n".utf8) + pixels
+        let dir = try CLI.scratchFolder()
+        let out = dir.appendingPathComponent("out.\(ext)").path
+        let r = try CLI.run(["decode", TestVectors.url(path).path, "-o", out, "--force"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))) == pnm, "\(path) to .\(ext)")
+        let piped = try CLI.run(["decode", "-", "-o", "-", "--format", ext], stdin: bytes)
+        #expect(piped.status == 0 && piped.stdout == pnm, "\(path) through stdin: \(piped.stderr)")
+        let pam = dir.appendingPathComponent("out.pam").path
+        #expect(try CLI.run(["decode", TestVectors.url(path).path, "-o", pam]).status == 0)
+        let written = [UInt8](try Data(contentsOf: URL(fileURLWithPath: pam)))
+        #expect(String(decoding: written.prefix(80), as: UTF8.self).contains("MAXVAL \((1 << bits) - 1)\n"))
+        #expect(Array(written.suffix(pixels.count)) == pixels, "\(path) to .pam")
+    }
+
     @Test("a file cut short: one line on stderr, non-zero exit, no output file, no temporary file")
     func truncatedLeavesNothing() throws {
         let bytes = try TestVectors.bytes("png/pngsuite/basn2c16.png")

@@ -237,6 +237,7 @@ func exifWithOrientation(_ value: UInt16, thumbnail: [UInt8]? = nil) -> [UInt8] 
         let jpeg = try ImageSource.describe(try JPEGEncoder.encode(Self.rgba, options: JPEGEncodingOptions(progressive: true)))
         #expect(jpeg.format == .jpeg && jpeg.header.isProgressive)
         #expect(jpeg.details.contains(ImageDetail("process", "progressive")))
+        #expect(jpeg.details.contains(ImageDetail("precision", "8 bits")))
         let jpngBytes = try JPNGEncoder.encode(Self.rgba)
         let jpng = try ImageSource.describe(jpngBytes)
         #expect(jpng.format == .jpng && jpng.header.pixelFormat == .rgba8 && jpng.fileSize == jpngBytes.count)

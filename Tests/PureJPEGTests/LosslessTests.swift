@@ -92,10 +92,28 @@ struct LosslessDecodingTests {
         #expect(image.converted(to: .gray8).pixels.count == 71 * 53)
     }
 
-    @Test("scaling a lossless file is refused; scale-to-fit gets the full size")
+    @Test("row mode hands out the full 16-bit range (the image's fullRange()), its metadata saying from how many bits",
+          arguments: ["lj3_rgb12_p6.jpg", "lj3_gray12_p1.jpg", "lj3_gray16_p1.jpg", "lj3_gray8_p1.jpg"])
+    func rowModeFullRange(_ file: String) throws {
+        let bytes = try TestVectors.bytes("jpeg-lossless/" + file)
+        let whole = try JPEGDecoder.decode(bytes).fullRange()
+        for size in [nil, 7] as [Int?] {
+            let rows = decodeRows(bytes, size: size)
+            #expect(rows.error == nil && rows.pixels == whole.pixels, "\(file), pieces of \(size ?? 0)")
+        }
+        var decoder = JPEGRowDecoder()
+        try bytes.withUnsafeBytes { raw in _ = try decoder.append(raw) { _ in } }
+        let bits: [UInt8]? = file.contains("12") ? [UInt8](repeating: 12, count: file.contains("rgb") ? 3 : 1) : nil
+        #expect(decoder.metadata.significantBits == bits)
+    }
+
+    @Test("a lossless file decodes at full size whatever the scale (as libjpeg-turbo 3)")
     func scaling() throws {
         let bytes = try TestVectors.bytes("jpeg-lossless/lj3_gray8_p1.jpg")
-        #expect(throws: JPEGError.self) { try JPEGDecoder.decode(bytes, options: JPEGDecodingOptions(scale: 4)) }
+        var decoder = JPEGDecoder(options: JPEGDecodingOptions(scale: 4))
+        _ = try decoder.append(bytes[...])
+        #expect(try decoder.finish() == JPEGDecoder.decode(bytes))
+        #expect(decoder.options.scale == 8)
         var options = JPEGDecodingOptions()
         options.scaleToFit = 10
         #expect(try JPEGDecoder.decode(bytes, options: options).width == 71)

@@ -44,6 +44,53 @@ struct TwelveBitDecodingTests {
         }
     }
 
+    /// Vectors/jpeg-12bit/scaled/manifest.tsv: file, scale in eighths, fancy, expected.
+    static let scaled: [[String]] = {
+        guard let text = try? String(contentsOf: TestVectors.url("jpeg-12bit/scaled/manifest.tsv"), encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").dropFirst().map { $0.split(separator: "\t").map(String.init) }.filter { $0.count == 4 }
+    }()
+
+    @Test("scaled (1/2, 1/4, 1/8), box-upsampled and block-smoothed decodes exact; whole and in 7-byte pieces")
+    func scaledExact() throws {
+        #expect(Self.scaled.count == 112)
+        for row in Self.scaled {
+            let bytes = try TestVectors.bytes("jpeg-12bit/" + row[0])
+            var options = JPEGDecodingOptions(scale: Int(row[1]) ?? 8, fancyUpsampling: row[2] == "1")
+            let whole = decodeInPieces(bytes, size: nil, options: options)
+            let image = try whole.result.get()
+            let reference = try #require(LosslessVector.samples(try TestVectors.bytes("jpeg-12bit/scaled/" + row[3])))
+            #expect(image.width == reference.width && image.height == reference.height, "\(row)")
+            let got = LosslessVector.samples(of: image)
+            let differences = zip(got, reference.values).filter { $0 != $1 }.count
+            #expect(got.count == reference.values.count && differences == 0, "\(row): \(differences) samples differ")
+            #expect(try decodeInPieces(bytes, size: 7, options: options).result.get() == image, "\(row) in pieces")
+            if row[0].hasPrefix("rgb12_q85_420") {
+                // The same size chosen by a size-to-fit request.
+                options.scale = 8
+                options.scaleToFit = (max(image.width, image.height))
+                #expect(try JPEGDecoder.decode(bytes, options: options) == image, "\(row) by scaleToFit")
+            }
+        }
+    }
+
+    @Test("progressive files cut short are block-smoothed (the vectors test something)")
+    func smoothed() throws {
+        let cuts = Set(Self.scaled.map { $0[0] }.filter { $0.hasPrefix("scaled/cut") })
+        #expect(cuts.count == 12)
+        var smoothed = 0
+        for file in cuts.sorted() {
+            var decoder = JPEGDecoder()
+            _ = try decoder.append(try TestVectors.bytes("jpeg-12bit/" + file)[...])
+            let final = try decoder.finish()
+            // The same coefficients rendered without smoothing (as a preview is).
+            let frame = try #require(decoder.frame)
+            guard decoder.blockSmoothingPlan(frame: frame) != nil else { continue }
+            let plain = try #require(decoder.renderTwelveBit(frame))
+            if final != plain { smoothed += 1 }
+        }
+        #expect(smoothed >= 10, "\(smoothed) of 12 cut files smoothed")
+    }
+
     @Test("row mode and conversions see the full range")
     func fullRange() throws {
         let bytes = try TestVectors.bytes("jpeg-12bit/gray12_q85.jpg")

@@ -297,16 +297,7 @@ struct ArithmeticScanEncoder {
         v &-= 1
         if v != 0 {
             coder.encode(s, 1)
-            m = 1
-            var v2 = v
-            s = base + 20
-            v2 &>>= 1
-            while v2 != 0 {
-                coder.encode(s, 1)
-                m &<<= 1
-                s += 1
-                v2 &>>= 1
-            }
+            (s, m) = categoryRun(v &>> 1, from: base + 20, top: 1)
         }
         coder.encode(s, 0)
         if m < (1 << ArithmeticScanEncoder.dcL) >> 1 {
@@ -314,8 +305,28 @@ struct ArithmeticScanEncoder {
         } else if m > (1 << ArithmeticScanEncoder.dcU) >> 1 {
             contexts[i] += 8
         }
-        s += 14
-        m &>>= 1
+        magnitudeBits(v, top: m, from: s + 14)
+    }
+
+    /// Figure F.9's category run: a 1 in each bin from `s` while `v2` has bits left, doubling
+    /// the top bit `m`; returns the bin after the run and the top bit.
+    @inline(__always)
+    private mutating func categoryRun(_ v2: Int, from s: UnsafeMutablePointer<UInt8>, top m: Int)
+        -> (UnsafeMutablePointer<UInt8>, Int) {
+        var s = s, m = m, v2 = v2
+        while v2 != 0 {
+            coder.encode(s, 1)
+            m &<<= 1
+            s += 1
+            v2 &>>= 1
+        }
+        return (s, m)
+    }
+
+    /// Figure F.9's magnitude bits: the bits of `v` below its top bit `m`, each in bin `s`.
+    @inline(__always)
+    private mutating func magnitudeBits(_ v: Int, top m: Int, from s: UnsafeMutablePointer<UInt8>) {
+        var m = m &>> 1
         while m != 0 {
             coder.encode(s, m & v != 0 ? 1 : 0)
             m &>>= 1
@@ -332,27 +343,13 @@ struct ArithmeticScanEncoder {
         if v != 0 {
             coder.encode(s, 1)
             m = 1
-            var v2 = v &>> 1
-            if v2 != 0 {
+            if v &>> 1 != 0 {
                 coder.encode(s, 1)
-                m &<<= 1
-                s = base + (k <= ArithmeticScanEncoder.acK ? 189 : 217)
-                v2 &>>= 1
-                while v2 != 0 {
-                    coder.encode(s, 1)
-                    m &<<= 1
-                    s += 1
-                    v2 &>>= 1
-                }
+                (s, m) = categoryRun(v &>> 2, from: base + (k <= ArithmeticScanEncoder.acK ? 189 : 217), top: 2)
             }
         }
         coder.encode(s, 0)
-        s += 14
-        m &>>= 1
-        while m != 0 {
-            coder.encode(s, m & v != 0 ? 1 : 0)
-            m &>>= 1
-        }
+        magnitudeBits(v, top: m, from: s + 14)
     }
 
     /// AC terms `first...last` after the point transform `al` (T.81 F.1.4.4.2, figure F.5;
