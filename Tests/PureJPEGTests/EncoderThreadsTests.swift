@@ -32,6 +32,28 @@ struct EncoderThreadsTests {
         }
     }
 
+    @Test("bands coded on separate threads join to the one-thread bytes (any bit offset, stuffed bytes)",
+          arguments: [(PixelFormat.rgb8, 420), (.rgb8, 444), (.gray8, 0), (.rgba8, 422)])
+    func segmented(_ format: PixelFormat, _ sampling: Int) throws {
+        // Noise at high quality: long codes, many 0xFF bytes, bands ending at every bit offset.
+        var image = Image(width: 203, height: 157, format: format)
+        image.pixels.withUnsafeMutableBufferPointer { p in
+            for i in p.indices { p[i] = UInt8(truncatingIfNeeded: (i &* 2654435761) >> 13 ^ i / 611) }
+        }
+        for quality in [50, 100] {
+            var options = JPEGEncodingOptions(quality: quality)
+            if sampling == 444 { options.subsampling = .s444 } else if sampling == 422 { options.subsampling = .s422 }
+            options.threads = 1
+            let one = try JPEGEncoder.encode(image, options: options)
+            #expect(SegmentedBaseline.bands(setup: try EncoderSetup(width: 203, height: 157, format: format, options: options),
+                                            options: options) == 1)
+            for threads in [2, 3, 5, 8, 64] {
+                options.threads = threads
+                #expect(try JPEGEncoder.encode(image, options: options) == one, "\(format) q\(quality), \(threads) threads")
+            }
+        }
+    }
+
     @Test("16-bit rows and a stream encoder dropped mid-image")
     func sixteenBitAndAbandoned() throws {
         var image = Image(width: 77, height: 53, format: .rgb16)

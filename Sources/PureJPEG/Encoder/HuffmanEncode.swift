@@ -156,6 +156,63 @@ struct BitWriter: ~Copyable {
     }
 }
 
+extension BitWriter {
+    /// Appends coded data that was written from bit 0 by another writer: its stuffed `bytes`
+    /// and then its `count` pending bits (the low bits of `pending`), after this writer's own
+    /// pending bits, stuffing again where the bytes now fall. Byte-aligned, the bytes are
+    /// copied as they are.
+    mutating func appendCoded(_ bytes: UnsafeBufferPointer<UInt8>, pendingBits pending: UInt64, count pendingCount: Int) {
+        guard let src = bytes.baseAddress else {
+            putPending(pending, pendingCount)
+            return
+        }
+        let n = bytes.count
+        if bits == 0 {
+            reserve(n)
+            (base + count).update(from: src, count: n)
+            count += n
+            acc = pending
+            bits = pendingCount
+            return
+        }
+        // Shifted: at most every byte becomes a stuffed pair.
+        reserve(2 * n + 64)
+        withSink { sink in
+            var i = 0
+            while i < n {
+                if i &+ 4 <= n {
+                    let word = UInt32(bigEndian: UnsafeRawPointer(src + i).loadUnaligned(as: UInt32.self))
+                    let inverted = ~word
+                    // No 0xFF among the four bytes (so no stuffed zero either): all 32 bits at once.
+                    if (inverted &- 0x0101_0101) & word & 0x8080_8080 == 0 {
+                        sink.put(UInt64(word), 32)
+                        i &+= 4
+                        continue
+                    }
+                }
+                let byte = src[i]
+                sink.put(UInt64(byte), 8)
+                // A stuffed zero follows each 0xFF: it is not data.
+                i &+= byte == 0xFF ? 2 : 1
+            }
+        }
+        putPending(pending, pendingCount)
+    }
+
+    /// The low `count` bits of `pending` (0...63).
+    private mutating func putPending(_ pending: UInt64, _ count: Int) {
+        guard count > 0 else { return }
+        reserve(32)
+        let value = count == 64 ? pending : pending & ((1 &<< UInt64(count)) &- 1)
+        if count > 32 {
+            put(value &>> 32, count &- 32)
+            put(value & 0xFFFF_FFFF, 32)
+        } else {
+            put(value, count)
+        }
+    }
+}
+
 /// Writes the whole bytes among the `pending` low bits of `acc` (most significant first) at
 /// `base + count`, each 0xFF followed by a stuffed zero (T.81 B.1.1.5), and returns the new
 /// count; fewer than 8 leftover bits are dropped (the caller has just padded with ones). Shared
@@ -265,8 +322,9 @@ func categoryEntry(_ v: Int32, lookup: UnsafePointer<UInt32>) -> (offset: Int, e
     return (Int(e & 0xFF), UInt64(e &>> 8))
 }
 
-/// Everything the block coder needs, as raw pointers set up once per image.
-final class EntropyTables {
+/// Everything the block coder needs, as raw pointers set up once per image. `@unchecked
+/// Sendable`: written in `init` only, then read (by every band's thread in a segmented encode).
+final class EntropyTables: @unchecked Sendable {
     /// For v in -2048 ..< 2048 at index v + 2048: `nbits << 3 | extra << 8` of
     /// ``magnitudeCategory(_:)``; then, at 4096 + k, the natural index of zigzag coefficient
     /// k. One pointer for both keeps the block coder's loop from spilling one of them.

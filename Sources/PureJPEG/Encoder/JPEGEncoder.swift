@@ -55,6 +55,17 @@ public enum JPEGEncoder {
             // One pass, a single MCU row of coefficients at a time.
             w.append(setup.baselineTablesAndScanHeader(dc: setup.standardDC, ac: setup.standardAC))
             let tables = EntropyTables(dc: setup.standardDC, ac: setup.standardAC)
+            let bands = SegmentedBaseline.bands(setup: setup, options: options)
+            if bands > 1 {
+                // Bands of MCU rows coded on a thread each, joined (SegmentedBaseline.swift).
+                source.pixels.withUnsafeBufferPointer { px in
+                    guard let base = px.baseAddress else { return }
+                    SegmentedBaseline.encode(pixels: base, rowBytes: rowBytes, setup: setup, tables: tables, bands: bands, writer: &w)
+                }
+                w.flushBits()
+                w.append(JPEGWriter.marker(0xD9))
+                return w.bytes()
+            }
             var state = BaselineScanState(components: layout.components.count, restartInterval: options.restartInterval)
             // MCU row n + 1 is transformed on a second thread while row n is Huffman-coded here.
             let pipeline = TransformPipeline(setup: setup, threads: options.threads)

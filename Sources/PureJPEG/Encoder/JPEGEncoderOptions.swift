@@ -95,10 +95,12 @@ public struct JPEGEncodingOptions: Sendable, Equatable {
     public var writeJFIF: Bool
     /// Write EXIF (APP1, as stored in the metadata, orientation included) and ICC (APP2).
     public var writeMetadata: Bool
-    /// Threads for a baseline encode: 1 codes on the caller's thread alone; more converts and
-    /// transforms each MCU row on a second thread while the caller Huffman-codes the one
-    /// before. nil: two for images of a megapixel or more (with a second processor), one below
-    /// (where handing rows over costs what it saves). The bytes are the same for every count.
+    /// Threads for a baseline encode: 1 codes on the caller's thread alone; more splits the
+    /// image into that many bands of MCU rows, each transformed and Huffman-coded on a thread
+    /// of its own and joined (with a restart interval, and in `JPEGStreamEncoder`: each MCU row
+    /// transformed on a second thread while the caller codes the one before). nil: the
+    /// processors online for images of a megapixel or more, one below (where handing rows over
+    /// costs what it saves). The bytes are the same for every count.
     public var threads: Int? = nil
     /// Arithmetic coding (T.81 Annex D: SOF9, or SOF10 when progressive) instead of Huffman
     /// coding, as `cjpeg -arithmetic`: files typically 5-10% smaller, which decoders without
