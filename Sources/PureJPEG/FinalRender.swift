@@ -1,3 +1,4 @@
+import Dispatch
 import ImageCore
 
 /// The final output of coefficient mode (progressive and multi-scan files), band by band: the
@@ -5,7 +6,7 @@ import ImageCore
 /// or, in row mode, one band at a time into the two-band row buffer, so a huge progressive
 /// file is handed out in rows without its image ever existing (with a spilled store, without
 /// its coefficients in memory either).
-struct SmoothingContext {
+struct SmoothingContext: Sendable {
     let plan: [BlockSmoothing.Component]
     /// Every component's DC values, block rows of `blocksWide` (2 bytes a block).
     let dcValues: [Int16]
@@ -127,30 +128,67 @@ extension JPEGDecoder {
     }
 
     /// The whole image from the coefficients: per MCU row, IDCT into the band rings, then the
-    /// same upsampling and colour conversion as streaming.
+    /// same upsampling and colour conversion as streaming. With more than one thread
+    /// (``finalRenderParts(_:)``) the bands are split into consecutive parts rendered at once,
+    /// each through a pipeline of its own (``renderBands(_:first:of:frame:geometry:smoothing:output:)``).
     func renderWhole(frame: Frame, geometry: OutputGeometry, smoothing: SmoothingContext?) -> Image {
         // Every band is emitted, so every byte of `out` is written.
         var out = Image.unfilled(width: geometry.width, height: geometry.height, format: geometry.format, metadata: metadata)
+        let parts = finalRenderParts(geometry)
+        out.pixels.withUnsafeMutableBufferPointer { outBuffer in
+            guard let outBase = outBuffer.baseAddress else { return }
+            let output = SendablePointer(pointer: outBase)
+            let decoder = self
+            let bands = geometry.bands
+            DispatchQueue.concurrentPerform(iterations: parts) { i in
+                decoder.renderBands(bands * i / parts ..< bands * (i + 1) / parts, first: i == 0, of: bands, frame: frame,
+                                    geometry: geometry, smoothing: smoothing, output: output.pointer)
+            }
+        }
+        return out
+    }
+
+    /// The final pass's parts: one per thread (``JPEGDecodingOptions/threads``; nil: the
+    /// processors online from ``BandWorker/minimumPixels`` up), at most one per two bands; one
+    /// for a spilled store, whose window is not shared between threads.
+    func finalRenderParts(_ geometry: OutputGeometry) -> Int {
+        guard !coefficients.isSpilled, geometry.bands >= 4, Processors.online > 1 else { return 1 }
+        let wanted = options.threads
+            ?? (geometry.width * geometry.height >= BandWorker.minimumPixels ? Processors.online : 1)
+        return max(1, min(wanted, geometry.bands / 2))
+    }
+
+    /// Renders the output rows of `bands` (MCU rows) into `output` (the whole image) through a
+    /// pipeline of its own. With vertical context (fancy upsampling of a component two rows
+    /// high) a band's rows are emitted once the band after it is in the ring, so a part after
+    /// the first transforms the two bands before its first into its ring unemitted, and every
+    /// part transforms one band past its last; the rows it writes are its own bands' rows alone,
+    /// the ones one thread writes, with the same inputs.
+    func renderBands(_ bands: Range<Int>, first: Bool, of total: Int, frame: Frame, geometry: OutputGeometry,
+                     smoothing: SmoothingContext?, output: UnsafeMutablePointer<UInt8>) {
+        guard !bands.isEmpty else { return }
         var pipeline = BandPipeline(geometry: geometry, inverted: cmykInverted, useSIMD: useSIMD)
         var planes: [UInt8] = []
         swap(&planes, &pipeline.planes)
         var workspace = [Int16](repeating: 0, count: 64)
-        out.pixels.withUnsafeMutableBufferPointer { outBuffer in
-            guard let outBase = outBuffer.baseAddress else { return }
-            for band in 0 ..< geometry.bands {
-                planes.withUnsafeMutableBufferPointer { planeBuffer in
-                    workspace.withUnsafeMutableBufferPointer { ws in
-                        guard let planeBase = planeBuffer.baseAddress, let w = ws.baseAddress else { return }
-                        idctBand(band, frame: frame, geometry: geometry, pipeline: pipeline, planes: planeBase,
-                                 smoothing: smoothing, workspace: w)
-                    }
+        let context = geometry.needsContext
+        // With context, bandDone(b) emits band b - 1 (and the last band with it).
+        let start = context && !first ? max(bands.lowerBound - 1, 0) : bands.lowerBound
+        let end = context ? min(bands.upperBound, total - 1) : bands.upperBound - 1
+        for band in start ... end {
+            planes.withUnsafeMutableBufferPointer { planeBuffer in
+                workspace.withUnsafeMutableBufferPointer { ws in
+                    guard let planeBase = planeBuffer.baseAddress, let w = ws.baseAddress else { return }
+                    idctBand(band, frame: frame, geometry: geometry, pipeline: pipeline, planes: planeBase,
+                             smoothing: smoothing, workspace: w)
                 }
+            }
+            if !context || first || band > bands.lowerBound {
                 swap(&planes, &pipeline.planes)
-                _ = pipeline.bandDone(band, output: outBase)
+                _ = pipeline.bandDone(band, output: output)
                 swap(&planes, &pipeline.planes)
             }
         }
-        return out
     }
 
     /// Row mode at EOI of a coefficient-mode file: the final pass starts (bands are rendered as

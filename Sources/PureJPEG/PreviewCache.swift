@@ -468,7 +468,11 @@ extension Image {
     /// fill the rows past `rowsDone`).
     static func unfilled(width: Int, height: Int, format: PixelFormat, metadata: ImageMetadata = ImageMetadata()) -> Image {
         let count = width * height * format.bytesPerPixel
-        let pixels = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            // Untouched yet: a large image's first writes take a fault per 2 MiB, not per 4 KiB.
+            if let base = buffer.baseAddress { PageHints.preferHugePages(base, count: count) }
+            initialized = count
+        }
         return Image(width: width, height: height, format: format, pixels: pixels, metadata: metadata)
     }
 }

@@ -29,6 +29,12 @@ struct BlockSmoothingTests {
         let (maxDiff, psnr) = compare(image, reference)
         #expect(maxDiff == 0, "max difference \(maxDiff), PSNR \(psnr) dB")
         #expect(try decodeInPieces(bytes, size: 7, options: options).result.get() == image)
+        // The final pass in parallel parts (each part's first band smoothed from its own window).
+        for threads in [2, 3] {
+            var parallel = options
+            parallel.threads = threads
+            #expect(try JPEGDecoder.decode(bytes, options: parallel) == image, "\(threads) threads")
+        }
     }
 
     @Test("smoothing applies as smoothing_ok decides", arguments: ScaledReference.smoothingFiles)
