@@ -43,17 +43,26 @@ JPEG_1MP = Target(1 / 1.25, None, "time ≤ 1.25× (ratio ≥ 0.80)")
 JPEG_ENCODE = Target(1 / 1.3, None, "time ≤ 1.3× (ratio ≥ 0.77)")
 JPEG_ENCODE_THREADS = Target(1.5, None, "ratio ≥ 1.5")
 JPEG_DECODE_THREADS = Target(1.5, None, "ratio ≥ 1.5")
+JPEG_PROGRESSIVE_THREADS = Target(1.3, None, "ratio ≥ 1.3")
 GIF_DECODE = Target(2.0, None, "ratio ≥ 2.0")
 
 
 class Measurement:
     """One row: `threads` is jpng's --threads (the reference always runs on one thread)."""
 
-    def __init__(self, codec, file, op, label, iterations, target, level=None, quality=None, threads=1):
+    def __init__(self, codec, file, op, label, iterations, target, level=None, quality=None, threads=1, hugepages=False):
         self.codec, self.file, self.op = codec, file, op
         self.label = f"{label}, {threads} thread{'s' if threads > 1 else ''}"
+        if hugepages:
+            self.label += ", reference with huge pages"
         self.iterations, self.target = iterations, target
         self.level, self.quality, self.threads = level, quality, threads
+        # The reference's image buffer offered to transparent huge pages as jpng's is
+        # (cbench's CBENCH_HUGEPAGES=1): the same page-fault cost on both sides.
+        self.hugepages = hugepages
+
+    def cbench_env(self):
+        return dict(os.environ, CBENCH_HUGEPAGES="1" if self.hugepages else "0")
 
     def cbench_args(self, path, n):
         codec = self.codec if self.op == "decode" else self.encode_to()
@@ -91,6 +100,10 @@ MEASUREMENTS = [
     Measurement("jpeg", "photo12_420.jpg", "decode", "decode baseline 4:2:0", 9, JPEG_BASELINE),
     Measurement("jpeg", "photo12_420.jpg", "decode", "decode baseline 4:2:0", 9, JPEG_DECODE_THREADS, threads=2),
     Measurement("jpeg", "photo12_prog.jpg", "decode", "decode progressive 4:2:0", 5, JPEG_PROGRESSIVE),
+    Measurement("jpeg", "photo12_prog.jpg", "decode", "decode progressive 4:2:0", 5, JPEG_PROGRESSIVE_THREADS, threads=2),
+    Measurement("jpeg", "photo12_420.jpg", "decode", "decode baseline 4:2:0", 9, NONE, hugepages=True),
+    Measurement("jpeg", "photo12_420.jpg", "decode", "decode baseline 4:2:0", 9, NONE, threads=2, hugepages=True),
+    Measurement("jpeg", "photo12_prog.jpg", "decode", "decode progressive 4:2:0", 5, NONE, hugepages=True),
     Measurement("jpeg", "photo12_444.jpg", "decode", "decode baseline 4:4:4", 9, NONE),
     Measurement("jpeg", "photo12_gray.jpg", "decode", "decode baseline gray", 9, NONE),
     Measurement("jpeg", "photo1.jpg", "decode", "decode baseline 4:2:0 (1 MP)", 25, JPEG_1MP),
@@ -114,10 +127,10 @@ class Result:
         return self.sizes[-1] if self.sizes and not self.failure else None
 
 
-def run_once(cmd, label, result, not_implemented):
+def run_once(cmd, label, result, not_implemented, env=None):
     """Runs one invocation, appending its figures to result or recording why it failed."""
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
     except subprocess.TimeoutExpired:
         result.failure = f"n/a (timed out after {RUN_TIMEOUT} s)"
         return
@@ -260,7 +273,8 @@ def main():
                     continue
                 cmd = [binary] + (m.cbench_args(path, n) if key == "ref" else m.jpng_args(path, n))
                 label = {"ref": "cbench", "ours": "jpng", "v3": "jpng-v3"}[key]
-                run_once(cmd, label, res[key], "n/a (not implemented yet)" if key != "ref" else "n/a (reference failed)")
+                run_once(cmd, label, res[key], "n/a (not implemented yet)" if key != "ref" else "n/a (reference failed)",
+                         env=m.cbench_env() if key == "ref" else None)
         for key in ("ours", "v3"):
             if key in res and not res[key].failure and res[key].dims != res["ref"].dims and res["ref"].dims:
                 res[key].failure = f"n/a (size mismatch: {res[key].dims} vs {res['ref'].dims})"

@@ -1,11 +1,16 @@
 /// The variable-length-code LZW decoder of GIF89a appendix F, resumable at any byte.
 ///
-/// The string table is a prefix/suffix table with each entry's first byte and length kept
-/// beside it, so a code's string is written straight into the output back to front: no stack,
-/// no allocation per code. Codes are read least-significant bit first; the code width grows
-/// when the next free entry reaches `1 << width` (the decoder's view of the encoder's
-/// "early change"), stops growing at 12 bits, and once the table holds 4096 entries nothing is
-/// added until a clear code (the "deferred clear" some encoders use).
+/// Every table entry's string is somewhere in the output already: an entry made from code p
+/// followed by code q is p's string plus the first byte of q's, and q's string is written right
+/// after p's. So the table keeps, for each entry, where in the output its string starts and its
+/// length, and a code is decoded by copying those bytes forward (eight at a time where the
+/// source is at least eight bytes back), as an LZ77 match is: no chain of table lookups, no
+/// stack, no allocation per code. The output passed to every call for one image must therefore
+/// be the same buffer (positions are offsets in it), holding what earlier calls wrote. Codes are
+/// read least-significant bit first; the code width grows when the next free entry reaches
+/// `1 << width` (the decoder's view of the encoder's "early change"), stops growing at 12 bits,
+/// and once the table holds 4096 entries nothing is added until a clear code (the "deferred
+/// clear" some encoders use).
 ///
 /// ```swift
 /// var lzw = LZWDecoder(minimumCodeSize: 2)
@@ -28,10 +33,12 @@
     }
 
     static let maxCodes = 4096
-    /// Entry `c`: prefix code in bits 0-15, last byte in bits 16-23, first byte in bits 24-31.
-    private var link: [UInt32]
+    /// Entry `c` (above the end code): where its string starts in the output.
+    private var start: [UInt32]
     /// Entry `c`: length of its string.
     private var length: [UInt16]
+    /// Where the previous code's string starts in the output.
+    private var previousStart: Int = 0
     /// The LZW minimum code size of the image (the byte before its data sub-blocks).
     public let minimumCodeSize: Int
     let clearCode: Int
@@ -52,11 +59,8 @@
         nextCode = clearCode + 2
         codeSize = minimumCodeSize + 1
         previous = -1
-        link = [UInt32](repeating: 0, count: LZWDecoder.maxCodes)
+        start = [UInt32](repeating: 0, count: LZWDecoder.maxCodes)
         length = [UInt16](repeating: 1, count: LZWDecoder.maxCodes)
-        for c in 0 ..< clearCode {
-            link[c] = UInt32(c) << 16 | UInt32(c) << 24 | UInt32(c)
-        }
     }
 
     /// Whole bytes taken from the input but not yet decoded: `used - bufferedBytes - 1` is the
@@ -81,37 +85,38 @@
         // A call that ended `.needInput` left fewer bits than a code, so empty input has nothing to do.
         guard input.count > 0, let base = input.baseAddress else { return (.needInput, 0) }
         var registers = Registers(bits: bits, bitCount: bitCount, codeSize: codeSize, nextCode: nextCode,
-                                  previous: previous, position: position)
+                                  previous: previous, previousStart: previousStart, position: position)
         let (clearCode, minimumCodeSize) = (self.clearCode, self.minimumCodeSize)
-        let result = link.withUnsafeMutableBufferPointer { linkBuffer in
+        let result = start.withUnsafeMutableBufferPointer { startBuffer in
             length.withUnsafeMutableBufferPointer { lengthBuffer in
-                guard let link = linkBuffer.baseAddress, let length = lengthBuffer.baseAddress else {
+                guard let start = startBuffer.baseAddress, let length = lengthBuffer.baseAddress else {
                     return (Status.needInput, 0)
                 }
-                return LZWDecoder.kernel(&registers, link: link, length: length, input: base, count: input.count,
+                return LZWDecoder.kernel(&registers, start: start, length: length, input: base, count: input.count,
                                          output: output, capacity: capacity, clearCode: clearCode,
                                          minimumCodeSize: minimumCodeSize)
             }
         }
         bits = registers.bits; bitCount = registers.bitCount
         codeSize = registers.codeSize; nextCode = registers.nextCode; previous = registers.previous
+        previousStart = registers.previousStart
         position = registers.position
         return result
     }
 
     /// The decoder's state while a kernel runs: copied into locals so that it lives in registers.
     private struct Registers {
-        var bits: UInt64, bitCount: Int, codeSize: Int, nextCode: Int, previous: Int, position: Int
+        var bits: UInt64, bitCount: Int, codeSize: Int, nextCode: Int, previous: Int, previousStart: Int, position: Int
     }
 
-    /// The hot loop, over pointers whose extents the caller checked: `link` and `length` hold
+    /// The hot loop, over pointers whose extents the caller checked: `start` and `length` hold
     /// 4096 entries, `input` `count` bytes, `output` `capacity` bytes.
     @inline(never)
-    private static func kernel(_ r: inout Registers, link: UnsafeMutablePointer<UInt32>, length: UnsafeMutablePointer<UInt16>,
+    private static func kernel(_ r: inout Registers, start: UnsafeMutablePointer<UInt32>, length: UnsafeMutablePointer<UInt16>,
                                input base: UnsafePointer<UInt8>, count n: Int, output: UnsafeMutablePointer<UInt8>,
                                capacity: Int, clearCode: Int, minimumCodeSize: Int) -> (Status, Int) {
         var bits = r.bits, bitCount = r.bitCount, codeSize = r.codeSize
-        var nextCode = r.nextCode, previous = r.previous, pos = r.position
+        var nextCode = r.nextCode, previous = r.previous, previousStart = r.previousStart, pos = r.position
         let endCode = clearCode &+ 1
         var i = 0
         var status = Status.needInput
@@ -137,75 +142,39 @@
             bits >>= UInt64(codeSize)
             bitCount &-= codeSize
 
+            let stringLength: Int
             if code < clearCode {
-                // A literal: the commonest short string, written without the table walk.
-                if previous >= 0 && nextCode < LZWDecoder.maxCodes {
-                    let p = link[previous]
-                    link[nextCode] = UInt32(truncatingIfNeeded: previous) | UInt32(truncatingIfNeeded: code) << 16 | (p & 0xFF00_0000)
-                    length[nextCode] = length[previous] &+ 1
-                    nextCode &+= 1
-                    if nextCode == 1 << codeSize && codeSize < 12 {
-                        codeSize &+= 1
-                        mask = (UInt64(1) << UInt64(codeSize)) &- 1
-                    }
-                } else if nextCode == 1 << codeSize && codeSize < 12 {
-                    // Minimum code size 1: the first free code (4) already needs 3 bits, so the
-                    // width grows after the first code following a clear (as giflib and Pillow read it).
-                    codeSize &+= 1
-                    mask = (UInt64(1) << UInt64(codeSize)) &- 1
-                }
+                // A literal: one byte.
                 output[pos] = UInt8(truncatingIfNeeded: code)
-                pos &+= 1
-                previous = code
-                if pos == capacity { status = .outputFull; break }
-                continue
-            }
-            if code == clearCode {
+                stringLength = 1
+            } else if code == clearCode {
                 nextCode = clearCode &+ 2
                 codeSize = minimumCodeSize &+ 1
                 mask = (UInt64(1) << UInt64(codeSize)) &- 1
                 previous = -1
                 continue
-            }
-            if code == endCode { status = .end; break }
-
-            // A table entry, or the entry being defined (the KwKwK case, appendix F).
-            let firstByte: UInt32
-            let stringLength: Int
-            let walkFrom: Int
-            if code < nextCode {
-                firstByte = link[code] >> 24
-                stringLength = Int(length[code])
-                walkFrom = code
-            } else if code == nextCode && previous >= 0 {
-                firstByte = link[previous] >> 24
-                stringLength = Int(length[previous]) &+ 1
-                walkFrom = previous
-            } else {
-                status = .invalidCode(code)
+            } else if code == endCode {
+                status = .end
                 break
-            }
-            let room = capacity &- pos
-            if stringLength <= room {
-                var p = output + (pos &+ stringLength &- 1)
-                var c = walkFrom
-                if walkFrom != code { p.pointee = UInt8(truncatingIfNeeded: firstByte); p -= 1 }
-                // Chains end at a literal: every prefix is smaller than its entry.
-                while c >= clearCode {
-                    let e = link[c]
-                    p.pointee = UInt8(truncatingIfNeeded: e >> 16)
-                    p -= 1
-                    c = Int(truncatingIfNeeded: e & 0xFFFF)
-                }
-                p.pointee = UInt8(truncatingIfNeeded: c)
             } else {
-                writeClipped(link: link, walkFrom: walkFrom, defined: walkFrom != code,
-                             firstByte: UInt8(truncatingIfNeeded: firstByte), length: stringLength,
-                             into: output + pos, room: room, clearCode: clearCode)
+                // A table entry, or the entry being defined (the KwKwK case, appendix F: the
+                // previous string and its own first byte, which the forward copy reads back).
+                let from: Int
+                if code < nextCode {
+                    from = Int(truncatingIfNeeded: start[code])
+                    stringLength = Int(truncatingIfNeeded: length[code])
+                } else if code == nextCode && previous >= 0 {
+                    from = previousStart
+                    stringLength = Int(truncatingIfNeeded: length[previous]) &+ 1
+                } else {
+                    status = .invalidCode(code)
+                    break
+                }
+                copy(output, from: from, to: pos, count: min(stringLength, capacity &- pos), capacity: capacity)
             }
             if previous >= 0 && nextCode < LZWDecoder.maxCodes {
-                let p = link[previous]
-                link[nextCode] = UInt32(truncatingIfNeeded: previous) | firstByte << 16 | (p & 0xFF00_0000)
+                // The previous string and this one's first byte, which follows it in the output.
+                start[nextCode] = UInt32(truncatingIfNeeded: previousStart)
                 length[nextCode] = length[previous] &+ 1
                 nextCode &+= 1
                 if nextCode == 1 << codeSize && codeSize < 12 {
@@ -213,34 +182,48 @@
                     mask = (UInt64(1) << UInt64(codeSize)) &- 1
                 }
             } else if nextCode == 1 << codeSize && codeSize < 12 {
+                // Minimum code size 1: the first free code (4) already needs 3 bits, so the
+                // width grows after the first code following a clear (as giflib and Pillow read it).
                 codeSize &+= 1
                 mask = (UInt64(1) << UInt64(codeSize)) &- 1
             }
             previous = code
-            if stringLength >= room { pos = capacity; status = .outputFull; break }
+            previousStart = pos
+            if stringLength >= capacity &- pos { pos = capacity; status = .outputFull; break }
             pos &+= stringLength
         }
-        r = Registers(bits: bits, bitCount: bitCount, codeSize: codeSize, nextCode: nextCode, previous: previous, position: pos)
+        r = Registers(bits: bits, bitCount: bitCount, codeSize: codeSize, nextCode: nextCode, previous: previous,
+                      previousStart: previousStart, position: pos)
         return (status, status == .needInput ? n : i)
     }
 
-    /// The last `room` bytes do not fit: writes the first `room` bytes of the string.
-    private static func writeClipped(link: UnsafeMutablePointer<UInt32>, walkFrom: Int, defined: Bool,
-                                     firstByte: UInt8, length: Int, into output: UnsafeMutablePointer<UInt8>,
-                                     room: Int, clearCode: Int) {
-        var index = length - 1
-        if defined {
-            if index < room { output[index] = firstByte }
-            index -= 1
+    /// Copies `count` bytes of `output` from `from` to `to` (`from < to`, `to + count <=
+    /// capacity`), front to back, so an overlapping source repeats itself as LZ77 matches do.
+    /// Eight bytes at a time when the source is at least eight bytes back; the last bytes of a
+    /// string are merged into the word already there, so nothing past the string changes.
+    @inline(__always)
+    private static func copy(_ output: UnsafeMutablePointer<UInt8>, from: Int, to: Int, count: Int, capacity: Int) {
+        let s = UnsafeRawPointer(output + from), d = UnsafeMutableRawPointer(output + to)
+        var k = 0
+        if to &- from >= 8 {
+            while k &+ 8 <= count {
+                d.storeBytes(of: s.loadUnaligned(fromByteOffset: k, as: UInt64.self), toByteOffset: k, as: UInt64.self)
+                k &+= 8
+            }
+            let rest = count &- k
+            if rest > 0 && to &+ k &+ 8 <= capacity {
+                let keep = UInt64.max &<< UInt64(rest &* 8)
+                let old = d.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+                let new = s.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+                d.storeBytes(of: (new & ~keep) | (old & keep), toByteOffset: k, as: UInt64.self)
+                return
+            }
         }
-        var c = walkFrom
-        while c >= clearCode {
-            let e = link[c]
-            if index < room { output[index] = UInt8(truncatingIfNeeded: e >> 16) }
-            index -= 1
-            c = Int(truncatingIfNeeded: e & 0xFFFF)
+        let sb = output + from, db = output + to
+        while k < count {
+            db[k] = sb[k]
+            k &+= 1
         }
-        if index >= 0 && index < room { output[index] = UInt8(truncatingIfNeeded: c) }
     }
 
     /// After the output is full: reads codes until the end code, accepting only clear codes on
