@@ -43,7 +43,7 @@ final class BandWorker: @unchecked Sendable {
         idcts = plan.idcts
         mcusWide = plan.mcusWide
         bandValues = plan.mcusWide * blocks.count * 64
-        rowsPerBatch = max(1, min(16, (1 << 18) / max(outputBytesPerRow, 1)))
+        rowsPerBatch = Self.rowsPerBatch(outputBytesPerRow: outputBytesPerRow)
         coefficients = .allocate(capacity: 2 * rowsPerBatch * bandValues)
         coefficients.initialize(repeating: 0, count: 2 * rowsPerBatch * bandValues)
     }
@@ -73,6 +73,11 @@ final class BandWorker: @unchecked Sendable {
     deinit {
         quant.deallocate()
         coefficients.deallocate()
+    }
+
+    /// MCU rows a batch holds for output rows of `outputBytesPerRow` bytes an MCU row.
+    static func rowsPerBatch(outputBytesPerRow: Int) -> Int {
+        max(1, min(16, (1 << 18) / max(outputBytesPerRow, 1)))
     }
 
     /// Below this many output pixels `threads: nil` reconstructs on the decoding thread: the
@@ -138,8 +143,16 @@ extension JPEGDecoder {
         let wanted = options.threads.map { $0 > 1 }
             ?? (Processors.online > 1 && geometry.width * geometry.height >= BandWorker.minimumPixels)
         guard wanted else { return nil }
-        bandWorker = BandWorker(plan: plan, componentQuant: componentQuant,
-                                outputBytesPerRow: geometry.bandRows * geometry.width * geometry.format.bytesPerPixel)
+        let outputBytesPerRow = geometry.bandRows * geometry.width * geometry.format.bytesPerPixel
+        // The worker's two batches of coefficient bands count against maxBytes beside the image
+        // and the rings; where they do not fit, the scan stays on one thread.
+        let batchRows = BandWorker.rowsPerBatch(outputBytesPerRow: outputBytesPerRow)
+        var blocksPerMCU = 0
+        for c in frame?.components ?? [] { blocksPerMCU += c.h * c.v }
+        let workerBytes = 2 * batchRows * plan.mcusWide * blocksPerMCU * 128
+        guard limits.check(width: geometry.width, height: geometry.height, bytesPerPixel: geometry.format.bytesPerPixel,
+                           extraBytes: geometry.workingBytes + workerBytes) == nil else { return nil }
+        bandWorker = BandWorker(plan: plan, componentQuant: componentQuant, outputBytesPerRow: outputBytesPerRow)
         return bandWorker
     }
 

@@ -155,7 +155,15 @@ extension JPEGDecoder {
         guard !coefficients.isSpilled, geometry.bands >= 4, Processors.online > 1 else { return 1 }
         let wanted = options.threads
             ?? (geometry.width * geometry.height >= BandWorker.minimumPixels ? Processors.online : 1)
-        return max(1, min(wanted, geometry.bands / 2))
+        var parts = max(1, min(wanted, geometry.bands / 2))
+        // Each part's band pipeline counts against maxBytes beside the image and the store
+        // (the one-thread pass was checked with one).
+        while parts > 1, limits.check(width: geometry.width, height: geometry.height,
+                                      bytesPerPixel: geometry.format.bytesPerPixel,
+                                      extraBytes: (frame.map { coefficientStoreBytes($0) } ?? 0) + parts * geometry.workingBytes) != nil {
+            parts -= 1
+        }
+        return parts
     }
 
     /// Renders the output rows of `bands` (MCU rows) into `output` (the whole image) through a

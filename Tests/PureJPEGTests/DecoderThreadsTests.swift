@@ -62,4 +62,30 @@ import Testing
         for k in stride(from: jpeg.count / 2, to: jpeg.count / 2 + 400, by: 37) { corrupt[k] ^= 0x5A }
         Self.sameOutcome(corrupt, "corrupt", sizes: [nil, 4096])
     }
+
+    @Test("the second thread's bands and the final pass's pipelines count against maxBytes: at the one-thread minimum, more threads decode on fewer")
+    func threadsWithinMemoryLimit() throws {
+        var image = Image(width: 1000, height: 700, format: .rgb8)
+        for i in 0 ..< image.pixels.count { image.pixels[i] = UInt8(truncatingIfNeeded: i / 3 % 1000 / 4 + i / 3000 % 7) }
+        for progressive in [false, true] {
+            var encoding = JPEGEncodingOptions(quality: 85)
+            encoding.progressive = progressive
+            let jpeg = try JPEGEncoder.encode(image, options: encoding)
+            func decode(_ maxBytes: Int, threads: Int) -> Image? {
+                var options = JPEGDecodingOptions()
+                options.threads = threads
+                return try? JPEGDecoder.decode(jpeg, limits: DecodingLimits(maxBytes: maxBytes), options: options)
+            }
+            // The least maxBytes a one-thread decode needs.
+            var low = 0, high = 64 << 20
+            while high - low > 1 {
+                let mid = (low + high) / 2
+                if decode(mid, threads: 1) != nil { high = mid } else { low = mid }
+            }
+            let one = try #require(decode(high, threads: 1))
+            for threads in [2, 3, 8] {
+                #expect(decode(high, threads: threads) == one, "progressive \(progressive), \(threads) threads at \(high) bytes")
+            }
+        }
+    }
 }
