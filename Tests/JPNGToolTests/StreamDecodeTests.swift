@@ -18,6 +18,18 @@ import Testing
         return Array(header.utf8) + pixels
     }
 
+    /// `jpng decode` of the vector at `path` (`bytes`) to a `.ext` file in `dir` and through
+    /// stdin to stdout: both must be `expected`. Returns the run to the file.
+    static func expectDecoded(_ path: String, _ bytes: [UInt8], ext: String, in dir: URL, equal expected: [UInt8]) throws -> CLI.Result {
+        let out = dir.appendingPathComponent("out.\(ext)").path
+        let toFile = try CLI.run(["decode", TestVectors.url(path).path, "-o", out, "--force"])
+        #expect(toFile.status == 0, "\(toFile.stderr)")
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))) == expected, "\(path) to .\(ext)")
+        let piped = try CLI.run(["decode", "-", "-o", "-", "--format", ext], stdin: bytes)
+        #expect(piped.status == 0 && piped.stdout == expected, "\(path) through stdin and stdout: \(piped.stderr)")
+        return toFile
+    }
+
     static let inputs: [String] = [
         "jpeg-encoder/photo_64x48_q75_420.jpg", "jpeg-encoder/photo_64x48_q75_420_prog.jpg",
         "jpeg-encoder/photo_37x29_q75_444.jpg", "png/pngsuite/basn6a16.png", "png/pngsuite/basn0g01.png",
@@ -31,13 +43,7 @@ import Testing
         let dir = try CLI.scratchFolder()
         for gray in [false, true] {
             let ext = gray ? "pgm" : "ppm"
-            let expected = try Self.reference(bytes, gray: gray)
-            let out = dir.appendingPathComponent("out.\(ext)").path
-            let toFile = try CLI.run(["decode", TestVectors.url(path).path, "-o", out, "--force"])
-            #expect(toFile.status == 0, "\(toFile.stderr)")
-            #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))) == expected, "\(path) to .\(ext)")
-            let piped = try CLI.run(["decode", "-", "-o", "-", "--format", ext], stdin: bytes)
-            #expect(piped.status == 0 && piped.stdout == expected, "\(path) through stdin and stdout: \(piped.stderr)")
+            let toFile = try Self.expectDecoded(path, bytes, ext: ext, in: dir, equal: try Self.reference(bytes, gray: gray))
             #expect(!toFile.stderr.contains("data after EOI"), "\(toFile.stderr)")
         }
     }
@@ -74,12 +80,7 @@ import Testing
         let ext = image.format.isColor ? "ppm" : "pgm"
         let pnm = Array("\(image.format.isColor ? "P6" : "P5")\n\(image.width) \(image.height)\n\((1 << bits) - 1)\n".utf8) + pixels
         let dir = try CLI.scratchFolder()
-        let out = dir.appendingPathComponent("out.\(ext)").path
-        let r = try CLI.run(["decode", TestVectors.url(path).path, "-o", out, "--force"])
-        #expect(r.status == 0, "\(r.stderr)")
-        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))) == pnm, "\(path) to .\(ext)")
-        let piped = try CLI.run(["decode", "-", "-o", "-", "--format", ext], stdin: bytes)
-        #expect(piped.status == 0 && piped.stdout == pnm, "\(path) through stdin: \(piped.stderr)")
+        _ = try Self.expectDecoded(path, bytes, ext: ext, in: dir, equal: pnm)
         let pam = dir.appendingPathComponent("out.pam").path
         #expect(try CLI.run(["decode", TestVectors.url(path).path, "-o", pam]).status == 0)
         let written = [UInt8](try Data(contentsOf: URL(fileURLWithPath: pam)))
