@@ -143,6 +143,30 @@ import Testing
         }
     }
 
+    @Test("JPEG decodes with their own threads (a reconstruction worker, a final pass in parts) from many tasks")
+    func threadedJPEGDecodesInParallel() async throws {
+        let image = sampleRGBA(width: 72, height: 96)
+        let files = [try JPEGEncoder.encode(image), try JPEGEncoder.encode(image, options: JPEGEncodingOptions(progressive: true))]
+        var one = ImageSourceOptions()
+        one.threads = 1
+        let expected = files.map { Self.outcome($0, options: one) }
+        let ok = await withTaskGroup(of: Bool.self) { group in
+            for round in 0 ..< 4 {
+                for (i, bytes) in files.enumerated() {
+                    group.addTask {
+                        var options = ImageSourceOptions()
+                        options.threads = 2 + round % 2
+                        return Self.outcome(bytes, options: options) == expected[i]
+                    }
+                }
+            }
+            var all = true
+            for await result in group { all = all && result }
+            return all
+        }
+        #expect(ok)
+    }
+
     @Test func encodersAndPyramidsInParallel() async throws {
         let images = (0 ..< 6).map { sampleRGBA(width: 40 + 8 * $0, height: 30 + 4 * $0) }
         let expectedPNG = try images.map { try PNGEncoder.encode($0) }
