@@ -564,14 +564,6 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         events.append(.header(header))
     }
 
-    /// Row mode hands out 12-bit and lossless samples above 8 bits scaled to the full 16-bit
-    /// range (as `Image.fullRange()` does): the metadata says from how many bits, so a writer
-    /// of the stored values (Netpbm with MAXVAL 2^P - 1) can take them back exactly.
-    var rowSignificantBits: [UInt8]? {
-        guard rowOutput != nil, let frame, frame.precision > 8, frame.precision < 16 else { return nil }
-        return [UInt8](repeating: UInt8(frame.precision), count: frame.components.count == 1 ? 1 : 3)
-    }
-
     /// The colour space as libjpeg-turbo's jdapimin default_decompress_parms decides it.
     func colorTransform(_ frame: Frame) -> ColorTransform {
         switch frame.components.count {
