@@ -244,10 +244,12 @@ extension JPEGDecoder {
             // EOI before any scan: the image data is missing, as if the file were cut short (row mode: no partial image).
             throw .truncated(offset: offset, partial: rowOutput == nil ? preview() : nil)
         }
+        // The last iMCU row whose final-scan data arrived, for block smoothing (libjpeg's
+        // last_good_iMCU_row): all of them unless a scan stopped early.
+        let lastGoodRow = entropy.skipping || entropy.beganSkipping ? Int(entropy.lastGoodRow) : .max
         if frame.precision == 12 {
             // Rendered whole from the coefficients (TwelveBit.swift), smoothed as 8-bit frames
             // are; row mode hands the image out.
-            let lastGoodRow = entropy.skipping || entropy.beganSkipping ? Int(entropy.lastGoodRow) : .max
             image = renderTwelveBit(frame, final: true, lastGoodRow: lastGoodRow)
             releasePreviewCache()
             events.append(.rows(0 ..< geometry.height))
@@ -257,14 +259,12 @@ extension JPEGDecoder {
         }
         if mode == .coefficients && rowOutput != nil {
             // Row mode: the final pass renders a band at a time as the caller takes the rows.
-            let lastGoodRow = entropy.skipping || entropy.beganSkipping ? Int(entropy.lastGoodRow) : .max
             startFinalRender(frame: frame, geometry: geometry, lastGoodRow: lastGoodRow)
             releasePreviewCache()
             events.append(.rows(0 ..< geometry.height))
         } else if mode == .coefficients {
             // A progressive file whose first AC coefficients are not all exact is smoothed as
             // djpeg smooths it (BlockSmoothing.swift); previews are not.
-            let lastGoodRow = entropy.skipping || entropy.beganSkipping ? Int(entropy.lastGoodRow) : .max
             image = smoothedRender(frame: frame, geometry: geometry, lastGoodRow: lastGoodRow)
                 ?? cachedRender(frame: frame, geometry: geometry, fill: previewCache.isTracking)
             releasePreviewCache()
