@@ -79,6 +79,10 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     /// Streaming on two threads: the worker and its coefficient bands, kept between calls (a
     /// row decoded in part waits in its band); copied when a decoder copy shares it.
     var bandWorker: BandWorker?
+    /// While a whole file given at once decodes: the workers its scans are handed to.
+    var scanWorkers: ScanWorkers?
+    /// Scans the last such decode handed to the workers (0 when it went on one thread).
+    var scansDecodedAhead = 0
     /// Coefficient mode: the coefficients, and each component's first block in the change map
     /// (the blocks of all components one after another).
     var coefficients = DecodedCoefficients.empty
@@ -166,6 +170,14 @@ public struct JPEGDecoder: IncrementalImageDecoder {
                 record(events)
             }
             return events
+        }
+        // The whole file at once: its scans may be decoded side by side (ParallelScans.swift).
+        if phase == .start, input.count == 0, bytes.count > 0, let threads = ScanWorkers.threads(for: options) {
+            var attempt = self
+            if let events = attempt.appendWithParallelScans(bytes, threads: threads) {
+                self = attempt
+                return events
+            }
         }
         input.append(contentsOf: bytes)
         return try step()
@@ -315,7 +327,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     }
 
     /// Keeps the warnings among `events` in ``warnings``.
-    private mutating func record(_ events: [DecodingEvent]) {
+    mutating func record(_ events: [DecodingEvent]) {
         for case let .warning(text) in events where warnings.count < 100 { warnings.append(text) }
     }
 
@@ -328,7 +340,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         events.append(.warning("data after EOI at offset \(offset) ignored"))
     }
 
-    private mutating func run(_ events: inout [DecodingEvent]) throws(JPEGError) {
+    mutating func run(_ events: inout [DecodingEvent]) throws(JPEGError) {
         guard options.scale == 8 || options.scale == 4 || options.scale == 2 || options.scale == 1 else { throw .invalidOption("scale \(options.scale) (use 8, 4, 2 or 1)") }
         while true {
             switch phase {

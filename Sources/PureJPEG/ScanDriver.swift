@@ -20,6 +20,11 @@ extension JPEGDecoder {
         }
         if !isFinal && input.count < retryAt && !markerArrived() { return false }
         if let worker = twoThreadWorker(plan) { return try runScanOnTwoThreads(plan, worker: worker, isFinal: isFinal, &events) }
+        if scanWorkers != nil {
+            // Decoded by the workers, or here after the scans before it.
+            if deferScan(plan, &events) { return true }
+            try drainScans()
+        }
         let changes = mode == .coefficients ? prepareCoefficientChange() : nil
         while true {
             // A spilled store is decoded a band at a time, its pages dropped between bands.
@@ -236,6 +241,7 @@ extension JPEGDecoder {
 
     /// EOI: the coefficient image is rendered; a streaming image is complete already.
     mutating func endOfImage(offset: Int, _ events: inout [DecodingEvent]) throws(JPEGError) {
+        try drainScans()
         if mode == .lossless {
             endLosslessImage(&events)
             return

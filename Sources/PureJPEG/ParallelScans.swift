@@ -1,0 +1,299 @@
+import ImageCore
+import Dispatch
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The scans of a progressive (or multi-scan) file decoded side by side, when the whole file
+/// arrives in one ``JPEGDecoder/append(_:)-(UnsafeRawBufferPointer)`` call.
+///
+/// The marker loop runs ahead on the caller's thread: each scan whose end marker is present is
+/// handed over (``JPEGDecoder/deferScan(_:_:)``) and the loop goes on to the next segment as if
+/// the scan had ended cleanly at that marker. Workers take the scans in file order. A scan reads
+/// and writes only its own components' blocks, and block row r of a component needs only what
+/// the earlier scans of that component wrote into row r; so a scan decodes an MCU row once every
+/// earlier scan of its components is past that row (a wavefront: the Y refinement follows the Y
+/// first scans down the image while chroma scans run on another core). Each scan runs the
+/// one-thread MCU loop over the same bytes, so its coefficients are the one-thread ones.
+///
+/// What the marker loop assumed is checked when the scans are drained (before EOI's render,
+/// before a scan decoded in place, when the call returns): no warning, every MCU decoded, the
+/// reader stopped exactly at the marker with no whole byte left over. A scan that breaks any of
+/// that (damaged data, a premature marker, bytes before the marker) makes the decoder start over
+/// on one thread from the same bytes, so events, errors and pixels are the one-thread ones.
+///
+/// `@unchecked Sendable`: the scan list, states, progress and flags are touched only under
+/// `mutex`; the input is only read; a coefficient block is written by one scan at a time, the
+/// scans ordered by the progress counters (read and written under `mutex`).
+final class ScanWorkers: @unchecked Sendable {
+    /// A scan handed over, with what its worker needs.
+    struct Scan: @unchecked Sendable {
+        let plan: ScanPlan
+        /// Where the scan's entropy-coded data starts in ``bytes`` (the file offset: the copy
+        /// starts at the file's first byte), and where its end marker is, from there.
+        let start: Int
+        let marker: Int
+        let planes: UnsafeMutablePointer<UnsafeMutablePointer<Int16>>
+        /// MCU rows.
+        let rows: Int
+        /// For each of its components, the latest earlier scan of it: that scan, its block rows
+        /// per MCU row of the component, and this scan's.
+        let dependencies: [(scan: Int, theirs: Int, ours: Int)]
+    }
+
+    let threads: Int
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    /// The caller's bytes (the whole file), valid for the ``JPEGDecoder/append(_:)-(UnsafeRawBufferPointer)``
+    /// call the workers live in: every scan is drained (or abandoned) before it returns.
+    private let bytes: UnsafePointer<UInt8>
+    let inputCount: Int
+    // Under `mutex`:
+    private var scans: [Scan] = []
+    /// Each scan's entropy state between its pieces, and the MCU rows it has finished.
+    private var states: [EntropyState] = []
+    private var progress: [Int] = []
+    /// A thread is decoding a piece of the scan (its state is out).
+    private var running: [Bool] = []
+    /// Scans not yet finished; the first of them.
+    private var unfinished = 0
+    private var first = 0
+    private var workers = 0
+    private var closed = false
+    /// A scan did not end as the marker loop assumed (or the attempt was abandoned).
+    private var failed = false
+
+    /// MCU rows decoded at once: a few, so that a scan can follow the one before it closely.
+    static let rowsPerPiece = 4
+
+    /// Workers for a decode of `input` (the whole file, not empty) on `threads` threads, the
+    /// caller's among them.
+    init?(input: UnsafeRawBufferPointer, threads: Int) {
+        guard let base = input.baseAddress, input.count > 0 else { return nil }
+        self.threads = threads
+        inputCount = input.count
+        bytes = base.assumingMemoryBound(to: UInt8.self)
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        condition.deallocate()
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// The threads a whole-file decode with `options` may use for its scans; nil for one.
+    static func threads(for options: JPEGDecodingOptions) -> Int? {
+        let wanted = options.threads ?? Processors.online
+        return wanted > 1 ? wanted : nil
+    }
+
+    /// Scans handed over so far.
+    var count: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return scans.count
+    }
+
+    /// Hands over a scan: its data starts at file offset `start`, its end marker `marker` bytes on.
+    func add(plan: ScanPlan, start: Int, marker: Int, planes: UnsafeMutablePointer<UnsafeMutablePointer<Int16>>) {
+        let rows = plan.mcusWide > 0 ? (plan.mcuCount + plan.mcusWide - 1) / plan.mcusWide : 0
+        var state = EntropyState()
+        state.restartsToGo = plan.restartInterval
+        pthread_mutex_lock(mutex)
+        var dependencies: [(scan: Int, theirs: Int, ours: Int)] = []
+        for c in plan.components {
+            guard let i = scans.lastIndex(where: { $0.plan.components.contains { $0.index == c.index } }),
+                  let e = scans[i].plan.components.first(where: { $0.index == c.index }) else { continue }
+            dependencies.append((i, scans[i].plan.interleaved ? e.v : 1, plan.interleaved ? c.v : 1))
+        }
+        scans.append(Scan(plan: plan, start: start, marker: marker, planes: planes, rows: rows, dependencies: dependencies))
+        states.append(state)
+        progress.append(0)
+        running.append(false)
+        unfinished += 1
+        let start = workers < threads - 1
+        if start { workers = threads - 1 }
+        pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
+        if start {
+            for _ in 0 ..< threads - 1 { DispatchQueue.global().async { self.work(draining: false) } }
+        }
+    }
+
+    /// Decodes on the caller's thread with the workers until every scan handed over is done.
+    /// True when every one ended as the marker loop assumed.
+    func drain() -> Bool {
+        work(draining: true)
+        pthread_mutex_lock(mutex)
+        let clean = !failed
+        pthread_mutex_unlock(mutex)
+        return clean
+    }
+
+    /// Stops the scans at their next piece and waits for the pieces in progress; the
+    /// coefficients are then no one's but the caller's.
+    func abandon() {
+        pthread_mutex_lock(mutex)
+        failed = true
+        pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
+        _ = drain()
+    }
+
+    /// Lets idle workers go (no more scans come).
+    func close() {
+        pthread_mutex_lock(mutex)
+        closed = true
+        pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Rows of scan `j` its earlier scans allow (under `mutex`).
+    private func allowedRows(_ j: Int) -> Int {
+        let scan = scans[j]
+        var allowed = scan.rows
+        // A scan before `first` is finished, and so is every scan before it. Otherwise: MCU row R
+        // touches the component's block rows up to (R + 1) * ours - 1, and the earlier scan has
+        // finished those below progress * theirs; it decoded them only once the scans before it
+        // had (the same rule), so they are final. (Padding rows past a finished earlier scan's
+        // own wait for `first` to pass it.)
+        for d in scan.dependencies where d.scan >= first {
+            allowed = min(allowed, progress[d.scan] &* d.theirs / d.ours)
+        }
+        return allowed
+    }
+
+    /// Takes pieces of the scans (the first scan with a piece it may decode, so the scans
+    /// follow each other down the image) until none is left, and with `draining` false, no
+    /// more will come. Holds `mutex` only between pieces.
+    private func work(draining: Bool) {
+        pthread_mutex_lock(mutex)
+        while true {
+            if failed {
+                // Abandoned: no new pieces; a drain waits for the ones in progress.
+                if !draining || !running.contains(true) { break }
+                pthread_cond_wait(condition, mutex)
+                continue
+            }
+            if unfinished == 0 && (draining || closed) { break }
+            var piece: (scan: Int, rows: Range<Int>)?
+            for j in first ..< scans.count where !running[j] && progress[j] < scans[j].rows {
+                let allowed = allowedRows(j)
+                if allowed > progress[j] {
+                    piece = (j, progress[j] ..< min(allowed, progress[j] + Self.rowsPerPiece))
+                    break
+                }
+            }
+            guard let (j, rows) = piece else {
+                pthread_cond_wait(condition, mutex)
+                continue
+            }
+            running[j] = true
+            let scan = scans[j]
+            var state = states[j]
+            pthread_mutex_unlock(mutex)
+            let clean = decode(scan, rows: rows, state: &state)
+            pthread_mutex_lock(mutex)
+            states[j] = state
+            running[j] = false
+            progress[j] = clean ? rows.upperBound : scan.rows
+            if !clean { failed = true }
+            if progress[j] == scan.rows {
+                unfinished -= 1
+                while first < scans.count && progress[first] == scans[first].rows { first += 1 }
+            }
+            pthread_cond_broadcast(condition)
+        }
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Decodes MCU rows `rows` of a scan from `state`; false when the scan does not go as the
+    /// marker loop assumed (a warning, a step other than reaching the rows, or at its last row
+    /// not ending as the one-thread decoder would leave a clean scan: every MCU, nothing
+    /// skipped, the reader on the end marker's FF with less than a byte of padding left).
+    private func decode(_ scan: Scan, rows: Range<Int>, state st: inout EntropyState) -> Bool {
+        let plan = scan.plan
+        var warnings: [String] = []
+        let stop = min(rows.upperBound * plan.mcusWide, plan.mcuCount)
+        let step = zigzagToNatural.withUnsafeBufferPointer { zigzag -> ScanStep in
+            guard let zigzagBase = zigzag.baseAddress else { return .needMore }
+            return MCULoop.run(&st, plan: plan, sink: .coefficients(scan.planes, nil), stop: stop, data: bytes + scan.start,
+                               end: inputCount - scan.start, isFinal: false, baseOffset: scan.start, zigzag: zigzagBase,
+                               warnings: &warnings)
+        }
+        guard step == .reached, warnings.isEmpty else { return false }
+        guard rows.upperBound == scan.rows else { return true }
+        let lastRestartSkipped = plan.restartInterval > 0 && (plan.mcuCount - 1) % plan.restartInterval == 0 && st.beganSkipping
+        return st.mcu == plan.mcuCount && !st.skipping && !st.dataEnded && !lastRestartSkipped && st.garbage == 0
+            && st.reader.count >= 0 && st.reader.count < 8 && st.reader.position == scan.marker && st.reader.damage == 0
+    }
+}
+
+extension JPEGDecoder {
+    /// The whole file in one call, its scans decoded side by side (``ScanWorkers``); nil when a
+    /// scan did not end as assumed or the decode failed, and the caller decodes on one thread
+    /// (from this decoder's state before the call, which `self` is a copy of).
+    mutating func appendWithParallelScans(_ bytes: UnsafeRawBufferPointer, threads: Int) -> [DecodingEvent]? {
+        guard let workers = ScanWorkers(input: bytes, threads: threads) else { return nil }
+        scanWorkers = workers
+        defer { workers.close() }
+        input.append(contentsOf: bytes)
+        var events: [DecodingEvent] = []
+        do {
+            try run(&events)
+            try drainScans()
+        } catch {
+            workers.abandon()
+            return nil
+        }
+        scanWorkers = nil
+        scansDecodedAhead = workers.count
+        record(events)
+        return events
+    }
+
+    /// Waits for the scans handed over; throws (any error: the caller starts over on one
+    /// thread) when one did not end as the marker loop assumed.
+    mutating func drainScans() throws(JPEGError) {
+        guard let workers = scanWorkers else { return }
+        guard workers.drain() else { throw .invalidOption("a scan decoded ahead did not end cleanly") }
+    }
+
+    /// Hands the current scan to the workers when its whole data is present and it may be
+    /// decoded apart from the marker loop; then the loop goes on at its end marker as if the
+    /// scan had ended cleanly there. False when the scan is to be decoded here.
+    mutating func deferScan(_ plan: ScanPlan, _ events: inout [DecodingEvent]) -> Bool {
+        guard let workers = scanWorkers, let geometry, mode == .coefficients, !plan.arithmetic,
+              !coefficients.isSpilled, rowOutput == nil, entropy.mcu == 0,
+              input.offset() + input.count == workers.inputCount else { return false }
+        if options.threads == nil && geometry.width * geometry.height < BandWorker.minimumPixels { return false }
+        guard prepareCoefficientChange() == nil else { return false }
+        let (found, marker) = input.withUnsafeUnread { bytes -> (Bool, Int) in
+            guard let base = bytes.baseAddress else { return (false, 0) }
+            return Self.findScanEnd(base, count: bytes.count, from: markerScan)
+        }
+        guard found else { return false }
+        ownCoefficients()
+        workers.add(plan: plan, start: input.offset(), marker: marker, planes: coefficients.planes)
+        input.consume(marker)
+        retryAt = 0
+        markerScan = 0
+        entropy = EntropyState()
+        scansCompleted += 1
+        events.append(.scanComplete(scansCompleted - 1))
+        self.plan = nil
+        phase = .markers
+        return true
+    }
+}
