@@ -66,6 +66,10 @@ final class ScanWorkers: @unchecked Sendable {
     private var closed = false
     /// A scan did not end as the marker loop assumed (or the attempt was abandoned).
     private var failed = false
+    /// The final pass in pieces (``renderAlongside(pieces:needs:body:)``): the block rows of each
+    /// frame component a piece reads, and the pieces taken, running and finished.
+    private var render: (needs: [[Int]], body: @Sendable (Int) -> Void)?
+    private var renderTaken = 0, renderRunning = 0, renderFinished = 0
 
     /// MCU rows decoded at once: a few, so that a scan can follow the one before it closely.
     static let rowsPerPiece = 4
@@ -141,6 +145,34 @@ final class ScanWorkers: @unchecked Sendable {
         return clean
     }
 
+    /// Renders the final pass in `needs.count` pieces (`body(i)`), each once every scan has
+    /// finished the block rows it reads (`needs[i][c]` of frame component `c`), on the workers
+    /// and the caller's thread, beside the scans still decoding; then drains. True when every
+    /// scan ended as the marker loop assumed (else the pieces not started are left undone).
+    func renderAlongside(needs: [[Int]], body: @escaping @Sendable (Int) -> Void) -> Bool {
+        pthread_mutex_lock(mutex)
+        render = (needs, body)
+        renderTaken = 0
+        renderFinished = 0
+        pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
+        let clean = drain()
+        pthread_mutex_lock(mutex)
+        render = nil
+        pthread_mutex_unlock(mutex)
+        return clean
+    }
+
+    /// Whether every scan has finished what render piece `i` reads (under `mutex`).
+    private func renderReady(_ i: Int, needs: [Int]) -> Bool {
+        for (j, scan) in scans.enumerated() where progress[j] < scan.rows {
+            for c in scan.plan.components where c.index < needs.count {
+                if progress[j] &* (scan.plan.interleaved ? c.v : 1) < needs[c.index] { return false }
+            }
+        }
+        return true
+    }
+
     /// Stops the scans at their next piece and waits for the pieces in progress; the
     /// coefficients are then no one's but the caller's.
     func abandon() {
@@ -182,11 +214,12 @@ final class ScanWorkers: @unchecked Sendable {
         while true {
             if failed {
                 // Abandoned: no new pieces; a drain waits for the ones in progress.
-                if !draining || !running.contains(true) { break }
+                if !draining || (!running.contains(true) && renderRunning == 0) { break }
                 pthread_cond_wait(condition, mutex)
                 continue
             }
-            if unfinished == 0 && (draining || closed) { break }
+            let rendersLeft = render.map { $0.needs.count - renderFinished } ?? 0
+            if unfinished == 0 && rendersLeft == 0 && (draining || closed) { break }
             var piece: (scan: Int, rows: Range<Int>)?
             for j in first ..< scans.count where !running[j] && progress[j] < scans[j].rows {
                 let allowed = allowedRows(j)
@@ -195,25 +228,36 @@ final class ScanWorkers: @unchecked Sendable {
                     break
                 }
             }
-            guard let (j, rows) = piece else {
+            if let (j, rows) = piece {
+                running[j] = true
+                let scan = scans[j]
+                var state = states[j]
+                pthread_mutex_unlock(mutex)
+                let clean = decode(scan, rows: rows, state: &state)
+                pthread_mutex_lock(mutex)
+                states[j] = state
+                running[j] = false
+                progress[j] = clean ? rows.upperBound : scan.rows
+                if !clean { failed = true }
+                if progress[j] == scan.rows {
+                    unfinished -= 1
+                    while first < scans.count && progress[first] == scans[first].rows { first += 1 }
+                }
+                pthread_cond_broadcast(condition)
+            } else if let (needs, body) = render, renderTaken < needs.count, renderReady(renderTaken, needs: needs[renderTaken]) {
+                // The scans are past this piece of the final pass: render it (scan pieces first).
+                let i = renderTaken
+                renderTaken += 1
+                renderRunning += 1
+                pthread_mutex_unlock(mutex)
+                body(i)
+                pthread_mutex_lock(mutex)
+                renderRunning -= 1
+                renderFinished += 1
+                pthread_cond_broadcast(condition)
+            } else {
                 pthread_cond_wait(condition, mutex)
-                continue
             }
-            running[j] = true
-            let scan = scans[j]
-            var state = states[j]
-            pthread_mutex_unlock(mutex)
-            let clean = decode(scan, rows: rows, state: &state)
-            pthread_mutex_lock(mutex)
-            states[j] = state
-            running[j] = false
-            progress[j] = clean ? rows.upperBound : scan.rows
-            if !clean { failed = true }
-            if progress[j] == scan.rows {
-                unfinished -= 1
-                while first < scans.count && progress[first] == scans[first].rows { first += 1 }
-            }
-            pthread_cond_broadcast(condition)
         }
         pthread_mutex_unlock(mutex)
     }
@@ -295,5 +339,37 @@ extension JPEGDecoder {
         self.plan = nil
         phase = .markers
         return true
+    }
+
+    /// Whether the final pass can follow the scans still decoding: a whole-image 8-bit render
+    /// without block smoothing, whose pieces' pipelines fit `maxBytes` on every thread.
+    func overlapsFinalPass(_ workers: ScanWorkers, frame: Frame, geometry: OutputGeometry) -> Bool {
+        mode == .coefficients && !previewCache.isTracking && blockSmoothingPlan(frame: frame) == nil && geometry.bands >= 8
+            && finalRenderParts(geometry) >= min(workers.threads, geometry.bands / 2)
+    }
+
+    /// The final pass in pieces of about 24 bands (at least one a thread), each rendered
+    /// through a pipeline of its own (``renderBands(_:first:of:frame:geometry:smoothing:output:)``)
+    /// once the scans are past the MCU rows it reads (its bands and the one after); nil when a
+    /// scan did not end cleanly.
+    func renderAlongside(_ workers: ScanWorkers, frame: Frame, geometry: OutputGeometry) -> Image? {
+        var out = Image.unfilled(width: geometry.width, height: geometry.height, format: geometry.format, metadata: metadata)
+        let bands = geometry.bands
+        let pieces = max(1, min(bands / 4, max(workers.threads, bands / 24)))
+        let needs = (0 ..< pieces).map { i in
+            let last = min(bands * (i + 1) / pieces, bands - 1)
+            return frame.components.map { min($0.paddedBlocksHigh, (last + 1) * $0.v) }
+        }
+        var clean = false
+        out.pixels.withUnsafeMutableBufferPointer { outBuffer in
+            guard let outBase = outBuffer.baseAddress else { return }
+            let output = SendablePointer(pointer: outBase)
+            let decoder = self
+            clean = workers.renderAlongside(needs: needs) { i in
+                decoder.renderBands(bands * i / pieces ..< bands * (i + 1) / pieces, first: i == 0, of: bands, frame: frame,
+                                    geometry: geometry, smoothing: nil, output: output.pointer)
+            }
+        }
+        return clean ? out : nil
     }
 }

@@ -241,7 +241,6 @@ extension JPEGDecoder {
 
     /// EOI: the coefficient image is rendered; a streaming image is complete already.
     mutating func endOfImage(offset: Int, _ events: inout [DecodingEvent]) throws(JPEGError) {
-        try drainScans()
         if mode == .lossless {
             endLosslessImage(&events)
             return
@@ -250,6 +249,18 @@ extension JPEGDecoder {
             // EOI before any scan: the image data is missing, as if the file were cut short (row mode: no partial image).
             throw .truncated(offset: offset, partial: rowOutput == nil ? preview() : nil)
         }
+        if let workers = scanWorkers, rowOutput == nil, frame.precision == 8, overlapsFinalPass(workers, frame: frame, geometry: geometry) {
+            // The final pass follows the scans still decoding (ParallelScans.swift).
+            guard let rendered = renderAlongside(workers, frame: frame, geometry: geometry) else {
+                throw .invalidOption("a scan decoded ahead did not end cleanly")
+            }
+            image = rendered
+            events.append(.rows(0 ..< geometry.height))
+            events.append(.end)
+            phase = .done
+            return
+        }
+        try drainScans()
         // The last iMCU row whose final-scan data arrived, for block smoothing (libjpeg's
         // last_good_iMCU_row): all of them unless a scan stopped early.
         let lastGoodRow = entropy.skipping || entropy.beganSkipping ? Int(entropy.lastGoodRow) : .max
