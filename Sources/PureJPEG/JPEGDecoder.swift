@@ -174,9 +174,14 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         // The whole file at once: its scans may be decoded side by side (ParallelScans.swift).
         if phase == .start, input.count == 0, bytes.count > 0, let threads = ScanWorkers.threads(for: options) {
             var attempt = self
-            if let events = attempt.appendWithParallelScans(bytes, threads: threads) {
+            do {
+                if let events = try attempt.appendWithParallelScans(bytes, threads: threads) {
+                    self = attempt
+                    return events
+                }
+            } catch {
                 self = attempt
-                return events
+                throw error
             }
         }
         input.append(contentsOf: bytes)

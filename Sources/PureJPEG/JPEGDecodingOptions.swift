@@ -45,10 +45,14 @@ public struct JPEGDecodingOptions: Sendable, Equatable {
     public var fancyUpsampling: Bool = true
     /// Threads for one image: a sequential file decoded whole has each MCU row reconstructed
     /// (IDCT, upsampling, colour conversion) on a second thread while the first entropy-decodes
-    /// the next; a progressive (or multi-scan) file decoded whole renders its final pass in that
-    /// many parts at once. nil (the default): with a second processor, from half a megapixel up;
-    /// 1: the caller's thread alone; above 1: for any size. Pixels, events and errors are the
-    /// same whatever the count. Entropy decoding and row decoding stay on one thread.
+    /// the next. A progressive (or multi-scan) file given to one `append` call whole has its scans
+    /// decoded side by side, each following the scans before it down the image, and its final
+    /// pass rendered in pieces behind them; decoded whole from pieces, it renders its final pass
+    /// in that many parts at once. nil (the default): with a second processor, from half a
+    /// megapixel up; 1: the caller's thread alone; above 1: for any size. Pixels, events and
+    /// errors are the same whatever the count: a damaged file whose scans cannot be decoded
+    /// apart (a warning inside a scan) is decoded again on one thread. Arithmetic-coded scans,
+    /// a spilled store and row decoding stay on one thread.
     public var threads: Int? = nil
     /// The damage decoded past the way libjpeg-turbo decodes it, each reported as a `.warning`
     /// event with its byte offset; a leniency left out makes that damage throw its

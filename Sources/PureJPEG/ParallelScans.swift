@@ -49,7 +49,7 @@ final class ScanWorkers: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     /// The caller's bytes (the whole file), valid for the ``JPEGDecoder/append(_:)-(UnsafeRawBufferPointer)``
-    /// call the workers live in: every scan is drained (or abandoned) before it returns.
+    /// call the workers live in: every scan is drained before it returns.
     private let bytes: UnsafePointer<UInt8>
     let inputCount: Int
     // Under `mutex`:
@@ -64,7 +64,7 @@ final class ScanWorkers: @unchecked Sendable {
     private var first = 0
     private var workers = 0
     private var closed = false
-    /// A scan did not end as the marker loop assumed (or the attempt was abandoned).
+    /// A scan did not end as the marker loop assumed: no more pieces are taken.
     private var failed = false
     /// The final pass in pieces (``renderAlongside(pieces:needs:body:)``): the block rows of each
     /// frame component a piece reads, and the pieces taken, running and finished.
@@ -173,16 +173,6 @@ final class ScanWorkers: @unchecked Sendable {
         return true
     }
 
-    /// Stops the scans at their next piece and waits for the pieces in progress; the
-    /// coefficients are then no one's but the caller's.
-    func abandon() {
-        pthread_mutex_lock(mutex)
-        failed = true
-        pthread_cond_broadcast(condition)
-        pthread_mutex_unlock(mutex)
-        _ = drain()
-    }
-
     /// Lets idle workers go (no more scans come).
     func close() {
         pthread_mutex_lock(mutex)
@@ -221,7 +211,8 @@ final class ScanWorkers: @unchecked Sendable {
             let rendersLeft = render.map { $0.needs.count - renderFinished } ?? 0
             if unfinished == 0 && rendersLeft == 0 && (draining || closed) { break }
             var piece: (scan: Int, rows: Range<Int>)?
-            for j in first ..< scans.count where !running[j] && progress[j] < scans[j].rows {
+            // The first few unfinished scans (a scan further on would wait for them anyway).
+            for j in first ..< min(scans.count, first + 4 * threads) where !running[j] && progress[j] < scans[j].rows {
                 let allowed = allowedRows(j)
                 if allowed > progress[j] {
                     piece = (j, progress[j] ..< min(allowed, progress[j] + Self.rowsPerPiece))
@@ -285,25 +276,32 @@ final class ScanWorkers: @unchecked Sendable {
 }
 
 extension JPEGDecoder {
-    /// The whole file in one call, its scans decoded side by side (``ScanWorkers``); nil when a
-    /// scan did not end as assumed or the decode failed, and the caller decodes on one thread
-    /// (from this decoder's state before the call, which `self` is a copy of).
-    mutating func appendWithParallelScans(_ bytes: UnsafeRawBufferPointer, threads: Int) -> [DecodingEvent]? {
+    /// The whole file in one call, its scans decoded side by side (``ScanWorkers``). `self` is a
+    /// copy of the decoder before the call. Returns the events, or throws the decode's error, when
+    /// every scan handed over ended as the marker loop assumed (or none was handed over: this was
+    /// the one-thread decode); otherwise nil, and the caller starts over on one thread.
+    mutating func appendWithParallelScans(_ bytes: UnsafeRawBufferPointer, threads: Int) throws(JPEGError) -> [DecodingEvent]? {
         guard let workers = ScanWorkers(input: bytes, threads: threads) else { return nil }
         scanWorkers = workers
         defer { workers.close() }
         input.append(contentsOf: bytes)
         var events: [DecodingEvent] = []
+        var error: JPEGError?
         do {
             try run(&events)
-            try drainScans()
-        } catch {
-            workers.abandon()
-            return nil
+        } catch let thrown {
+            error = thrown
         }
+        // An error from the marker loop, after scans that all ended cleanly, is the one-thread
+        // decode's error too (the loop saw what it would have seen).
+        guard workers.drain() else { return nil }
         scanWorkers = nil
         scansDecodedAhead = workers.count
         record(events)
+        if let error {
+            failure = error
+            throw error
+        }
         return events
     }
 
