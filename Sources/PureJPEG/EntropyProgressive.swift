@@ -94,18 +94,30 @@ extension BitReader {
         defer { w.store(into: &self) }
         var k = ss
         var changed = false
+        // A correction bit (random: without a branch on it): 1 moves a coefficient whose bit Al
+        // is clear away from zero by 1 << Al.
+        var corrected: Int16 = 0
         @inline(__always) func correct(_ reader: inout BitReader, _ coef: UnsafeMutablePointer<Int16>) {
             if w.count < 1 { w.refill(&reader, data, end, isFinal) }
-            if w.bit() != 0, coef.pointee & p1 == 0 {
-                coef.pointee &+= coef.pointee >= 0 ? p1 : m1
-                changed = true
-            }
+            let c = coef.pointee
+            let apply = Int16(truncatingIfNeeded: w.bit()) & (c & p1 == 0 ? 1 : 0)
+            coef.pointee = c &+ (p1 &* ((c &>> 15) | 1)) & (0 &- apply)
+            corrected |= apply
         }
+        // Positions below `n` (n in 0...65) as a zig-zag mask.
+        @inline(__always) func below(_ n: Int) -> UInt64 { n >= 64 ? ~0 : (UInt64(1) &<< UInt64(max(n, 0))) &- 1 }
+        // The block's non-zero coefficients in zig-zag order, kept up to date as new ones are
+        // placed (corrections keep coefficients non-zero). The run of zero coefficients before a
+        // symbol's position is found in it instead of testing each position in turn (a
+        // data-dependent branch per coefficient, the hottest loop of a progressive decode).
+        var nonzero: UInt64?
         if eobrun == 0 {
+            var nz = Self.nonzeroZigzagMask(block, zigzag)
+            let band = below(se &+ 1)
             while k <= se {
                 if w.count < 32 { w.refill(&self, data, end, isFinal) }
                 let rs = w.decode(ac, &self)
-                var r = rs &>> 4
+                let r = rs &>> 4
                 let s = rs & 15
                 var value: Int16 = 0
                 if s != 0 {
@@ -120,34 +132,37 @@ extension BitReader {
                     }
                     break
                 }
-                // Skip r zero coefficients (correcting the non-zero ones passed), then place the new one.
-                while k <= se {
-                    let coef = block + Int(zigzag[k])
-                    if coef.pointee != 0 {
-                        correct(&self, coef)
-                    } else {
-                        if r == 0 { break }
-                        r &-= 1
-                    }
-                    k &+= 1
+                // Skip r zero coefficients (correcting the non-zero ones passed): the new one goes
+                // to the (r + 1)-th zero from k (past Se when there are fewer), and a ZRL skips 16.
+                var zeros = ~nz & band & ~below(k)
+                var n = r
+                while n > 0 && zeros != 0 {
+                    zeros &= zeros &- 1
+                    n &-= 1
                 }
+                let t = zeros == 0 ? se &+ 1 : zeros.trailingZeroBitCount
+                var passed = nz & ~below(k) & below(t)
+                while passed != 0 {
+                    correct(&self, block + Int(zigzag[passed.trailingZeroBitCount]))
+                    passed &= passed &- 1
+                }
+                k = t
                 if s != 0 {
                     if k > se { damage |= Damage.runPastBlock }
-                    let position = zigzag[min(k, 63)]
-                    block[Int(position)] = value
+                    let at = min(k, 63)
+                    block[Int(zigzag[at])] = value
+                    nz |= UInt64(1) &<< UInt64(at)
                     changed = true
                 }
                 k &+= 1
             }
+            nonzero = nz
         }
         if eobrun > 0 {
             // Inside an end-of-band run only the existing coefficients get correction bits, in
-            // zig-zag order: visit the set bits of the non-zero mask instead of testing every
-            // position (a data-dependent branch per coefficient, the hottest loop of a
-            // progressive decode). Corrections keep coefficients non-zero, so the mask holds.
+            // zig-zag order: the set bits of the non-zero mask.
             if k <= se {
-                let range = (se == 63 ? ~UInt64(0) : (UInt64(1) &<< UInt64(se &+ 1)) &- 1) & ~((UInt64(1) &<< UInt64(k)) &- 1)
-                var mask = Self.nonzeroZigzagMask(block, zigzag) & range
+                var mask = (nonzero ?? Self.nonzeroZigzagMask(block, zigzag)) & below(se &+ 1) & ~below(k)
                 while mask != 0 {
                     correct(&self, block + Int(zigzag[mask.trailingZeroBitCount]))
                     mask &= mask &- 1
@@ -155,7 +170,7 @@ extension BitReader {
             }
             eobrun &-= 1
         }
-        return changed
+        return changed || corrected != 0
     }
 
     /// Bit k set when the coefficient at zig-zag position k of `block` (natural order) is
