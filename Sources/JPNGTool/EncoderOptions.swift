@@ -35,7 +35,7 @@ struct EncoderOptionGroup: ParsableArguments {
     @Option(help: "JPEG output with --lossless: low bits dropped from each sample (point transform), 0 by default.")
     var pointTransform: Int = 0
 
-    @Option(help: "Threads: APNG frames decoded ahead and compressed at once; a PNG's rows unfiltered, and a baseline JPEG's rows reconstructed, on a second thread when decoding to memory; a progressive JPEG's final pass in parts at once; a PNG's 256 KiB bands deflated at once; a baseline JPEG encoded in bands of MCU rows, one a thread (streamed output: rows transformed on a second thread while the first codes them) (default: the processors online, for JPEG from a megapixel up; 1: one thread). The output is the same for any count.")
+    @Option(help: "Threads: APNG frames decoded ahead and compressed at once; a PNG's rows unfiltered, and a baseline JPEG's rows reconstructed, on a second thread when decoding to memory; a progressive JPEG's scans decoded side by side, its final pass rendered behind them; a PNG's 256 KiB bands deflated at once; a baseline JPEG encoded in bands of MCU rows, one a thread (streamed output: rows transformed on a second thread while the first codes them) (default: the processors online, for JPEG from a megapixel up; 1: one thread). The output is the same for any count.")
     var threads: Int?
 
     func validate() throws {

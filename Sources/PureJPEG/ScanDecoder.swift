@@ -186,6 +186,14 @@ enum MCULoop {
             }
         }
         let fastPlanes = !planeBlocks.isEmpty
+        // A non-interleaved AC scan into the coefficient store without a change map (the bulk of
+        // a progressive decode): each MCU is one block, addressed directly.
+        var directAC: (plane: UnsafeMutablePointer<Int16>, wide: Int, ac: HuffmanLookup)?
+        if case let .coefficients(planes, .none) = sink, !plan.interleaved, !plan.arithmetic,
+           plan.kind == .acFirst || plan.kind == .acRefine, let c = plan.components.first, c.valuesPerBlock == 64,
+           let ac = c.ac {
+            directAC = (planes[c.index], c.paddedBlocksWide, ac)
+        }
         // Arithmetic coding: the statistics bins the scan changes, saved with the state where an
         // MCU may be rolled back.
         if plan.arithmetic && bins == nil { return .failed(.invalidOption("an arithmetic-coded scan without statistics")) }
@@ -254,6 +262,15 @@ enum MCULoop {
                 if plan.arithmetic, let bins {
                     decodeArithmeticMCU(&st, plan: plan, sink: sink, block: block, bins: bins, blocksPerMCU: blocksPerMCU,
                                         mx: mx, my: my, zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                } else if let direct = directAC {
+                    let target = direct.plane + (my &* direct.wide &+ mx) &* 64
+                    if plan.kind == .acRefine {
+                        st.reader.decodeACRefine(target, ac: direct.ac, ss: plan.ss, se: plan.se, al: plan.al, eobrun: &st.eobrun,
+                                                 zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                    } else {
+                        st.reader.decodeACFirst(target, ac: direct.ac, ss: plan.ss, se: plan.se, al: plan.al, eobrun: &st.eobrun,
+                                                zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+                    }
                 } else if case let .band(base) = sink {
                     bandTables.withUnsafeBufferPointer { tables in
                         decodeBandMCU(&st, tables: tables, base: base + mx &* tables.count &* 64, zigzag: zigzag,
