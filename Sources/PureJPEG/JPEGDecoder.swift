@@ -172,18 +172,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             return events
         }
         // The whole file at once: its scans may be decoded side by side (ParallelScans.swift).
-        if phase == .start, input.count == 0, bytes.count > 0, let threads = ScanWorkers.threads(for: options) {
-            var attempt = self
-            do {
-                if let events = try attempt.appendWithParallelScans(bytes, threads: threads) {
-                    self = attempt
-                    return events
-                }
-            } catch {
-                self = attempt
-                throw error
-            }
-        }
+        if let events = try appendWholeFile(bytes) { return events }
         input.append(contentsOf: bytes)
         return try step()
     }
@@ -334,15 +323,6 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     /// Keeps the warnings among `events` in ``warnings``.
     mutating func record(_ events: [DecodingEvent]) {
         for case let .warning(text) in events where warnings.count < 100 { warnings.append(text) }
-    }
-
-    /// Bytes after EOI: a warning, or with ``JPEGLeniencies/dataAfterEnd`` left out, an error.
-    mutating func dataAfterEnd(count: Int, _ events: inout [DecodingEvent]) throws(JPEGError) {
-        guard suppliedEOI == nil, !reportedDataAfterEnd else { return }
-        reportedDataAfterEnd = true
-        let offset = bytesConsumed
-        if !options.leniencies.contains(.dataAfterEnd) { throw .dataAfterEnd(offset: offset) }
-        events.append(.warning("data after EOI at offset \(offset) ignored"))
     }
 
     mutating func run(_ events: inout [DecodingEvent]) throws(JPEGError) {

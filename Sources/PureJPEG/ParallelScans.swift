@@ -13,18 +13,22 @@ import Musl
 ///
 /// The marker loop runs ahead on the caller's thread: each scan whose end marker is present is
 /// handed over (``JPEGDecoder/deferScan(_:_:)``) and the loop goes on to the next segment as if
-/// the scan had ended cleanly at that marker. Workers take the scans in file order. A scan reads
-/// and writes only its own components' blocks, and block row r of a component needs only what
-/// the earlier scans of that component wrote into row r; so a scan decodes an MCU row once every
-/// earlier scan of its components is past that row (a wavefront: the Y refinement follows the Y
-/// first scans down the image while chroma scans run on another core). Each scan runs the
-/// one-thread MCU loop over the same bytes, so its coefficients are the one-thread ones.
+/// the scan had ended cleanly at that marker. A scan reads and writes only its own components'
+/// blocks, and block row r of a component needs only what the earlier scans of that component
+/// wrote into row r. So the work is pieces of ``rowsPerPiece`` MCU rows of one scan, each ready
+/// once the latest earlier scan of each of its components has finished the block rows it
+/// touches; threads take the first ready piece of the first unfinished scans, and the scans
+/// follow each other down the image (the Y refinements behind the Y first scans, the chroma
+/// scans in the gaps). Each piece runs the one-thread MCU loop on the scan's own entropy state
+/// over the same bytes, so the coefficients are the one-thread ones. At EOI the final pass is
+/// handed over too, in pieces that start once every scan is past the rows they read.
 ///
 /// What the marker loop assumed is checked when the scans are drained (before EOI's render,
 /// before a scan decoded in place, when the call returns): no warning, every MCU decoded, the
 /// reader stopped exactly at the marker with no whole byte left over. A scan that breaks any of
-/// that (damaged data, a premature marker, bytes before the marker) makes the decoder start over
-/// on one thread from the same bytes, so events, errors and pixels are the one-thread ones.
+/// that (damaged data, a premature marker, bytes before the marker) stops the pieces, and the
+/// decoder starts over on one thread from the same bytes, so events, errors and pixels are the
+/// one-thread ones.
 ///
 /// `@unchecked Sendable`: the scan list, states, progress and flags are touched only under
 /// `mutex`; the input is only read; a coefficient block is written by one scan at a time, the
@@ -33,8 +37,8 @@ final class ScanWorkers: @unchecked Sendable {
     /// A scan handed over, with what its worker needs.
     struct Scan: @unchecked Sendable {
         let plan: ScanPlan
-        /// Where the scan's entropy-coded data starts in ``bytes`` (the file offset: the copy
-        /// starts at the file's first byte), and where its end marker is, from there.
+        /// Where the scan's entropy-coded data starts in ``bytes`` (its file offset: the bytes
+        /// start at the file's first byte), and where its end marker is, from there.
         let start: Int
         let marker: Int
         let planes: UnsafeMutablePointer<UnsafeMutablePointer<Int16>>
@@ -163,8 +167,8 @@ final class ScanWorkers: @unchecked Sendable {
         return clean
     }
 
-    /// Whether every scan has finished what render piece `i` reads (under `mutex`).
-    private func renderReady(_ i: Int, needs: [Int]) -> Bool {
+    /// Whether every scan has finished the block rows `needs` of each frame component (under `mutex`).
+    private func renderReady(_ needs: [Int]) -> Bool {
         for (j, scan) in scans.enumerated() where progress[j] < scan.rows {
             for c in scan.plan.components where c.index < needs.count {
                 if progress[j] &* (scan.plan.interleaved ? c.v : 1) < needs[c.index] { return false }
@@ -235,7 +239,7 @@ final class ScanWorkers: @unchecked Sendable {
                     while first < scans.count && progress[first] == scans[first].rows { first += 1 }
                 }
                 pthread_cond_broadcast(condition)
-            } else if let (needs, body) = render, renderTaken < needs.count, renderReady(renderTaken, needs: needs[renderTaken]) {
+            } else if let (needs, body) = render, renderTaken < needs.count, renderReady(needs[renderTaken]) {
                 // The scans are past this piece of the final pass: render it (scan pieces first).
                 let i = renderTaken
                 renderTaken += 1
@@ -276,6 +280,23 @@ final class ScanWorkers: @unchecked Sendable {
 }
 
 extension JPEGDecoder {
+    /// The first `append` call, when the decoder may use more than one thread: an attempt to
+    /// decode the file with its scans side by side, from a copy of this decoder. Nil when there is
+    /// no attempt, or it was given up (a scan did not end cleanly): the caller then goes on with
+    /// the decoder as it was, on one thread.
+    mutating func appendWholeFile(_ bytes: UnsafeRawBufferPointer) throws(JPEGError) -> [DecodingEvent]? {
+        guard phase == .start, input.count == 0, bytes.count > 0, let threads = ScanWorkers.threads(for: options) else { return nil }
+        var attempt = self
+        do {
+            guard let events = try attempt.appendWithParallelScans(bytes, threads: threads) else { return nil }
+            self = attempt
+            return events
+        } catch {
+            self = attempt
+            throw error
+        }
+    }
+
     /// The whole file in one call, its scans decoded side by side (``ScanWorkers``). `self` is a
     /// copy of the decoder before the call. Returns the events, or throws the decode's error, when
     /// every scan handed over ended as the marker loop assumed (or none was handed over: this was
@@ -316,7 +337,7 @@ extension JPEGDecoder {
     /// decoded apart from the marker loop; then the loop goes on at its end marker as if the
     /// scan had ended cleanly there. False when the scan is to be decoded here.
     mutating func deferScan(_ plan: ScanPlan, _ events: inout [DecodingEvent]) -> Bool {
-        guard let workers = scanWorkers, let geometry, mode == .coefficients, !plan.arithmetic,
+        guard let workers = scanWorkers, let geometry, mode == .coefficients, !plan.arithmetic, plan.mcuCount > 0,
               !coefficients.isSpilled, rowOutput == nil, entropy.mcu == 0,
               input.offset() + input.count == workers.inputCount else { return false }
         if options.threads == nil && geometry.width * geometry.height < BandWorker.minimumPixels { return false }

@@ -301,6 +301,15 @@ extension JPEGDecoder {
         phase = .done
     }
 
+    /// Bytes after EOI: a warning, or with ``JPEGLeniencies/dataAfterEnd`` left out, an error.
+    mutating func dataAfterEnd(count: Int, _ events: inout [DecodingEvent]) throws(JPEGError) {
+        guard suppliedEOI == nil, !reportedDataAfterEnd else { return }
+        reportedDataAfterEnd = true
+        let offset = bytesConsumed
+        if !options.leniencies.contains(.dataAfterEnd) { throw .dataAfterEnd(offset: offset) }
+        events.append(.warning("data after EOI at offset \(offset) ignored"))
+    }
+
     /// Renders the whole coefficient store: per MCU row, IDCT into the band rings, then the
     /// same upsampling and colour conversion as streaming. Cost: one IDCT per block.
     func render(frame: Frame, geometry: OutputGeometry) -> Image {
