@@ -130,4 +130,35 @@ import Testing
         // Cut short: the scans before the cut go ahead, the cut one is decoded in place.
         Self.sameAsOneThread(Array(jpeg.prefix(jpeg.count * 2 / 3)), "cut")
     }
+
+    @Test("random damage: one and two threads agree on every mutated file")
+    func mutations() throws {
+        var options = JPEGEncodingOptions(quality: 80)
+        options.progressive = true
+        options.restartInterval = 5
+        let jpeg = try JPEGEncoder.encode(Self.image, options: options)
+        var state: UInt32 = 2026
+        func next(_ n: Int) -> Int {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return Int(state >> 8) % n
+        }
+        for round in 0 ..< 40 {
+            var bytes = jpeg
+            // A few bytes of the entropy-coded data and segments after the header, sometimes a marker.
+            for _ in 0 ..< 1 + next(3) {
+                let at = 600 + next(bytes.count - 600)
+                bytes[at] = next(4) == 0 ? 0xFF : UInt8(next(256))
+            }
+            for strict in [false, true] {
+                let one = Self.decode(bytes, threads: 1, strict: strict)
+                let two = Self.decode(bytes, threads: 2, strict: strict)
+                #expect(two.events == one.events, "round \(round) strict \(strict): events")
+                switch (one.result, two.result) {
+                case let (.success(a), .success(b)): #expect(a == b, "round \(round) strict \(strict): pixels")
+                case let (.failure(a), .failure(b)): #expect(a == b, "round \(round) strict \(strict): errors")
+                default: Issue.record("round \(round) strict \(strict): \(two.result) against \(one.result)")
+                }
+            }
+        }
+    }
 }
