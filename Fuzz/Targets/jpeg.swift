@@ -4,9 +4,13 @@ import PureJPEG
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    let whole = try? JPEGDecoder.decode(bytes, limits: fuzzLimits)
-    // A second pass with DCT scaling when the first byte of the seed says so, to reach IDCTScaled.
     let s = seed(of: bytes)
+    // Half the whole decodes on two threads: a progressive file's scans side by side (or, damaged,
+    // started over on one thread), checked against the chunked decode below, whose scans run in order.
+    var wholeOptions = JPEGDecodingOptions()
+    wholeOptions.threads = s % 2 == 0 ? 2 : 1
+    let whole = try? JPEGDecoder.decode(bytes, limits: fuzzLimits, options: wholeOptions)
+    // A second pass with DCT scaling when the first byte of the seed says so, to reach IDCTScaled.
     if s % 3 == 0 {
         _ = try? JPEGDecoder.decode(bytes, limits: fuzzLimits, options: JPEGDecodingOptions(scale: [1, 2, 4][Int(s >> 8 % 3)]))
     }
