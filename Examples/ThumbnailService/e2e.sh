@@ -251,8 +251,12 @@ refused("damaged PNG (bad CRC)", 422, "/thumbnail?size=256", bytes(damaged))
 bomb = png_bomb(60000, 60000)
 refused(f"{len(bomb)}-byte PNG bomb, 60000x60000", 413, "/thumbnail?size=256", bomb, contains="limit")
 ratio_bomb = png_bomb(8000, 8000)
-refused(f"{len(ratio_bomb)}-byte PNG of 8000x8000 (decompression ratio, from Content-Length)", 413,
-        "/thumbnail?size=256", ratio_bomb, contains="ratio")
+refused(f"{len(ratio_bomb)}-byte PNG of 8000x8000 (more than its bytes can hold, from Content-Length)", 413,
+        "/thumbnail?size=256", ratio_bomb, contains="needs at least")
+# Headers their bytes cannot hold (Vectors/regressions/hostile_headers.py).
+for name in ("limits-jpeg-gray-40000.jpg", "limits-jpeg-rgb-40000.jpg", "limits-png-interlaced-65535.png"):
+    hostile = open(os.path.join(vectors, "regressions", name), "rb").read()
+    refused(f"{name} ({len(hostile)} bytes)", 413, "/thumbnail?size=256", hostile, contains="limit")
 refused(f"{len(gif_bomb())}-byte GIF bomb, 65535x65535 canvas", 413, "/info", gif_bomb())
 refused("random bytes (unknown format)", 415, "/thumbnail?size=256", random.Random(7).randbytes(4096))
 refused("empty body", 400, "/thumbnail?size=256", b"")

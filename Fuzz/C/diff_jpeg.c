@@ -2,8 +2,8 @@
  * libjpeg-turbo's default decompression for the diff-jpeg fuzz target: jpeg_mem_src, islow IDCT,
  * fancy upsampling, block smoothing, RGB (3 components) or grayscale (1) output. 4-component
  * files come out as libjpeg's CMYK and are turned into RGB with djpeg's cmyk_to_rgb (cmyk.h:
- * R = C * K / 255 rounded), on values inverted first when there is no Adobe marker: the rule
- * PureJPEG's RGB output for CMYK follows (ColorConvert.cmykToRGB). libjpeg-turbo 2.1.5 has no
+ * R = C * K / 255 rounded) on the stored values, Adobe marker or not: the rule PureJPEG's RGB
+ * output for CMYK follows (ColorConvert.cmykToRGB). libjpeg-turbo 2.1.5 has no
  * CMYK -> RGB in the library (jdcolor.c: JERR_CONVERSION_NOTIMPL), so out_color_space stays
  * JCS_CMYK.
  *
@@ -100,9 +100,6 @@ void diff_jpeg_decode(const unsigned char *data, size_t size, int scale_denom, l
     cinfo.progress = &limit.pub;
     jpeg_mem_src(&cinfo, data, (unsigned long)size);
     jpeg_read_header(&cinfo, TRUE);
-    /* Whether CMYK is stored inverted is decided by the Adobe marker before the first scan (an
-     * APP14 after the image data, which jpeg_finish_decompress reads, must not change it). */
-    boolean adobe_before_scan = cinfo.saw_Adobe_marker;
     result->num_components = cinfo.num_components;
     if ((long)cinfo.image_width * (long)cinfo.image_height > max_pixels) {
         err.pub.msg_code = SKIP_PIXELS;
@@ -127,13 +124,12 @@ void diff_jpeg_decode(const unsigned char *data, size_t size, int scale_denom, l
     result->channels = n;
     result->msg_code = cinfo.out_color_space; /* for the caller's "unknown layout" class */
     if (cinfo.out_color_space == JCS_CMYK && n == 4) {
-        unsigned flip = adobe_before_scan ? 0 : 255;
         size_t count = (size_t)cinfo.output_width * cinfo.output_height;
         for (size_t i = 0; i < count; i++) {
-            unsigned k = pixels[4 * i + 3] ^ flip;
-            unsigned char r = scale255(pixels[4 * i] ^ flip, k);
-            unsigned char g = scale255(pixels[4 * i + 1] ^ flip, k);
-            unsigned char b = scale255(pixels[4 * i + 2] ^ flip, k);
+            unsigned k = pixels[4 * i + 3];
+            unsigned char r = scale255(pixels[4 * i], k);
+            unsigned char g = scale255(pixels[4 * i + 1], k);
+            unsigned char b = scale255(pixels[4 * i + 2], k);
             pixels[3 * i] = r;
             pixels[3 * i + 1] = g;
             pixels[3 * i + 2] = b;

@@ -1,25 +1,34 @@
 /// Every pixel-format conversion in the package lives here, so each codec returns its native
 /// layout and callers ask for the one they want.
 extension Image {
-    /// A 16-bit image whose samples run 0...2^n - 1 (``ImageMetadata/sampleBits``) scaled to
-    /// 0...65535 (`v * 65535 / (2^n - 1)`, rounded), with n recorded as PNG's significant bits;
-    /// any other image unchanged.
+    /// An image whose samples run 0...2^n - 1 (``ImageMetadata/sampleBits``) scaled to the
+    /// format's full range (`v * 65535 / (2^n - 1)`, or `* 255` in an 8-bit format, rounded),
+    /// with n recorded as PNG's significant bits; any other image unchanged.
     ///
     /// ```swift
     /// let twelveBit = try JPEGDecoder.decode(bytes)     // samples 0...4095, sampleBits 12
     /// let display = twelveBit.fullRange()               // samples 0...65535
     /// ```
     public func fullRange() -> Image {
-        guard format.is16Bit, let bits = metadata.sampleBits, bits >= 1, bits < 16 else { return self }
+        guard let bits = metadata.sampleBits, bits >= 1, bits < (format.is16Bit ? 16 : 8) else { return self }
         var out = self
         out.metadata.sampleBits = nil
         out.metadata.significantBits = [UInt8](repeating: UInt8(bits), count: format.channels)
         let maximum = UInt32(1 << bits) - 1
-        out.pixels.withUnsafeMutableBytes { raw in
-            let samples = raw.bindMemory(to: UInt16.self)
-            for i in samples.indices {
-                let v = min(UInt32(samples[i]), maximum)
-                samples[i] = UInt16((v * 65535 + maximum / 2) / maximum)
+        if format.is16Bit {
+            out.pixels.withUnsafeMutableBytes { raw in
+                let samples = raw.bindMemory(to: UInt16.self)
+                for i in samples.indices {
+                    let v = min(UInt32(samples[i]), maximum)
+                    samples[i] = UInt16((v * 65535 + maximum / 2) / maximum)
+                }
+            }
+        } else {
+            out.pixels.withUnsafeMutableBufferPointer { samples in
+                for i in samples.indices {
+                    let v = min(UInt32(samples[i]), maximum)
+                    samples[i] = UInt8((v * 255 + maximum / 2) / maximum)
+                }
             }
         }
         return out
@@ -36,11 +45,11 @@ extension Image {
     /// let rgba = try PNGDecoder.decode(data).converted(to: .rgba8)
     /// ```
     ///
-    /// A 16-bit image with ``ImageMetadata/sampleBits`` is brought to the full range first
+    /// An image with ``ImageMetadata/sampleBits`` is brought to the full range first
     /// (``fullRange()``), unless `target` is its own format.
     public func converted(to target: PixelFormat) -> Image {
         if target == format { return self }
-        if format.is16Bit, metadata.sampleBits != nil { return fullRange().converted(to: target) }
+        if metadata.sampleBits != nil, fullRange().metadata.sampleBits == nil { return fullRange().converted(to: target) }
         var out = Image(width: width, height: height, format: target, metadata: metadata)
         out.isPremultiplied = isPremultiplied && target.hasAlpha && format.hasAlpha
         let n = width * height

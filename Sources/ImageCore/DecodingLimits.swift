@@ -31,9 +31,19 @@ public struct DecodingLimits: Sendable, Equatable {
     public var maxDecompressionRatio: Int
     /// Total input size in bytes when known before decoding. The one-shot decoders
     /// (`PNGDecoder.decode`, `JPEGDecoder.decode`, `GIFAnimation(bytes:)`, `ImageSource.decode`)
-    /// set it from their buffer; set it for a stream of known length (a Content-Length) to get
-    /// the same ``maxDecompressionRatio`` check while appending.
+    /// set it from their buffer; set it for a stream of known length (a Content-Length, a
+    /// file's size) to get the same ``maxDecompressionRatio`` and ``requiresPlausibleInput``
+    /// checks while appending.
     public var inputSize: Int?
+    /// Whether, with ``inputSize`` known, a header must declare an image its input can hold:
+    /// the pixels it declares need at least so many bytes of coded data at the format's best
+    /// compression (a Huffman-coded JPEG a bit or two for each 8x8 block of each component, a
+    /// PNG's deflate stream 1 byte for each 1,032 of filtered rows), and a smaller input is
+    /// refused at the header with ``LimitViolation/implausibleSize(needed:inputBytes:)``. This
+    /// holds however little memory the decode needs, so it stops a streamed decode (rows to a
+    /// file, a thumbnail) of a few hundred bytes claiming a gigapixel canvas, which the memory
+    /// ratio lets through. Default true; ``unlimited`` turns it off.
+    public var requiresPlausibleInput: Bool
 
     /// Limits with the given bounds; every default is the one ``default`` uses.
     ///
@@ -42,7 +52,7 @@ public struct DecodingLimits: Sendable, Equatable {
     /// ```
     public init(maxPixels: Int = 256_000_000, maxBytes: Int = 1 << 30, maxFrames: Int = 10_000,
                 maxScans: Int = 1_000, maxMetadataBytes: Int = 16 << 20, maxDecompressionRatio: Int = 65_536,
-                inputSize: Int? = nil) {
+                inputSize: Int? = nil, requiresPlausibleInput: Bool = true) {
         self.maxPixels = maxPixels
         self.maxBytes = maxBytes
         self.maxFrames = maxFrames
@@ -50,6 +60,7 @@ public struct DecodingLimits: Sendable, Equatable {
         self.maxMetadataBytes = maxMetadataBytes
         self.maxDecompressionRatio = maxDecompressionRatio
         self.inputSize = inputSize
+        self.requiresPlausibleInput = requiresPlausibleInput
     }
 
     /// These limits with ``inputSize`` set to `size` unless it was already set.
@@ -60,12 +71,14 @@ public struct DecodingLimits: Sendable, Equatable {
     }
 
     /// The defaults: 256 MP, 1 GiB of working memory, 10,000 frames, 1,000 scans, 16 MiB of
-    /// metadata, a decompression ratio of 65,536:1, input size unknown. Safe for untrusted input.
+    /// metadata, a decompression ratio of 65,536:1, plausible input required, input size
+    /// unknown. Safe for untrusted input.
     public static let `default` = DecodingLimits()
 
     /// No limits at all: only for trusted input.
     public static let unlimited = DecodingLimits(maxPixels: .max, maxBytes: .max, maxFrames: .max,
-                                                 maxScans: .max, maxMetadataBytes: .max, maxDecompressionRatio: .max)
+                                                 maxScans: .max, maxMetadataBytes: .max, maxDecompressionRatio: .max,
+                                                 requiresPlausibleInput: false)
 
     /// The violation an image of this size and pixel size would cause, if any. `extraBytes`
     /// is working memory beyond the output buffer (row buffers, coefficient planes).
@@ -82,6 +95,19 @@ public struct DecodingLimits: Sendable, Equatable {
             }
         }
         return nil
+    }
+
+    /// The violation a header causes whose coded data needs at least `neededBytes` (the codec's
+    /// bound for the image it declares) when the input has fewer, if ``inputSize`` is known and
+    /// ``requiresPlausibleInput`` is on.
+    ///
+    /// ```swift
+    /// // A PNG's filtered rows, deflated at best 1,032:1:
+    /// if let violation = limits.checkPlausible(neededBytes: filteredBytes / 1032) { throw ... }
+    /// ```
+    public func checkPlausible(neededBytes: Int) -> LimitViolation? {
+        guard requiresPlausibleInput, let inputSize, neededBytes > inputSize else { return nil }
+        return .implausibleSize(needed: neededBytes, inputBytes: inputSize)
     }
 }
 
@@ -100,6 +126,9 @@ public enum LimitViolation: Sendable, Equatable, CustomStringConvertible {
     /// The header declares more memory per input byte than ``DecodingLimits/maxDecompressionRatio``
     /// allows: `requested` bytes from `inputBytes` bytes of input.
     case decompressionRatio(requested: Int, inputBytes: Int, limit: Int)
+    /// The header declares an image whose coded data needs at least `needed` bytes, and the
+    /// whole input has `inputBytes` (``DecodingLimits/requiresPlausibleInput``).
+    case implausibleSize(needed: Int, inputBytes: Int)
 
     /// A one-line English description with the amounts, e.g. "image of 300000000 pixels exceeds
     /// the limit of 256000000".
@@ -111,6 +140,7 @@ public enum LimitViolation: Sendable, Equatable, CustomStringConvertible {
         case let .scans(l): "more than \(l) progressive scans"
         case let .metadata(l): "metadata larger than \(l) bytes"
         case let .decompressionRatio(r, n, l): "decoding needs \(r) bytes from \(n) bytes of input, over the ratio limit of \(l):1"
+        case let .implausibleSize(needed, n): "the image the header declares needs at least \(needed) bytes of data, but the input has \(n)"
         }
     }
 }

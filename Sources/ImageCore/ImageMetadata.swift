@@ -25,10 +25,11 @@ public struct ImageMetadata: Sendable, Equatable {
     public var background: [UInt16]?
     /// The number of significant bits per channel (PNG sBIT), in the image's channel order.
     public var significantBits: [UInt8]?
-    /// For a 16-bit image whose samples run 0...2^n - 1 rather than 0...65535: n (2...15).
-    /// 12-bit and lossless JPEG decode this way, to the values libjpeg-turbo returns; Netpbm
-    /// output writes MAXVAL 2^n - 1, and ``Image/converted(to:)`` and the encoders scale the
-    /// samples to the full range first (``Image/fullRange()``). nil: the format's full range.
+    /// For an image whose samples run 0...2^n - 1 rather than over the format's full range: n
+    /// (2...7 in an 8-bit format, 2...15 in a 16-bit one). 12-bit and lossless JPEG decode this
+    /// way, to the values libjpeg-turbo returns; Netpbm output writes MAXVAL 2^n - 1, and
+    /// ``Image/converted(to:)`` and the encoders scale the samples to the full range first
+    /// (``Image/fullRange()``). nil: the format's full range.
     public var sampleBits: Int?
 
     /// Metadata with the given fields; everything unset by default (``isEmpty`` is then true).

@@ -7,11 +7,12 @@ enum Netpbm {
             + bigEndianSamples(image)
     }
 
-    /// MAXVAL: the format's, or 2^n - 1 for 16-bit samples of n bits (12-bit and lossless JPEG).
+    /// MAXVAL: the format's, or 2^n - 1 for samples of n bits (12-bit and lossless JPEG of 2 to
+    /// 15 bits), as libjpeg-turbo 3's djpeg writes them.
     static func maxval(_ format: PixelFormat, sampleBits: Int?) -> Int {
-        guard format.is16Bit else { return 255 }
-        if let bits = sampleBits, (1 ..< 16).contains(bits) { return (1 << bits) - 1 }
-        return 65535
+        let full = format.is16Bit ? 16 : 8
+        if let bits = sampleBits, (1 ..< full).contains(bits) { return (1 << bits) - 1 }
+        return (1 << full) - 1
     }
 
     /// The P7 header for an image of this size and format (every channel kept).

@@ -71,8 +71,9 @@ struct NetpbmRowWriter: StreamedOutput {
     private var width = 0
     /// Bands that came before the header, as decoded (their samples may need narrowing).
     private var early: [Image] = []
-    /// A 12-bit or lossless JPEG's rows come scaled to 16 bits: written back as the file's
-    /// `n`-bit values with MAXVAL 2^n - 1, as the whole-image path writes them.
+    /// A 12-bit or lossless JPEG's rows come scaled to the format's full range (16 bits above 8,
+    /// 8 bits below): written back as the file's `n`-bit values with MAXVAL 2^n - 1, as the
+    /// whole-image path writes them.
     private var narrowBits: Int?
     private var scratch: [UInt8] = []
     private(set) var droppedTransparency = false
@@ -86,8 +87,8 @@ struct NetpbmRowWriter: StreamedOutput {
     var droppedTransparencyNotice: String { "the alpha channel is dropped in .\(kind.rawValue) output" }
 
     mutating func start(_ header: ImageHeader, metadata: ImageMetadata) throws {
-        if height == nil, header.fileFormat == .jpeg, header.pixelFormat.is16Bit, let bits = metadata.significantBits,
-           let n = bits.first, n < 16, bits.allSatisfy({ $0 == n }) {
+        if height == nil, header.fileFormat == .jpeg, let bits = metadata.significantBits,
+           let n = bits.first, n < (header.pixelFormat.is16Bit ? 16 : 8), bits.allSatisfy({ $0 == n }) {
             narrowBits = Int(n)
         }
         try start(height: header.height)
@@ -123,7 +124,7 @@ struct NetpbmRowWriter: StreamedOutput {
             try writeHeader()
         }
         let rowBytes = band.width * band.format.bytesPerPixel
-        if height != nil && band.format == target && !target.is16Bit && band.bytesPerRow == rowBytes {
+        if height != nil && band.format == target && !target.is16Bit && narrowBits == nil && band.bytesPerRow == rowBytes {
             try sink.write(UnsafeRawBufferPointer(start: band.base, count: rowBytes * band.count))
             return
         }
@@ -144,9 +145,15 @@ struct NetpbmRowWriter: StreamedOutput {
         var converted = rows.converted(to: format)
         if let bits = narrowBits {
             let maximum = UInt32(1 << bits) - 1
-            converted.pixels.withUnsafeMutableBytes { raw in
-                let samples = raw.bindMemory(to: UInt16.self)
-                for i in samples.indices { samples[i] = UInt16((UInt32(samples[i]) * maximum + 32767) / 65535) }
+            if converted.format.is16Bit {
+                converted.pixels.withUnsafeMutableBytes { raw in
+                    let samples = raw.bindMemory(to: UInt16.self)
+                    for i in samples.indices { samples[i] = UInt16((UInt32(samples[i]) * maximum + 32767) / 65535) }
+                }
+            } else {
+                converted.pixels.withUnsafeMutableBufferPointer { samples in
+                    for i in samples.indices { samples[i] = UInt8((UInt32(samples[i]) * maximum + 127) / 255) }
+                }
             }
         }
         try Netpbm.bigEndianSamples(converted).withUnsafeBytes { try sink.write($0) }

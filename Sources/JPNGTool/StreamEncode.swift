@@ -58,6 +58,12 @@ struct EncoderRowWriter: StreamedOutput {
     private var jpeg: JPEGStreamEncoder?
     private var waiting: [UInt8] = []
     private var waitingFormat: PixelFormat?
+    /// The header and metadata of the last ``start(_:metadata:)`` that came before any row: if
+    /// rows pile up past ``waitLimit`` before the next call, the encoder starts from them
+    /// rather than holding the rows. Rows past the limit with no header yet are refused.
+    private var pendingStart: (header: ImageHeader, metadata: ImageMetadata)?
+    /// What may wait: a 4 KB piece of any plausible file decodes to far fewer rows.
+    static let waitLimit = 32 << 20
     private var scratch: [UInt8] = []
     private(set) var droppedTransparency = false
 
@@ -74,7 +80,12 @@ struct EncoderRowWriter: StreamedOutput {
 
     /// Starts the encoder for the image (once), then writes the bands that waited for it.
     mutating func start(_ header: ImageHeader, metadata: ImageMetadata) throws {
-        guard png == nil && jpeg == nil, let rowFormat = waitingFormat else { return }
+        guard png == nil && jpeg == nil else { return }
+        guard let rowFormat = waitingFormat else {
+            pendingStart = (header, metadata)
+            return
+        }
+        pendingStart = nil
         do {
             if format == .png {
                 var options = PNGEncodingOptions()
@@ -108,6 +119,14 @@ struct EncoderRowWriter: StreamedOutput {
         }
         if png == nil && jpeg == nil {
             for i in 0 ..< band.count { waiting.append(contentsOf: band.row(i)) }
+            if waiting.count > Self.waitLimit {
+                guard let pending = pendingStart else {
+                    // Only a few input bytes that decode to a huge image in the same call as their
+                    // header get here (a pipe, whose size cannot be checked against the header).
+                    throw CLIError("more than \(Self.waitLimit >> 20) MB of rows came with the image header, from a few bytes of input; refused")
+                }
+                try start(pending.header, metadata: pending.metadata)
+            }
             return
         }
         if band.bytesPerRow == rowBytes {

@@ -77,8 +77,12 @@ struct Tile: ParsableCommand {
         // The default tiles in flight (160, ~32 MB of 256-pixel tiles) hold more than a tile row
         // of a 16000-pixel-wide level, so decoding does not wait for the encoders at each row.
         let options = TilePyramidOptions(tileSize: tileSize, overlap: overlap, format: tileFormat ?? .jpeg, quality: quality)
+        // A regular file's size lets the decoder refuse a header its bytes cannot hold.
+        var info = stat()
+        let size = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
+        let limits = size.map { streamingLimits.knowingInputSize($0) } ?? streamingLimits
         var builder = TilePyramidBuilder(directory: out, name: baseName, options: options,
-                                         sourceOptions: ImageSourceOptions(limits: streamingLimits, strict: strict))
+                                         sourceOptions: ImageSourceOptions(limits: limits, strict: strict))
         let bar = TileProgress(showBar: isatty(STDERR_FILENO) != 0)
         let clock = ContinuousClock()
         let start = clock.now

@@ -275,12 +275,11 @@ enum ColorConvert {
         }
     }
 
-    /// CMYK -> RGB by the rule Pillow and browsers apply to Adobe CMYK JPEGs: on inverted values
-    /// (255 = no ink), R = C * K / 255, rounded to nearest. `inverted` says the samples are stored
-    /// inverted (Adobe APP14 present, as Photoshop writes them); otherwise they are inverted first.
+    /// CMYK -> RGB as djpeg (libjpeg-turbo's `cmyk_to_rgb`), Pillow and browsers convert every
+    /// 4-component JPEG, with or without an Adobe APP14 marker: the samples are taken as stored
+    /// inverted (255 = no ink, as Photoshop writes them) and R = C * K / 255, rounded to nearest.
     @usableFromInline
-    static func cmykToRGB(cmyk: UnsafePointer<UInt8>, count: Int, inverted: Bool, rgb: UnsafeMutablePointer<UInt8>) {
-        let flip: UInt32 = inverted ? 0 : 255
+    static func cmykToRGB(cmyk: UnsafePointer<UInt8>, count: Int, rgb: UnsafeMutablePointer<UInt8>) {
         @inline(__always) func scale(_ a: UInt32, _ k: UInt32) -> UInt8 {
             // Exact round(a * k / 255) for a, k in 0...255.
             let t = a &* k &+ 128
@@ -288,10 +287,10 @@ enum ColorConvert {
         }
         for i in 0..<max(count, 0) {
             let p = cmyk + 4 * i
-            let k = UInt32(p[3]) ^ flip
-            rgb[3 * i] = scale(UInt32(p[0]) ^ flip, k)
-            rgb[3 * i + 1] = scale(UInt32(p[1]) ^ flip, k)
-            rgb[3 * i + 2] = scale(UInt32(p[2]) ^ flip, k)
+            let k = UInt32(p[3])
+            rgb[3 * i] = scale(UInt32(p[0]), k)
+            rgb[3 * i + 1] = scale(UInt32(p[1]), k)
+            rgb[3 * i + 2] = scale(UInt32(p[2]), k)
         }
     }
 }

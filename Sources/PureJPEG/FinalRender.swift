@@ -175,7 +175,7 @@ extension JPEGDecoder {
     func renderBands(_ bands: Range<Int>, first: Bool, of total: Int, frame: Frame, geometry: OutputGeometry,
                      smoothing: SmoothingContext?, output: UnsafeMutablePointer<UInt8>) {
         guard !bands.isEmpty else { return }
-        var pipeline = BandPipeline(geometry: geometry, inverted: cmykInverted, useSIMD: useSIMD)
+        var pipeline = BandPipeline(geometry: geometry, useSIMD: useSIMD)
         var planes: [UInt8] = []
         swap(&planes, &pipeline.planes)
         var workspace = [Int16](repeating: 0, count: 64)
@@ -202,7 +202,7 @@ extension JPEGDecoder {
     /// Row mode at EOI of a coefficient-mode file: the final pass starts (bands are rendered as
     /// the caller takes them, ``renderNextRows()``).
     mutating func startFinalRender(frame: Frame, geometry: OutputGeometry, lastGoodRow: Int) {
-        finalRender = FinalRender(pipeline: BandPipeline(geometry: geometry, inverted: cmykInverted, useSIMD: useSIMD),
+        finalRender = FinalRender(pipeline: BandPipeline(geometry: geometry, useSIMD: useSIMD),
                                   smoothing: smoothingContext(frame: frame, lastGoodRow: lastGoodRow))
     }
 

@@ -86,6 +86,29 @@ struct Frame: Sendable, Equatable {
     /// (``JPEGDecodingOptions/dcScaleToFit`` chose 1/8; ``SkippedScan``).
     var passesOverAC = false
 
+    /// A lower bound on the entropy-coded bytes of a complete image of this frame, for
+    /// ``DecodingLimits/requiresPlausibleInput``: a quarter of the least a Huffman code can take
+    /// (each block of a sequential scan codes a DC symbol and an end of block, one bit or more
+    /// each; a progressive file's first DC scan one symbol a block; a lossless scan one symbol a
+    /// sample), so a download cut short still decodes as libjpeg decodes it unless it holds
+    /// less than that. Arithmetic coding's best state codes a decision in about 1/20,000 of a
+    /// bit: there the bound is a byte for 131,072 blocks. Components are counted once per id
+    /// (a repeated id may never be scanned).
+    var leastCodedBytes: Int {
+        var ids: [UInt8] = [], blocks = 0, samples = 0
+        for c in components where !ids.contains(c.id) {
+            ids.append(c.id)
+            blocks += c.blocksWide * c.blocksHigh
+            samples += c.width * c.height
+        }
+        if isArithmetic { return blocks >> 17 }
+        switch process {
+        case .lossless: return samples / 32
+        case .progressive: return blocks / 32
+        default: return blocks / 16
+        }
+    }
+
     /// Padded blocks of all components (the preview cache's change map has a byte for each).
     var blockCount: Int {
         components.reduce(0) { $0 + $1.paddedBlocksWide * $1.paddedBlocksHigh }

@@ -50,6 +50,9 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     var acTables: [HuffmanTable?] = [nil, nil, nil, nil]
     /// Tables defined but invalid (DC 0-3, AC 4-7): refused when a scan uses them, as libjpeg does.
     var invalidTables: [JPEGError?] = Array(repeating: nil, count: 8)
+    /// Huffman slots (bits 0-3 DC, 4-7 AC) holding T.81 K.3's tables because no DHT defined
+    /// them; a scan that uses one is reported once (a Motion-JPEG frame), one that does not is clean.
+    var standardTableSlots: UInt8 = 0
     var restartInterval = 0
     /// Arithmetic conditioning per table number (DAC, T.81 B.2.4.3; libjpeg's `arith_dc_L`,
     /// `arith_dc_U`, `arith_ac_K`), with T.81's defaults.
@@ -68,10 +71,6 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     /// A lossless frame decoded straight into the image (one 16-bit component, no point transform).
     var losslessDirect = false
     var collector = MetadataCollector()
-    /// CMYK samples are stored inverted (an Adobe marker came before the first scan, as
-    /// Photoshop writes them); latched at the first scan, like libjpeg's colour space, so an
-    /// APP14 after the image data changes nothing.
-    var cmykInverted = false
     var estimatedQuality: Int?
     var geometry: OutputGeometry?
     var mode: Mode = .undecided
@@ -425,6 +424,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             for t in try SegmentParser.huffmanTables(body, offset: offset) {
                 if t.isDC { dcTables[t.index] = t.table } else { acTables[t.index] = t.table }
                 invalidTables[(t.isDC ? 0 : 4) + t.index] = t.problem
+                standardTableSlots &= ~(1 << UInt8((t.isDC ? 0 : 4) + t.index))
                 if t.isDC { losslessTableSpecs[t.index] = (t.counts, t.values) }
             }
         case Marker.dqt:
@@ -538,6 +538,9 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         if frame.width * frame.height > limits.maxPixels {
             throw .limitExceeded(.pixels(requested: frame.width * frame.height, limit: limits.maxPixels), offset: frame.offset)
         }
+        if let violation = limits.checkPlausible(neededBytes: frame.leastCodedBytes) {
+            throw .limitExceeded(violation, offset: frame.offset)
+        }
         // Progressive frames keep every coefficient; sequential ones a few MCU rows (checked again at the first scan).
         // Lossless frames keep every sample (16 bits each) beside the image.
         // 12-bit frames keep every coefficient and, at the end, a 16-bit plane per component.
@@ -602,7 +605,6 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     private mutating func startScan(_ scan: ScanHeader, frame: Frame, _ events: inout [DecodingEvent]) throws(JPEGError) {
         try countScan(scan, &events)
         if mode == .undecided {
-            cmykInverted = collector.adobeTransform != nil
             if let t = collector.adobeTransform, t > (frame.components.count == 4 ? 2 : 1) || t == 1 && frame.components.count == 4,
                frame.components.count >= 3, !(frame.components.count == 3 && collector.isJFIF) {
                 let text = "unknown Adobe colour transform \(t) (scan at offset \(scan.offset)), taken as \(frame.components.count == 4 ? "YCCK" : "YCbCr")"
@@ -630,7 +632,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             }
             if streaming {
                 mode = .streaming
-                pipeline = BandPipeline(geometry: geometry, inverted: cmykInverted, useSIMD: useSIMD)
+                pipeline = BandPipeline(geometry: geometry, useSIMD: useSIMD)
             } else {
                 mode = .coefficients
                 var offsets: [Int] = [], counts: [Int] = [], total = 0
@@ -663,13 +665,24 @@ public struct JPEGDecoder: IncrementalImageDecoder {
             let standard: [(dc: Bool, index: Int, spec: HuffmanSpec)] = [
                 (true, 0, EncoderTables.dcLuminance), (false, 0, EncoderTables.acLuminance),
                 (true, 1, EncoderTables.dcChrominance), (false, 1, EncoderTables.acChrominance)]
-            var filled = false
             for t in standard where (t.dc ? dcTables[t.index] : acTables[t.index]) == nil && invalidTables[(t.dc ? 0 : 4) + t.index] == nil {
                 guard let table = HuffmanTable(counts: t.spec.counts, values: t.spec.symbols, isDC: t.dc) else { continue }
                 if t.dc { dcTables[t.index] = table } else { acTables[t.index] = table }
-                filled = true
+                standardTableSlots |= 1 << UInt8((t.dc ? 0 : 4) + t.index)
             }
-            if filled { events.append(.warning("Huffman tables missing at offset \(scan.offset); the standard tables of T.81 K.3 are used (Motion-JPEG)")) }
+        }
+        if standardTableSlots != 0 && !frame.isProgressive && !frame.isArithmetic {
+            // Only a slot the scan reads makes the file a Motion-JPEG frame; libjpeg fills unused
+            // ones silently (a grayscale or Pillow CMYK file defines table 0 alone).
+            var used: UInt8 = 0
+            for i in scan.components.indices {
+                if scan.dcTables[i] < 4 { used |= 1 << UInt8(scan.dcTables[i]) }
+                if scan.acTables[i] < 4 { used |= 1 << UInt8(4 + scan.acTables[i]) }
+            }
+            if used & standardTableSlots != 0 {
+                standardTableSlots = 0
+                events.append(.warning("Huffman tables missing at offset \(scan.offset); the standard tables of T.81 K.3 are used (Motion-JPEG)"))
+            }
         }
         let lenientScan = options.leniencies.contains(.scanParameters)
         func scanWarning(_ text: String) throws(JPEGError) {

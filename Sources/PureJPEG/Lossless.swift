@@ -45,7 +45,7 @@ extension JPEGDecoder {
     /// 16-bit output of a lossless or 12-bit frame below 16 bits: its precision (the samples
     /// are not scaled); nil otherwise, and in row mode, which scales them to the full range.
     var outputSampleBits: Int? {
-        guard let frame, frame.precision > 8, frame.precision < 16, rowOutput == nil else { return nil }
+        guard let frame, frame.precision != 8, frame.precision < 16, rowOutput == nil else { return nil }
         return frame.precision
     }
 
@@ -53,7 +53,7 @@ extension JPEGDecoder {
     /// range (as `Image.fullRange()` does): the metadata says from how many bits, so a writer
     /// of the stored values (Netpbm with MAXVAL 2^P - 1) can take them back exactly.
     var rowSignificantBits: [UInt8]? {
-        guard rowOutput != nil, let frame, frame.precision > 8, frame.precision < 16 else { return nil }
+        guard rowOutput != nil, let frame, frame.precision != 8, frame.precision < 16 else { return nil }
         return [UInt8](repeating: UInt8(frame.precision), count: frame.components.count == 1 ? 1 : 3)
     }
 
@@ -242,8 +242,8 @@ extension JPEGDecoder {
             image = out
         }
         losslessPlanes = []
-        if rowOutput != nil, var out = image, let frame, out.format.is16Bit {
-            // Row mode hands rows to encoders and resamplers, which read the full 16-bit range.
+        if rowOutput != nil, var out = image, let frame, frame.precision != 8, frame.precision < 16 {
+            // Row mode hands rows to encoders and resamplers, which read the format's full range.
             out.metadata.sampleBits = frame.precision
             image = out.fullRange()
         }

@@ -82,11 +82,9 @@ struct BandPipeline: Sendable {
     var upsampled: [UInt8]
     let upsampledOffsets: [Int]
     var scratch: [UInt8]
-    let inverted: Bool
 
-    init(geometry: OutputGeometry, inverted: Bool, useSIMD: Bool = true) {
+    init(geometry: OutputGeometry, useSIMD: Bool = true) {
         self.geometry = geometry
-        self.inverted = inverted
         kernels = geometry.components.map { JPEGKernels.select(scale: $0.blockSize, useSIMD: useSIMD) }
         var offsets: [Int] = [], total = 0
         var upOffsets: [Int] = [], upTotal = 0
@@ -145,7 +143,6 @@ struct BandPipeline: Sendable {
         let n = g.components.count
         let bpp = g.format.bytesPerPixel
         let planeOffsets = self.planeOffsets, upOffsets = self.upsampledOffsets
-        let inverted = self.inverted
         planes.withUnsafeMutableBufferPointer { planeBuffer in
             upsampled.withUnsafeMutableBufferPointer { upBuffer in
                 scratch.withUnsafeMutableBufferPointer { scratchBuffer in
@@ -174,7 +171,7 @@ struct BandPipeline: Sendable {
                             }
                         }
                         Self.convert(UnsafePointer(rows), transform: g.transform, format: g.format, width: g.width,
-                                     inverted: inverted, out: output + (y - origin) * g.width * bpp, scratch: scratchBase)
+                                     out: output + (y - origin) * g.width * bpp, scratch: scratchBase)
                     }
                 }
             }
@@ -187,7 +184,7 @@ struct BandPipeline: Sendable {
     /// array argument cost a retain, a release and bounds checks per call).
     @inline(__always)
     static func convert(_ rows: UnsafePointer<UnsafePointer<UInt8>>, offset: Int = 0, transform: ColorTransform,
-                        format: PixelFormat, width w: Int, inverted: Bool, out: UnsafeMutablePointer<UInt8>,
+                        format: PixelFormat, width w: Int, out: UnsafeMutablePointer<UInt8>,
                         scratch: UnsafeMutablePointer<UInt8>) {
         let r = (rows[0] + offset, rows[1] + offset, rows[2] + offset, rows[3] + offset)
         switch transform {
@@ -207,7 +204,7 @@ struct BandPipeline: Sendable {
                 }
             }
             if format != .rgba8 {
-                ColorConvert.cmykToRGB(cmyk: UnsafePointer(cmyk), count: w, inverted: inverted, rgb: out)
+                ColorConvert.cmykToRGB(cmyk: UnsafePointer(cmyk), count: w, rgb: out)
             }
         }
     }

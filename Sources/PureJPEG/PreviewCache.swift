@@ -329,7 +329,6 @@ extension JPEGDecoder {
         }
         var union: [Range<Int>] = []
         let bpp = g.format.bytesPerPixel
-        let inverted = cmykInverted
         // Per component, fixed for the render: the block-row shift, whether it is upsampled, and
         // the rows the conversion reads (upsampled plane or IDCT plane) with their stride.
         let n = g.components.count
@@ -397,7 +396,7 @@ extension JPEGDecoder {
                     }
                     for span in union {
                         BandPipeline.convert(UnsafePointer(rows), offset: span.lowerBound, transform: g.transform, format: g.format,
-                                             width: span.count, inverted: inverted,
+                                             width: span.count,
                                              out: out + (y * g.width + span.lowerBound) * bpp, scratch: scratchBase)
                     }
                 }

@@ -61,6 +61,9 @@ struct APNGState: Sendable {
     var fcTLBeforeIDAT = false
     /// An fcTL after IDAT has come and no fdAT yet: its frame has no data so far.
     var awaitingData = false
+    /// The static image's fcTL when it came before acTL (both before IDAT): libpng's APNG reader,
+    /// and so Firefox and ImageIO, take it, so it is read once the acTL arrives.
+    var earlyFrameControl: (data: [UInt8], offset: Int)?
 
     /// Checks a sequence number and moves the counter on.
     mutating func take(sequence: UInt32, offset: Int) throws(PNGError) {

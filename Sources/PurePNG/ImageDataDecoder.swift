@@ -159,6 +159,22 @@ struct ImageDataDecoder: Sendable {
         return total
     }
 
+    /// The fewest bytes a zlib stream of this image's filtered rows can take, for
+    /// ``DecodingLimits/requiresPlausibleInput``: deflate codes at most 258 bytes (a longest
+    /// match) in 2 bits, 1,032:1. Saturates instead of overflowing for any IHDR.
+    static func leastCompressedBytes(info: PNGInfo) -> Int {
+        var total = 0
+        for p in 0 ..< (info.interlaced ? 7 : 1) {
+            let (w, h) = info.interlaced ? Adam7.size(pass: p, width: info.width, height: info.height) : (info.width, info.height)
+            guard w > 0 && h > 0 else { continue }
+            let (bytes, o1) = h.multipliedReportingOverflow(by: info.rowBytes(width: w) + 1)
+            let (sum, o2) = total.addingReportingOverflow(bytes)
+            if o1 || o2 { return Int.max / 1032 }
+            total = sum
+        }
+        return total / 1032
+    }
+
     /// Below this many filtered bytes the image is unfiltered on the decoding thread: handing
     /// blocks to another thread costs microseconds each, which a smaller image does not repay.
     static let minimumPipelinedBytes = 1 << 20

@@ -33,6 +33,9 @@ public struct PNGDecoder: IncrementalImageDecoder {
     public private(set) var metadata = ImageMetadata()
     /// The animation chunks read so far (APNG); their frames are decoded by ``APNGDecoder``.
     var animation = APNGState()
+    /// The fewest bytes the image data and the frames declared so far can take
+    /// (``DecodingLimits/requiresPlausibleInput``).
+    private var leastDataBytes = 0
 
     private struct Chunk: Sendable {
         var type: ChunkType
@@ -525,7 +528,9 @@ public struct PNGDecoder: IncrementalImageDecoder {
             imageDataEnded = true
         }
         if type == .acTL || type == .fcTL || type == .fdAT {
-            if animation.broken != nil || type != .acTL && animation.control == nil {
+            // The first fcTL before IDAT is read even before acTL (libpng's APNG reader does).
+            let earlyFrameControl = type == .fcTL && !seenIDAT && animation.earlyFrameControl == nil
+            if animation.broken != nil || type != .acTL && animation.control == nil && !earlyFrameControl {
                 // No animation (or a broken one): an ancillary chunk like any other.
                 state = .skipping(chunk, remaining: chunk.length, crc: Self.crc(CZlib.crc32(0, nil, 0), type.bytes))
                 return
@@ -649,10 +654,15 @@ public struct PNGDecoder: IncrementalImageDecoder {
             let parsed = try PNGInfo.parseHeader(data, offset: chunk.start)
             // Before any allocation, with the smallest format this header allows (tRNS may add alpha later).
             let (imageBytesPerPixel, extra) = ImageDataDecoder.outputBytes(info: parsed, rowMode: rowMode, spillAbove: spillAbove)
-            if let violation = limits.check(width: parsed.width, height: parsed.height,
-                                            bytesPerPixel: imageBytesPerPixel, extraBytes: extra) {
-                throw .limitExceeded(violation, offset: chunk.start)
+            // The pixel limit first, then what the input can hold, then memory (as JPEG orders them).
+            let violation = limits.check(width: parsed.width, height: parsed.height,
+                                         bytesPerPixel: imageBytesPerPixel, extraBytes: extra)
+            if let violation, case .pixels = violation { throw .limitExceeded(violation, offset: chunk.start) }
+            leastDataBytes = ImageDataDecoder.leastCompressedBytes(info: parsed)
+            if let plausible = limits.checkPlausible(neededBytes: leastDataBytes) {
+                throw .limitExceeded(plausible, offset: chunk.start)
             }
+            if let violation { throw .limitExceeded(violation, offset: chunk.start) }
             info = parsed
             return
         case .IEND:
@@ -677,12 +687,36 @@ public struct PNGDecoder: IncrementalImageDecoder {
             if let control = animation.control, animation.broken == nil, control.frameCount > limits.maxFrames {
                 throw .limitExceeded(.frames(limit: limits.maxFrames), offset: chunk.start)
             }
+            if let early = animation.earlyFrameControl {
+                animation.earlyFrameControl = nil
+                try animationStep(&events) { (a: inout APNGState) throws(PNGError) in
+                    _ = try a.readFrameControl(early.data[...], info: info, seenIDAT: seenIDAT, offset: early.offset)
+                }
+                if animation.decodesFrames && animation.broken == nil { startFrame(info, &events) }
+            }
             return
         case .fcTL:
             let seenIDAT = seenIDAT
+            if animation.control == nil && animation.broken == nil && !seenIDAT && animation.earlyFrameControl == nil {
+                // The first fcTL before acTL: libpng's APNG reader asks only for IHDR before an
+                // fcTL and no IDAT yet, so browsers play such files; taken once acTL comes.
+                guard !strict else { throw .apngInvalidChunk(chunk: "fcTL", reason: "before acTL", offset: chunk.start) }
+                events.append(.warning("fcTL chunk at offset \(chunk.start) comes before acTL; taken as the first frame once acTL comes (libpng's APNG reader accepts this order)"))
+                animation.earlyFrameControl = (Array(data), chunk.start)
+                return
+            }
             try animationStep(&events) { (a: inout APNGState) throws(PNGError) in
                 try a.endFrameData(offset: chunk.start)
                 _ = try a.readFrameControl(data, info: info, seenIDAT: seenIDAT, offset: chunk.start)
+            }
+            if seenIDAT, animation.broken == nil, let frame = animation.frames.last {
+                // Each frame after the static image brings data of its own.
+                let (sum, overflow) = leastDataBytes.addingReportingOverflow(
+                    ImageDataDecoder.leastCompressedBytes(info: APNGState.frameInfo(info, frame)))
+                leastDataBytes = overflow ? .max : sum
+                if let violation = limits.checkPlausible(neededBytes: leastDataBytes) {
+                    throw .limitExceeded(violation, offset: chunk.start)
+                }
             }
             if animation.decodesFrames && animation.broken == nil { startFrame(info, &events) }
             return

@@ -53,6 +53,34 @@ struct CLI {
                       exitedNormally: process.terminationReason == .exit)
     }
 
+    /// Whether the binary is built with a sanitizer, whose shadow memory needs more address
+    /// space than any `ulimit -v` leaves (``runLimited(_:addressSpaceKB:)`` is then not run).
+    static var isSanitized: Bool { binary.path.contains("-asan") || binary.path.contains("-tsan") }
+
+    /// Runs `jpng` under an address-space limit (`ulimit -v`, in KiB): an allocation the limit
+    /// refuses must give an error, never an abort.
+    static func runLimited(_ arguments: [String], addressSpaceKB: Int = 2_097_152) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -v \(addressSpaceKB) && exec \"$0\" \"$@\"", binary.path] + arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let outBox = DataBox()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async { outBox.data = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        if group.wait(timeout: .now() + 120) == .timedOut { process.terminate() }
+        process.waitUntilExit()
+        // The shell execs jpng, so a signal shows as the process's own termination reason.
+        return Result(status: process.terminationStatus, stdout: [UInt8](outBox.data),
+                      stderr: String(decoding: errData, as: UTF8.self),
+                      exitedNormally: process.terminationReason == .exit)
+    }
+
     /// A fresh empty folder for one test's outputs.
     static func scratchFolder() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("jpng-tests-\(UUID().uuidString)")

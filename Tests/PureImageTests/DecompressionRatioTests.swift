@@ -43,8 +43,16 @@ import Testing
 
     @Test func pngBomb() {
         let bytes = Self.pngHeader(width: 8000, height: 8000)
+        // 33 bytes cannot hold 256 MB of filtered rows, deflated at best 1,032:1.
         #expect {
             try PNGDecoder.decode(bytes)
+        } throws: { error in
+            guard case let .limitExceeded(violation, _)? = error as? PNGError, case .implausibleSize = violation else { return false }
+            return true
+        }
+        // Without that check, the memory the header declares is over the ratio.
+        #expect {
+            try PNGDecoder.decode(bytes, limits: DecodingLimits(requiresPlausibleInput: false))
         } throws: { error in
             guard case let .limitExceeded(violation, offset)? = error as? PNGError else { return false }
             return Self.isRatio(violation) && offset < bytes.count
@@ -88,8 +96,17 @@ import Testing
         }
         bytes[sof + 5] = UInt8(9000 >> 8); bytes[sof + 6] = UInt8(9000 & 255)
         bytes[sof + 7] = UInt8(12000 >> 8); bytes[sof + 8] = UInt8(12000 & 255)
+        // 600 bytes cannot hold 2.5 M blocks: refused as implausible at the frame header.
         #expect {
             try JPEGDecoder.decode(bytes)
+        } throws: { error in
+            guard case let .limitExceeded(violation, _)? = error as? JPEGError,
+                  case .implausibleSize(_, inputBytes: 600) = violation else { return false }
+            return true
+        }
+        // Without that check, the memory the header declares is over the ratio.
+        #expect {
+            try JPEGDecoder.decode(bytes, limits: DecodingLimits(requiresPlausibleInput: false))
         } throws: { error in
             guard case let .limitExceeded(violation, _)? = error as? JPEGError else { return false }
             return Self.isRatio(violation)

@@ -60,7 +60,7 @@ struct LosslessDecodingTests {
         #expect(image.width == reference.width && image.height == reference.height)
         #expect(image.format.channels == vector.channels)
         #expect(image.format.is16Bit == (vector.precision > 8))
-        #expect(image.metadata.sampleBits == (vector.precision > 8 && vector.precision < 16 ? vector.precision : nil))
+        #expect(image.metadata.sampleBits == (vector.precision != 8 && vector.precision < 16 ? vector.precision : nil))
         let got = LosslessVector.samples(of: image)
         let firstDifference = zip(got, reference.values).enumerated().first { $0.element.0 != $0.element.1 }?.offset
         #expect(got.count == reference.values.count && firstDifference == nil,

@@ -14,8 +14,8 @@ public struct JPEGLossless: Sendable, Equatable {
     public var predictor: Int
     /// Low bits dropped from every sample before coding, 0...precision - 1 (0 keeps it lossless).
     public var pointTransform: Int
-    /// Bits a sample, 2...16. nil: 8 for 8-bit images; for 16-bit ones their
-    /// `ImageMetadata.sampleBits`, else 16. 8-bit samples are coded as they are below 8 bits
+    /// Bits a sample, 2...16. nil: the image's `ImageMetadata.sampleBits`, else 8 or 16 by
+    /// its format. 8-bit samples are coded as they are below 8 bits
     /// (a 2-bit image holds 0...3, as libjpeg-turbo takes and the decoder returns it); other
     /// depths are rescaled (rounded).
     public var precision: Int?
@@ -35,13 +35,13 @@ enum LosslessEncoder {
     static func encode(_ original: Image, options: JPEGEncodingOptions, lossless: JPEGLossless) throws(JPEGEncoderError) -> [UInt8] {
         var image = original.isPremultiplied ? original.unpremultiplied() : original
         let color = image.format.isColor && !options.grayscale
-        let inputBits = image.format.is16Bit ? (image.metadata.sampleBits ?? 16) : 8
+        let inputBits = image.metadata.sampleBits ?? (image.format.is16Bit ? 16 : 8)
         if image.format.hasAlpha || image.format.isColor != color {
             // Alpha is dropped; gray from colour is Rec. 601 luma (a conversion keeps the sample range).
             let target = PixelFormat(color: color, alpha: false, sixteenBit: image.format.is16Bit)
             let bits = image.metadata.sampleBits
             image = image.fullRange().converted(to: target)
-            if let bits, target.is16Bit { image = image.narrowed(to: bits) }
+            if let bits { image = image.narrowed(to: bits) }
         }
         let precision = lossless.precision ?? inputBits
         guard (2 ... 16).contains(precision) else { throw .invalidParameter("lossless precision \(precision) is not in 2...16") }
@@ -186,15 +186,21 @@ enum LosslessEncoder {
 }
 
 extension Image {
-    /// A full-range 16-bit image brought to samples of `bits` bits (rounded), recorded as
+    /// A full-range image brought to samples of `bits` bits (rounded), recorded as
     /// ``ImageMetadata/sampleBits``.
     func narrowed(to bits: Int) -> Image {
-        guard format.is16Bit, bits < 16 else { return self }
+        guard bits < (format.is16Bit ? 16 : 8) else { return self }
         var out = self
         let maximum = (1 << bits) - 1
-        out.pixels.withUnsafeMutableBytes { raw in
-            let samples = raw.bindMemory(to: UInt16.self)
-            for i in samples.indices { samples[i] = UInt16((Int(samples[i]) * maximum + 32767) / 65535) }
+        if format.is16Bit {
+            out.pixels.withUnsafeMutableBytes { raw in
+                let samples = raw.bindMemory(to: UInt16.self)
+                for i in samples.indices { samples[i] = UInt16((Int(samples[i]) * maximum + 32767) / 65535) }
+            }
+        } else {
+            out.pixels.withUnsafeMutableBufferPointer { samples in
+                for i in samples.indices { samples[i] = UInt8((Int(samples[i]) * maximum + 127) / 255) }
+            }
         }
         out.metadata.sampleBits = bits
         out.metadata.significantBits = nil

@@ -6,7 +6,7 @@ import PureImage
 ///
 /// - 400: no bytes at all.
 /// - 413: over a limit: the upload size, or a `DecodingLimits` bound (pixels, memory, the
-///   decompression ratio against the Content-Length, frames, scans, metadata).
+///   checks against the Content-Length, frames, scans, metadata).
 /// - 415: the first bytes match no format PureImage knows.
 /// - 422: a known format, damaged or truncated.
 func uploadStatus(for error: any Error) -> HTTPResponse.Status? {

@@ -67,9 +67,9 @@ struct ImageRoutes: Sendable {
             if length > maxUploadBytes {
                 throw Refusal(.contentTooLarge, "upload of \(length) bytes exceeds the limit of \(maxUploadBytes) bytes")
             }
-            // Known length: the decoders also check the decompression ratio (memory the header
-            // asks for against the bytes that will come), which stops a tiny file declaring a
-            // huge image at its header.
+            // Known length: the decoders also check the header against the bytes that will come
+            // (an image they can hold, memory within the decompression ratio), which stops a
+            // tiny file declaring a huge image at its header.
             limits.inputSize = length
         }
         let body = UploadBody(base: request.body, limit: maxUploadBytes)
