@@ -1,5 +1,14 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PureImage
 
 struct Bench: ParsableCommand {
@@ -98,7 +107,7 @@ struct Bench: ParsableCommand {
                 let seconds = median(oneShot)
                 print(line("decode", format.rawValue, "\(image.width)x\(image.height)", image.width * image.height, seconds))
                 print("previews \(format.rawValue) \(shown) previews, \(chunk)-byte chunks: "
-                      + String(format: "%.2f", median(withPreviews) / seconds) + "x the one-shot decode")
+                      + fixed(median(withPreviews) / seconds, 2) + "x the one-shot decode")
             }
         }
     }
@@ -126,7 +135,7 @@ struct Bench: ParsableCommand {
     }
 
     private func line(_ op: String, _ format: String, _ size: String, _ pixels: Int, _ seconds: Double) -> String {
-        "\(op) \(format) \(size) \(String(format: "%.1f", Double(pixels) / 1e6 / seconds)) MP/s"
+        "\(op) \(format) \(size) \(fixed(Double(pixels) / 1e6 / seconds, 1)) MP/s"
     }
 }
 

@@ -1,6 +1,15 @@
 import PureImage
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A failure the tool reports as one line on stderr before exiting non-zero.
 struct CLIError: Error, CustomStringConvertible {
@@ -17,12 +26,12 @@ func reportingErrors(_ body: () throws -> Void) throws {
     } catch let error as ExitCode {
         throw error
     } catch {
-        let text = String(describing: error).replacingOccurrences(of: "\n", with: " ")
-        FileHandle.standardError.write(Data("jpng: \(text)\n".utf8))
+        let text = oneLine(String(describing: error))
+        Console.error("jpng: \(text)\n")
         throw ExitCode.failure
     }
 }
 
 func printNotice(_ text: String) {
-    FileHandle.standardError.write(Data("jpng: \(text)\n".utf8))
+    Console.error("jpng: \(text)\n")
 }

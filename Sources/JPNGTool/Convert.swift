@@ -1,5 +1,15 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
 import PureImage
 
 struct Convert: ParsableCommand {
@@ -100,7 +110,7 @@ struct Convert: ParsableCommand {
                     let line = auto || verbose ? "\(task.input) -> \(output)" + (auto ? " (\(format.rawValue.uppercased()): \(reason))" : "") : nil
                     progress.finished(bytesIn: bytes.count, bytesOut: encoded.count, line: line)
                 } catch {
-                    progress.failed("jpng: \(String(describing: error).replacingOccurrences(of: "\n", with: " "))")
+                    progress.failed("jpng: \(oneLine(String(describing: error)))")
                 }
             }
         }
@@ -120,24 +130,21 @@ struct Convert: ParsableCommand {
         var tasks: [Task] = []
         let fm = FileManager.default
         for input in inputs {
-            var isDir: ObjCBool = false
-            guard fm.fileExists(atPath: input, isDirectory: &isDir) else {
-                FileHandle.standardError.write(Data("jpng: \(input): no such file or folder\n".utf8))
+            guard let isDir = isDirectory(input) else {
+                Console.error("jpng: \(input): no such file or folder\n")
                 throw ExitCode.failure
             }
-            if isDir.boolValue {
+            if isDir {
                 let root = URL(fileURLWithPath: input)
                 var files: [String] = []
                 if recursive {
-                    let walker = fm.enumerator(atPath: root.path)
-                    while let relative = walker?.nextObject() as? String { files.append(relative) }
+                    files = allPaths(under: root.path)
                 } else {
                     files = try fm.contentsOfDirectory(atPath: root.path)
                 }
                 for relative in files.sorted() where Self.readableExtensions.contains(fileExtension(relative)) {
                     let path = root.appendingPathComponent(relative).path
-                    var sub: ObjCBool = false
-                    guard fm.fileExists(atPath: path, isDirectory: &sub), !sub.boolValue else { continue }
+                    guard isDirectory(path) == false else { continue }
                     tasks.append(Task(input: path, outputBase: outputBase(for: path, relative: relative)))
                 }
             } else {
@@ -182,7 +189,7 @@ func chooseFormat(for image: Image) -> (OutputFormat, String) {
 
 /// Hands out task indices to the workers.
 final class WorkQueue: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var nextIndex = 0
     private let count: Int
     init(count: Int) { self.count = count }
@@ -196,7 +203,7 @@ final class WorkQueue: @unchecked Sendable {
 
 /// Counts, the progress bar (stderr, on a terminal) and the summary line.
 final class ConversionProgress: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private let total: Int
     private let showBar: Bool
     private var done = 0
@@ -245,15 +252,15 @@ final class ConversionProgress: @unchecked Sendable {
     func finish() {
         lock.lock(); defer { lock.unlock() }
         draw(force: true)
-        if showBar { FileHandle.standardError.write(Data("\n".utf8)) }
+        if showBar { Console.error("\n") }
         let failed = failures > 0 ? ", \(failures) failed" : ""
         let skippedText = skips > 0 ? ", \(skips) skipped (output already there)" : ""
         print("converted \(done - failures - skips) of \(total) files\(failed)\(skippedText); \(format(bytesIn)) in, \(format(bytesOut)) out")
     }
 
     private func emit(_ line: String, toStderr: Bool) {
-        if showBar { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        if toStderr { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        if showBar { Console.error("\r\u{1B}[K") }
+        if toStderr { Console.error(line + "\n") } else { Console.output(line + "\n") }
         draw(force: true)
     }
 
@@ -265,17 +272,17 @@ final class ConversionProgress: @unchecked Sendable {
         let bar = progressBar(done: done, total: total)
         let failed = failures > 0 ? ", \(failures) failed" : ""
         let text = "\r\u{1B}[K\(bar) \(done)/\(total) files, \(format(bytesIn)) -> \(format(bytesOut))\(failed)"
-        FileHandle.standardError.write(Data(text.utf8))
+        Console.error(text)
     }
 
     private func format(_ bytes: Int) -> String {
-        if bytes >= 1 << 20 { return String(format: "%.1f MB", Double(bytes) / 1_048_576) }
-        if bytes >= 1 << 10 { return String(format: "%.1f KB", Double(bytes) / 1024) }
+        if bytes >= 1 << 20 { return fixed(Double(bytes) / 1_048_576, 1) + " MB" }
+        if bytes >= 1 << 10 { return fixed(Double(bytes) / 1024, 1) + " KB" }
         return "\(bytes) B"
     }
 }
 
 /// The size of the file at `path` (0 when it cannot be read).
 private func fileSize(_ path: String) -> Int {
-    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+    fileSize(atPath: path)
 }

@@ -1,6 +1,15 @@
 import PureImage
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(

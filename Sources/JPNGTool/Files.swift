@@ -1,24 +1,44 @@
 import PureImage
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads a whole file, or standard input for "-".
 func readInput(_ path: String) throws -> [UInt8] {
     if path == "-" {
-        return [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+        return try Console.readStandardInput()
     }
     guard FileManager.default.fileExists(atPath: path) else { throw CLIError("\(path): no such file") }
-    do {
-        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe))
-    } catch {
-        throw CLIError("\(path): cannot read (\(error.localizedDescription))")
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { throw CLIError("\(path): cannot read (\(systemError()))") }
+    defer { _ = close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { throw CLIError("\(path): cannot read (\(systemError()))") }
+    var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+    var done = 0
+    while done < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
+        if n < 0 && errno == EINTR { continue }
+        guard n >= 0 else { throw CLIError("\(path): cannot read (\(systemError()))") }
+        if n == 0 { break }
+        done += n
     }
+    if done < bytes.count { bytes.removeSubrange(done...) }
+    return bytes
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder, renamed over the
 /// target only once complete, so an error never leaves a half-written file. "-" is stdout.
 func writeOutput(_ bytes: [UInt8], to path: String, force: Bool = true) throws {
     if path == "-" {
-        FileHandle.standardOutput.write(Data(bytes))
+        Console.output(bytes)
         return
     }
     let url = URL(fileURLWithPath: path)
@@ -42,7 +62,7 @@ func writeOutput(_ bytes: [UInt8], to path: String, force: Bool = true) throws {
         throw error
     } catch {
         try? fm.removeItem(at: temp)
-        throw CLIError("\(path): cannot write (\(error.localizedDescription))")
+        throw CLIError("\(path): cannot write (\(error))")
     }
 }
 

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PureImage
 
 /// The bar `jpng convert` and `jpng tile` draw on a terminal: `[#####.........]`, filled in
@@ -26,10 +35,10 @@ final class TileProgress {
         lastDraw = now
         let done = builder.rowsDone
         let text = "\r\u{1B}[K\(progressBar(done: done, total: height)) \(done * 100 / max(height, 1))% \(done)/\(height) rows, \(builder.tilesWritten) tiles"
-        FileHandle.standardError.write(Data(text.utf8))
+        Console.error(text)
     }
 
     func clear() {
-        if showBar { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if showBar { Console.error("\r\u{1B}[K") }
     }
 }

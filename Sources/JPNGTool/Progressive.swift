@@ -1,5 +1,14 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PureImage
 
 struct Progressive: ParsableCommand {
@@ -40,7 +49,7 @@ struct Progressive: ParsableCommand {
             var height = 0
             func save(_ image: Image?, at offset: Int, because reason: String) throws {
                 guard let image else { return }
-                let name = String(format: "%03d-at-%d.png", count, offset)
+                let name = "\(zeroPadded(count, 3))-at-\(offset).png"
                 let png = try encodeImage(image.converted(to: image.format.hasAlpha ? .rgba8 : .rgb8), as: .png,
                                           settings: EncodeSettings(pngLevel: 1))
                 try writeOutput(png, to: URL(fileURLWithPath: out).appendingPathComponent(name).path)

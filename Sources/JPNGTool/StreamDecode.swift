@@ -1,5 +1,15 @@
+import Dispatch
 import PureImage
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `decode` to PPM, PGM or PAM without holding the image or the output: the input is read in
 /// pieces, rows go from `RowStreamDecoder` to the Netpbm writer band by band (as djpeg writes
@@ -194,7 +204,7 @@ final class InputPieces {
     }
 
     func close() {
-        if fd > 0 { _ = Foundation.close(fd) }
+        if fd > 0 { _ = systemClose(fd) }
     }
 }
 
@@ -217,7 +227,7 @@ final class OutputSink: @unchecked Sendable {
     private var buffer: [UInt8] = []
     private let queue: DispatchQueue?
     private let slots = DispatchSemaphore(value: 4)
-    private let failure = NSLock()
+    private let failure = Lock()
     private var failed: String?
 
     init(path: String) throws {
@@ -303,7 +313,7 @@ final class OutputSink: @unchecked Sendable {
         guard var at = bytes.baseAddress else { return }
         var left = bytes.count
         while left > 0 {
-            let n = Foundation.write(fd, at, left)
+            let n = systemWrite(fd, at, left)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw CLIError("\(path): cannot write (\(String(cString: strerror(errno))))")
@@ -323,7 +333,7 @@ final class OutputSink: @unchecked Sendable {
         }
         guard let temp, !closed else { return }
         closed = true
-        guard Foundation.close(fd) == 0, rename(temp, path) == 0 else {
+        guard systemClose(fd) == 0, rename(temp, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temp)
             throw CLIError("\(path): cannot write (\(reason))")
@@ -335,7 +345,7 @@ final class OutputSink: @unchecked Sendable {
         queue?.sync {}
         buffer = []
         guard let temp else { return }
-        if !closed { _ = Foundation.close(fd) }
+        if !closed { _ = systemClose(fd) }
         closed = true
         unlink(temp)
     }

@@ -1,5 +1,14 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PureImage
 
 struct Tile: ParsableCommand {
@@ -72,7 +81,7 @@ struct Tile: ParsableCommand {
         do {
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         } catch {
-            throw CLIError("\(out): cannot create the folder (\(error.localizedDescription))")
+            throw CLIError("\(out): cannot create the folder (\(error))")
         }
         // The default tiles in flight (160, ~32 MB of 256-pixel tiles) hold more than a tile row
         // of a 16000-pixel-wide level, so decoding does not wait for the encoders at each row.
@@ -122,8 +131,8 @@ struct Tile: ParsableCommand {
         if stats {
             let total = seconds(end - start), tail = seconds(end - lastByte)
             let share = total > 0 ? tail / total * 100 : 0
-            printNotice(String(format: "tile stats: %.3f s in all, %.3f s from the last input byte to done (%.1f%%), %d bytes read",
-                               total, tail, share, bytesRead))
+            printNotice("tile stats: \(fixed(total, 3)) s in all, \(fixed(tail, 3)) s from the last input byte to done "
+                        + "(\(fixed(share, 1))%), \(bytesRead) bytes read")
         }
     }
 
