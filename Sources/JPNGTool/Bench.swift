@@ -13,6 +13,7 @@ import PureImage
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "bench",
         abstract: "Time decoding (or encoding) of one file in process; prints the median as MP/s.",
         discussion: """
         The file is read once; each iteration decodes into a fresh buffer, as a caller would get \

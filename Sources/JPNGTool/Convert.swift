@@ -14,6 +14,7 @@ import PureImage
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "convert",
         abstract: "Convert many images (files and folders) in parallel.",
         discussion: """
         --to auto picks per image: PNG for images with few colours or large flat areas (where JPEG \

@@ -13,6 +13,7 @@ import Darwin
 
 struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "decode",
         abstract: "Decode an image and write it in the format its output name asks for.",
         discussion: """
         Output formats by extension: .png, .jpg/.jpeg, .pam (keeps channels and 16-bit depth), \

@@ -13,6 +13,7 @@ import PureImage
 
 struct Encode: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "encode",
         abstract: "Encode an image with transparency as JPNG (colour as JPEG, alpha as PNG).",
         discussion: """
         Takes the original JPNG converter's form: INPUT [OUTPUT] [QUALITY]. OUTPUT defaults to INPUT \

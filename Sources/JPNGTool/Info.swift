@@ -13,6 +13,7 @@ import Darwin
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "info",
         abstract: "Describe an image: format, size, colour, frames and metadata.",
         discussion: """
         Examples:

@@ -13,6 +13,7 @@ import PureImage
 
 struct Progressive: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "progressive",
         abstract: "Feed a file to the incremental decoder in pieces and save every preview it shows.",
         discussion: """
         Writes DIR/NNN-at-BYTES.png for each preview (a progressive JPEG scan, an Adam7 or GIF \

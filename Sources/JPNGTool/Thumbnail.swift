@@ -13,6 +13,7 @@ import PureImage
 
 struct Thumbnail: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "thumbnail",
         abstract: "Make a thumbnail: the image reduced so its longer side is --size pixels.",
         discussion: """
         The input is read in pieces and reduced as it decodes: a JPEG at 1/8 when that covers \

@@ -13,6 +13,7 @@ import PureImage
 
 struct Tile: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "tile",
         abstract: "Cut a huge image into a Deep Zoom tile pyramid, in bounded memory.",
         discussion: """
         Writes OUT/NAME.dzi and OUT/NAME_files/LEVEL/COLUMN_ROW.jpg (or .png), the layout \
