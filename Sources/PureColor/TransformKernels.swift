@@ -126,7 +126,7 @@ extension ColorTransform {
         }
     }
 
-    /// The scalar twin of ``rgb8SIMD(_:_:_:_:_:_:)``: the same float operations in the same order.
+    /// The scalar twin of `rgb8SIMD`: the same float operations in the same order.
     @inline(__always)
     static func rgb8Scalar(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, _ count: Int,
                            _ channels: Int, _ table: UnsafePointer<SIMD4<Float>>, _ encode: UnsafePointer<UInt8>) {
