@@ -69,7 +69,7 @@ public struct ColorTransform: Sendable {
                 throw .invalidValue(offset: 0, reason: "singular destination matrix")
             }
             matrix = inverse * colorants
-            guard matrix.rows.allSatisfy({ $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }) else {
+            guard matrix.isFinite else {
                 throw .invalidValue(offset: source.tag("rXYZ")?.offset ?? 128, reason: "colorants not finite")
             }
             self.curves = curves

@@ -169,13 +169,29 @@ public struct XYZ: Sendable, Hashable {
     var vector: SIMD3<Double> { SIMD3(x, y, z) }
 }
 
-/// A 3x3 matrix of doubles, row-major (`rows[0]` is the first row).
+/// A 3x3 matrix of doubles, row-major (``Matrix3/row0`` is the first row).
 public struct Matrix3: Sendable, Hashable {
-    /// The three rows.
-    public var rows: [SIMD3<Double>]
+    /// The first row.
+    public var row0: SIMD3<Double>
+    /// The second row.
+    public var row1: SIMD3<Double>
+    /// The third row.
+    public var row2: SIMD3<Double>
 
     /// A matrix from three rows.
-    public init(_ r0: SIMD3<Double>, _ r1: SIMD3<Double>, _ r2: SIMD3<Double>) { rows = [r0, r1, r2] }
+    public init(_ r0: SIMD3<Double>, _ r1: SIMD3<Double>, _ r2: SIMD3<Double>) {
+        row0 = r0
+        row1 = r1
+        row2 = r2
+    }
+
+    /// The three rows in order.
+    public var rows: [SIMD3<Double>] { [row0, row1, row2] }
+
+    /// True when all nine elements are finite.
+    public var isFinite: Bool {
+        rows.allSatisfy { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }
+    }
 
     /// A matrix whose columns are the three vectors.
     public init(columns c0: SIMD3<Double>, _ c1: SIMD3<Double>, _ c2: SIMD3<Double>) {
@@ -185,12 +201,12 @@ public struct Matrix3: Sendable, Hashable {
     /// The identity matrix.
     public static let identity = Matrix3(SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))
 
-    /// The element in row `r`, column `c`.
-    public subscript(r: Int, c: Int) -> Double { rows[r][c] }
+    /// The element in row `r`, column `c` (both 0...2).
+    public subscript(r: Int, c: Int) -> Double { (r == 0 ? row0 : r == 1 ? row1 : row2)[c] }
 
     /// The matrix times a column vector.
     public static func * (m: Matrix3, v: SIMD3<Double>) -> SIMD3<Double> {
-        SIMD3((m.rows[0] * v).sum(), (m.rows[1] * v).sum(), (m.rows[2] * v).sum())
+        SIMD3((m.row0 * v).sum(), (m.row1 * v).sum(), (m.row2 * v).sum())
     }
 
     /// The matrix product `a * b`.
@@ -203,7 +219,7 @@ public struct Matrix3: Sendable, Hashable {
 
     /// The determinant.
     public var determinant: Double {
-        let a = rows[0], b = rows[1], c = rows[2]
+        let a = row0, b = row1, c = row2
         return a.x * (b.y * c.z - b.z * c.y) - a.y * (b.x * c.z - b.z * c.x) + a.z * (b.x * c.y - b.y * c.x)
     }
 
@@ -211,7 +227,7 @@ public struct Matrix3: Sendable, Hashable {
     public var inverse: Matrix3? {
         let d = determinant
         guard d.isFinite, abs(d) > 1e-12 else { return nil }
-        let a = rows[0], b = rows[1], c = rows[2]
+        let a = row0, b = row1, c = row2
         let r0 = SIMD3(b.y * c.z - b.z * c.y, a.z * c.y - a.y * c.z, a.y * b.z - a.z * b.y) / d
         let r1 = SIMD3(b.z * c.x - b.x * c.z, a.x * c.z - a.z * c.x, a.z * b.x - a.x * b.z) / d
         let r2 = SIMD3(b.x * c.y - b.y * c.x, a.y * c.x - a.x * c.y, a.x * b.y - a.y * b.x) / d

@@ -21,9 +21,9 @@ public enum StandardColorSpace: String, Sendable, Hashable, CaseIterable {
 
     /// Linear RGB to PCS XYZ (D50): the primaries scaled so RGB (1, 1, 1) is the white, then
     /// Bradford-adapted from D65 to D50, computed in double precision as lcms2 builds its
-    /// sRGB profile (`cmsCreate_sRGBProfile`). An ICC sRGB profile stores these numbers rounded
-    /// to s15Fixed16 (0.4360747, 0.3850649, 0.1430804 for the first row); the difference is
-    /// below 2e-5, far below one 16-bit code value after the curve.
+    /// sRGB profile (`cmsCreate_sRGBProfile`): for sRGB the first row is (0.436041, 0.385113,
+    /// 0.143046). An ICC profile file stores them rounded to s15Fixed16, a change below 8e-6,
+    /// far below one 16-bit code value after the curve.
     public var toXYZD50: Matrix3 {
         let p = primaries
         let primaries = Matrix3(SIMD3(p[0].x, p[1].x, p[2].x), SIMD3(p[0].y, p[1].y, p[2].y),

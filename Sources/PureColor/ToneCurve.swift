@@ -75,6 +75,8 @@ public enum ToneCurve: Sendable, Hashable {
     }
 
     static func parametric(_ type: Int, _ p: [Double], _ x: Double) -> Double {
+        // A curve built in code may carry too few parameters: treat it as identity.
+        guard let needed = parameterCount(functionType: type), p.count >= needed else { return x }
         func power(_ base: Double, _ g: Double) -> Double { base > 0 ? pow(base, g) : 0 }
         switch type {
         case 0:
@@ -107,7 +109,7 @@ public enum ToneCurve: Sendable, Hashable {
         switch self {
         case .identity: true
         case .gamma(let g): abs(g - 1) < 1e-6
-        case .parametric(0, let p): abs(p[0] - 1) < 1e-6
+        case .parametric(0, let p): p.count == 1 && abs(p[0] - 1) < 1e-6
         default: false
         }
     }
