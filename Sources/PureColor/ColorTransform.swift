@@ -40,6 +40,9 @@ public struct ColorTransform: Sendable {
     /// Builds a transform from `source` to `destination`.
     ///
     /// - Parameters:
+    ///   - source: the profile the pixels are in: RGB matrix/TRC or gray TRC.
+    ///   - destination: the colour space to convert to.
+    ///   - intent: the rendering intent; all but absolute colorimetric are the same here.
     ///   - sixteenBit: also build the 16-bit tables (3 x 65,536 floats and 65,537 output codes,
     ///     a few milliseconds): needed by the row functions for 16-bit formats; ``apply(to:threads:)``
     ///     builds them on the fly for a 16-bit image when they are missing.
