@@ -148,13 +148,16 @@ public struct ColorTransform: Sendable {
 
 /// The tables for 8-bit formats.
 final class Tables8: Sendable {
-    /// Size of the encoding table's step: linear [0, 1] in 16,384 steps (16,385 entries). The
-    /// inverse sRGB curve's slope is at most 12.92, so a step moves the output by at most
+    /// Fixed-point scale of the contributions: 2^20 for 1.0.
+    static let oneShift = 20
+    /// Steps of the encoding table over linear [0, 1]: 2^14 (16,385 entries). The inverse sRGB
+    /// curve's slope is at most 12.92, so a step moves the output by at most
     /// 12.92 * 255 / 16384 = 0.2 code values; rounding to the nearest entry, by 0.1.
-    static let encodeSteps: Float = 16384
-    /// RGB: for channel c and code v, column c of the matrix times the channel's linear value
-    /// (lane 3 zero), at `c * 256 + v`. Summing the three gives the destination linear RGB.
-    let contributions: [SIMD4<Float>]
+    static let encodeShift = 14
+    /// RGB: for channel c and code v, column c of the matrix times the channel's linear value,
+    /// in 12.20 fixed point (lane 3 zero), at `c * 256 + v`. The sum of the three is the
+    /// destination linear RGB. Each is clamped to +-512 so three always sum inside `Int32`.
+    let contributions: [SIMD4<Int32>]
     /// Destination linear [0, 1] in 1/16384 steps to the 8-bit code.
     let encode: [UInt8]
     /// Gray: the whole 8-bit map.
@@ -162,19 +165,19 @@ final class Tables8: Sendable {
 
     init(curves: [ToneCurve], matrix: Matrix3, grayLab: Bool) {
         if curves.count == 3 {
-            var contributions = [SIMD4<Float>](repeating: .zero, count: 3 * 256)
+            var contributions = [SIMD4<Int32>](repeating: .zero, count: 3 * 256)
+            let one = Double(1 << Self.oneShift)
+            func fixed(_ x: Double) -> Int32 { x.isFinite ? Int32(min(max(x * one, -512 * one), 512 * one).rounded()) : 0 }
             for c in 0 ..< 3 {
-                let column = SIMD3(matrix[0, c], matrix[1, c], matrix[2, c])
                 for v in 0 ..< 256 {
-                    let linear = Float(ColorTransform.linear(curves[c], code: UInt16(v * 257), grayLab: false))
-                    let safe = linear.isFinite ? linear : 0
-                    let column32 = SIMD3<Float>(Float(column.x), Float(column.y), Float(column.z))
-                    let product = column32 * safe
-                    contributions[c * 256 + v] = SIMD4(product.x, product.y, product.z, 0)
+                    // Linear as lcms2's float pipeline carries it (float32), times the matrix column.
+                    let linear = Double(Float(ColorTransform.linear(curves[c], code: UInt16(v * 257), grayLab: false)))
+                    contributions[c * 256 + v] = SIMD4(fixed(matrix[0, c] * linear), fixed(matrix[1, c] * linear),
+                                                       fixed(matrix[2, c] * linear), 0)
                 }
             }
             self.contributions = contributions
-            let steps = Int(Self.encodeSteps)
+            let steps = 1 << Self.encodeShift
             encode = (0 ... steps).map { ColorTransform.to8(ColorTransform.encode16(Double($0) / Double(steps))) }
             gray = []
         } else {

@@ -25,13 +25,13 @@ extension ColorTransform {
         let wanted = threads ?? (pixels >= Self.minimumPixelsForThreads ? Processors.online : 1)
         let parts = max(1, min(wanted, pixels / 4096 + 1))
         if parts == 1 {
-            run(inBase, outBase, pixels, format, simd: true)
+            run(inBase, outBase, pixels, format)
             return
         }
         let shared = SharedPointers(input: inBase, output: outBase)
         DispatchQueue.concurrentPerform(iterations: parts) { part in
             let first = pixels * part / parts, end = pixels * (part + 1) / parts
-            self.run(shared.input + first * bpp, shared.output + first * bpp, end - first, format, simd: true)
+            self.run(shared.input + first * bpp, shared.output + first * bpp, end - first, format)
         }
     }
 
@@ -59,21 +59,15 @@ extension ColorTransform {
         return result
     }
 
-    /// One thread's share: `count` pixels. `simd` picks the SIMD or the scalar 8-bit RGB kernel
-    /// (bit-identical; the scalar twin is kept for tests and as the reference).
-    func run(_ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ count: Int, _ format: PixelFormat,
-             simd: Bool) {
+    /// One thread's share: `count` pixels.
+    func run(_ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ count: Int, _ format: PixelFormat) {
         switch format {
         case .rgb8, .rgba8:
             let channels = format.channels
             tables8.contributions.withUnsafeBufferPointer { table in
                 tables8.encode.withUnsafeBufferPointer { encode in
                     let i = input.assumingMemoryBound(to: UInt8.self), o = output.assumingMemoryBound(to: UInt8.self)
-                    if simd {
-                        Self.rgb8SIMD(i, o, count, channels, table.baseAddress!, encode.baseAddress!)
-                    } else {
-                        Self.rgb8Scalar(i, o, count, channels, table.baseAddress!, encode.baseAddress!)
-                    }
+                    Self.rgb8(i, o, count, channels, table.baseAddress!, encode.baseAddress!)
                 }
             }
         case .gray8, .grayAlpha8:
@@ -106,39 +100,20 @@ extension ColorTransform {
         }
     }
 
-    /// 8-bit RGB(A), four lanes at a time: the three contributions summed as `SIMD4<Float>`,
-    /// clamped, scaled to the encoding table and truncated after adding 0.5.
-    @inline(__always)
-    static func rgb8SIMD(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, _ count: Int,
-                         _ channels: Int, _ table: UnsafePointer<SIMD4<Float>>, _ encode: UnsafePointer<UInt8>) {
-        let scale = SIMD4<Float>(repeating: Tables8.encodeSteps), half = SIMD4<Float>(repeating: 0.5)
-        let zero = SIMD4<Float>.zero, one = SIMD4<Float>(repeating: 1)
-        var i = 0
-        for _ in 0 ..< count {
-            let sum = (table[Int(input[i])] + table[256 + Int(input[i + 1])]) + table[512 + Int(input[i + 2])]
-            let clamped = sum.replacing(with: zero, where: .!(sum .> zero)).replacing(with: one, where: sum .> one)
-            let index = SIMD4<Int32>(clamped * scale + half, rounding: .towardZero)
-            output[i] = encode[Int(index.x)]
-            output[i + 1] = encode[Int(index.y)]
-            output[i + 2] = encode[Int(index.z)]
-            if channels == 4 { output[i + 3] = input[i + 3] }
-            i += channels
-        }
-    }
-
-    /// The scalar twin of `rgb8SIMD`: the same float operations in the same order.
-    @inline(__always)
-    static func rgb8Scalar(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, _ count: Int,
-                           _ channels: Int, _ table: UnsafePointer<SIMD4<Float>>, _ encode: UnsafePointer<UInt8>) {
-        let scale = Tables8.encodeSteps
+    /// 8-bit RGB(A): three table reads summed in 12.20 fixed point per output channel, clamped
+    /// to [0, 1], rounded to the 1/16384 grid of the encoding table.
+    static func rgb8(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, _ count: Int,
+                     _ channels: Int, _ table: UnsafePointer<SIMD4<Int32>>, _ encode: UnsafePointer<UInt8>) {
+        let one: Int32 = 1 << Int32(Tables8.oneShift)
+        let shift = Int32(Tables8.oneShift - Tables8.encodeShift), half: Int32 = 1 << (shift - 1)
         var i = 0
         for _ in 0 ..< count {
             let r = table[Int(input[i])], g = table[256 + Int(input[i + 1])], b = table[512 + Int(input[i + 2])]
             for lane in 0 ..< 3 {
-                var v = (r[lane] + g[lane]) + b[lane]
+                var v = r[lane] &+ g[lane] &+ b[lane]
                 v = v > 0 ? v : 0
-                v = v > 1 ? 1 : v
-                output[i + lane] = encode[Int(v * scale + 0.5)]
+                v = v < one ? v : one
+                output[i + lane] = encode[Int((v &+ half) >> shift)]
             }
             if channels == 4 { output[i + 3] = input[i + 3] }
             i += channels

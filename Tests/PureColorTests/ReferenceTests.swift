@@ -80,31 +80,24 @@ import TestSupport
         }
     }
 
-    @Test func simdMatchesScalar() throws {
-        for name in ["AdobeRGB1998.icc", "WideGamutRGB.icc", "CineonLog_M.icc", "sRGB.icc"] {
-            let transform = try Self.rgbTransform(name)
-            var all: [UInt8] = []
-            var state: UInt32 = 12345
-            for _ in 0 ..< 300_000 {
-                state = state &* 1_664_525 &+ 1_013_904_223
-                all.append(UInt8(truncatingIfNeeded: state >> 24))
-            }
-            for channels in [3, 4] {
-                let count = all.count / channels
-                var a = [UInt8](repeating: 0, count: all.count), b = a
-                all.withUnsafeBufferPointer { i in
-                    a.withUnsafeMutableBufferPointer { o in
-                        transform.run(UnsafeRawPointer(i.baseAddress!), UnsafeMutableRawPointer(o.baseAddress!), count,
-                                      channels == 3 ? .rgb8 : .rgba8, simd: true)
-                    }
-                    b.withUnsafeMutableBufferPointer { o in
-                        transform.run(UnsafeRawPointer(i.baseAddress!), UnsafeMutableRawPointer(o.baseAddress!), count,
-                                      channels == 3 ? .rgb8 : .rgba8, simd: false)
-                    }
-                }
-                #expect(a == b, "\(name) \(channels) channels")
-            }
+    /// In place and into a separate buffer agree, and a separate output leaves the input alone.
+    @Test(arguments: [PixelFormat.rgb8, .rgba8, .rgb16, .rgba16])
+    func separateOutputEqualsInPlace(format: PixelFormat) throws {
+        let transform = try Self.rgbTransform("WideGamutRGB.icc", sixteenBit: true)
+        var input: [UInt8] = []
+        var state: UInt32 = 12345
+        for _ in 0 ..< 100_000 * format.bytesPerPixel {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            input.append(UInt8(truncatingIfNeeded: state >> 24))
         }
+        let original = input
+        var output = [UInt8](repeating: 0, count: input.count)
+        input.withUnsafeBytes { i in
+            output.withUnsafeMutableBytes { o in transform.apply(from: i, to: o, format: format) }
+        }
+        #expect(input == original)
+        transform.apply(toPixels: &input, format: format)
+        #expect(input == output)
     }
 
     @Test(arguments: [PixelFormat.rgb8, .rgba8, .rgb16, .rgba16])
