@@ -100,22 +100,6 @@ import TestSupport
         #expect(input == output)
     }
 
-    @Test(arguments: [PixelFormat.rgb8, .rgba8, .rgb16, .rgba16])
-    func threadsGiveIdenticalResults(format: PixelFormat) throws {
-        let transform = try Self.rgbTransform("ProPhotoRGB.icc", sixteenBit: true)
-        var image = Image(width: 701, height: 433, format: format)
-        var state: UInt32 = 7
-        for i in image.pixels.indices {
-            state = state &* 1_664_525 &+ 1_013_904_223
-            image.pixels[i] = UInt8(truncatingIfNeeded: state >> 24)
-        }
-        let one = transform.apply(to: image, threads: 1)
-        for threads in [2, 3, 8] {
-            #expect(transform.apply(to: image, threads: threads) == one)
-        }
-        #expect(transform.apply(to: image) == one)
-    }
-
     /// 16-bit: a grid of 8-bit values widened (v * 257) gives the 8-bit result widened, within
     /// 1/2 of an 8-bit code plus the 8-bit path's own 1-code tolerance.
     @Test(arguments: ["AdobeRGB1998.icc", "CineonLog_M.icc", "sRGB.icc", "LStar-RGB.icc", "Rec709.icc"])
