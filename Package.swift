@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "PureGIF", targets: ["PureGIF"]),
         .library(name: "JPNG", targets: ["JPNG"]),
         .library(name: "PureImage", targets: ["PureImage"]),
+        .library(name: "PureColor", targets: ["PureColor"]),
         .executable(name: "jpng", targets: ["JPNGTool"]),
     ],
     dependencies: [
@@ -29,6 +30,7 @@ let package = Package(
         .target(name: "PureJPEG", dependencies: ["ImageCore"], exclude: ["Notes.md", "Encoder/EncoderNotes.md"]),
         .target(name: "PureGIF", dependencies: ["ImageCore"], exclude: ["Notes.md"]),
         .target(name: "JPNG", dependencies: ["ImageCore", "PureJPEG", "PurePNG"], exclude: ["Notes.md"]),
+        .target(name: "PureColor", dependencies: ["ImageCore"], exclude: ["Notes.md"]),
         .target(name: "PureImage", dependencies: ["ImageCore", "PurePNG", "PureJPEG", "PureGIF", "JPNG"],
                 exclude: ["Notes.md"]),
         .executableTarget(
@@ -41,6 +43,7 @@ let package = Package(
         .testTarget(name: "PureJPEGTests", dependencies: ["TestSupport", "PureJPEG"]),
         .testTarget(name: "PureGIFTests", dependencies: ["TestSupport", "PureGIF"]),
         .testTarget(name: "JPNGTests", dependencies: ["TestSupport", "JPNG"]),
+        .testTarget(name: "PureColorTests", dependencies: ["TestSupport", "PureColor"]),
         .testTarget(name: "PureImageTests", dependencies: ["TestSupport", "PureImage"]),
         .testTarget(name: "JPNGToolTests", dependencies: ["TestSupport", "JPNGTool", "PureImage"]),
     ]

@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with swiftc (no SwiftPM) and runs one of them.
 #   Fuzz/run.sh TARGET [SECONDS] [extra libFuzzer flags...]
 #   Fuzz/run.sh build            # build every target only
-# TARGET: png apng jpeg gif jpng imagesource, or a differential target diff-jpeg diff-png diff-gif
+# TARGET: png apng jpeg gif jpng imagesource icc, or a differential target diff-jpeg diff-png diff-gif
 # (PureJPEG / PurePNG / PureGIF against libjpeg-turbo / libpng / giflib, whose C side is in Fuzz/C;
 # needs clang and Debian's libjpeg62-turbo-dev, libpng-dev, libgif-dev). Exits non-zero on a
 # crash, leaving crash-*/timeout-*/oom-* files in Fuzz/out/artifacts-TARGET/.
@@ -16,7 +16,7 @@ if ! command -v swiftc >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swiftc ]; then
 fi
 # The toolchain's clang, whose ASan and libFuzzer runtimes are the ones swiftc links.
 clang=$(dirname "$(command -v swiftc)")/clang
-targets="png apng jpeg gif jpng imagesource diff-jpeg diff-png diff-gif"
+targets="png apng jpeg gif jpng imagesource icc diff-jpeg diff-png diff-gif"
 
 # Library modules are compiled with ASan and libFuzzer's coverage instrumentation
 # (-sanitize=fuzzer on a library adds edge/cmp coverage without a main), optimised like release.
@@ -46,6 +46,7 @@ build_all_modules() {
     build_module PureGIF "$out/libImageCore.a"
     build_module JPNG "$out/libPurePNG.a" "$out/libPureJPEG.a"
     build_module PureImage "$out/libJPNG.a" "$out/libPureGIF.a"
+    build_module PureColor "$out/libImageCore.a"
 }
 
 build_target() {
@@ -76,7 +77,7 @@ build_target() {
     echo "fuzz: linking fuzz-$t" >&2
     # gold warns once per ASan helper that the C object's "local symbols" cannot be exported: noise.
     swiftc "${flags[@]}" -module-name "Fuzz_${t//-/_}" -o "$bin" "${sources[@]}" "${extra[@]}" \
-        -L "$out" -lPureImage -lJPNG -lPureGIF -lPureJPEG -lPurePNG -lImageCore -lz \
+        -L "$out" -lPureColor -lPureImage -lJPNG -lPureGIF -lPureJPEG -lPurePNG -lImageCore -lz \
         2> >(grep -v "Cannot export local symbol '__asan" >&2)
 }
 
@@ -92,6 +93,7 @@ seed_corpus() {
         apng) dirs=(Vectors/apng); exts=(png) ;;
         jpeg) dirs=(Vectors/jpeg Vectors/jpeg-encoder Vectors/jpeg-arithmetic Vectors/jpeg-encoder-arithmetic Vectors/jpeg-lossless Vectors/jpeg-12bit); exts=(jpg jpeg) ;;
         gif) dirs=(Vectors/gif); exts=(gif) ;;
+        icc) dirs=(Vectors/icc/profiles); exts=(icc) ;;
         jpng) dirs=(Vectors/jpeg-encoder Fuzz/seeds/jpng); exts=(jpg jpng) ;;
         imagesource) dirs=(Vectors Fuzz/seeds); exts=(png jpg gif jpng pbm pgm ppm pam) ;;
         # The differential targets: their plain counterparts' seeds plus the damaged files, whose

@@ -11,7 +11,7 @@ seconds=${1:-60}
 seed=${FUZZ_SEED:-1}
 Fuzz/run.sh build
 status=0
-for t in png apng jpeg gif jpng imagesource diff-jpeg diff-png diff-gif; do
+for t in png apng jpeg gif jpng imagesource icc diff-jpeg diff-png diff-gif; do
     echo "== fuzz $t for ${seconds}s" >&2
     # The kill bounds a stall (e.g. the symbolizer after a trap) so CI cannot hang.
     if ! timeout -s KILL $((seconds + 180)) Fuzz/run.sh "$t" "$seconds" -seed="$seed" > "Fuzz/out/smoke-$t.log" 2>&1; then
