@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "PureGIF", dependencies: ["ImageCore"], exclude: ["Notes.md"]),
         .target(name: "JPNG", dependencies: ["ImageCore", "PureJPEG", "PurePNG"], exclude: ["Notes.md"]),
         .target(name: "PureColor", dependencies: ["ImageCore"], exclude: ["Notes.md"]),
-        .target(name: "PureImage", dependencies: ["ImageCore", "PurePNG", "PureJPEG", "PureGIF", "JPNG"],
+        .target(name: "PureImage", dependencies: ["ImageCore", "PurePNG", "PureJPEG", "PureGIF", "JPNG", "PureColor"],
                 exclude: ["Notes.md"]),
         .executableTarget(
             name: "JPNGTool",

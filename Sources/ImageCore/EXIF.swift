@@ -13,6 +13,28 @@ public enum EXIF {
         return Orientation(rawValue: value) ?? .up
     }
 
+    /// The same EXIF block saying the pixels are upright: IFD0's Orientation (0x0112) set to 1,
+    /// and the Exif IFD's PixelXDimension and PixelYDimension (0xA002, 0xA003) set to `width`
+    /// and `height`, as exiftran leaves a file it has turned. Entries are patched in place (a
+    /// SHORT dimension that cannot hold the value stays); bytes that are not a TIFF structure
+    /// come back unchanged.
+    ///
+    /// ```swift
+    /// upright.metadata.exif = EXIF.upright(exif, width: upright.width, height: upright.height)
+    /// ```
+    public static func upright(_ bytes: [UInt8], width: Int, height: Int) -> [UInt8] {
+        guard var tiff = TIFF(bytes) else { return bytes }
+        let prefix = bytes.count - tiff.bytes.count
+        if let ifd0 = tiff.ifdOffset(0) {
+            tiff.set(tag: 0x0112, inIFDAt: ifd0, to: 1)
+            if let exifIFD = tiff.value(tag: 0x8769, inIFDAt: ifd0), exifIFD > 0, exifIFD < tiff.bytes.count {
+                tiff.set(tag: 0xA002, inIFDAt: exifIFD, to: width)
+                tiff.set(tag: 0xA003, inIFDAt: exifIFD, to: height)
+            }
+        }
+        return Array(bytes[0 ..< prefix]) + Array(tiff.bytes)
+    }
+
     /// The embedded thumbnail (IFD1's JPEGInterchangeFormat 0x0201 and its length 0x0202), when
     /// it is present, inside the data and starts like a JPEG.
     public static func thumbnail(_ bytes: [UInt8]) -> [UInt8]? {
@@ -27,7 +49,7 @@ public enum EXIF {
 
 /// Bounds-checked reads of a TIFF structure.
 private struct TIFF {
-    let bytes: ArraySlice<UInt8>
+    var bytes: ArraySlice<UInt8>
     let little: Bool
 
     init?(_ data: [UInt8]) {
@@ -60,6 +82,33 @@ private struct TIFF {
             offset = next
         }
         return offset > 0 && offset < bytes.count ? offset : nil
+    }
+
+    /// Writes `value` into the entry for `tag` in the IFD at `offset`, if it is a SHORT or LONG
+    /// held in the entry and the value fits the type.
+    mutating func set(tag: Int, inIFDAt offset: Int, to value: Int) {
+        guard let count = u16(offset), count < 1000 else { return }
+        for k in 0 ..< count {
+            let entry = offset + 2 + 12 * k
+            guard let entryTag = u16(entry), let type = u16(entry + 2), entry + 12 <= bytes.count else { return }
+            guard entryTag == tag else { continue }
+            let at = bytes.startIndex + entry + 8
+            switch type {
+            case 3 where value >= 0 && value <= 0xFFFF:
+                let v = UInt16(value)
+                bytes[at] = UInt8(little ? v & 0xFF : v >> 8)
+                bytes[at + 1] = UInt8(little ? v >> 8 : v & 0xFF)
+            case 4 where value >= 0 && value <= 0xFFFF_FFFF:
+                let v = UInt32(value)
+                for i in 0 ..< 4 {
+                    let shift = little ? 8 * i : 8 * (3 - i)
+                    bytes[at + i] = UInt8(truncatingIfNeeded: v >> UInt32(shift))
+                }
+            default:
+                break
+            }
+            return
+        }
     }
 
     /// A SHORT or LONG value held in the entry itself.

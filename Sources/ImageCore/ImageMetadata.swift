@@ -170,3 +170,69 @@ public struct Timestamp: Sendable, Equatable {
         self.hour = hour; self.minute = minute; self.second = second
     }
 }
+
+extension ImageMetadata {
+    /// The data colour space an ICC profile declares (header bytes 16-19: `"RGB "`, `"GRAY"`,
+    /// `"CMYK"`, ...), or nil for a profile shorter than its header.
+    public static func iccColorSpace(of profile: [UInt8]) -> String? {
+        guard profile.count >= 128 else { return nil }
+        return String(decoding: profile[16 ..< 20], as: UTF8.self)
+    }
+
+    /// ``iccProfile`` when its colour space suits an output of `colorChannels` colour channels
+    /// (1: `GRAY`, 3: `RGB `, 4: `CMYK`), else nil. An encoder writes only such a profile: a
+    /// CMYK profile on RGB pixels, or an RGB one on gray, is invalid (PNG 11.3.3.3, ICC.1
+    /// 7.2.6), and viewers that honour it show wrong colours.
+    ///
+    /// ```swift
+    /// let profile = image.metadata.iccProfileMatching(colorChannels: image.format.isColor ? 3 : 1)
+    /// ```
+    public func iccProfileMatching(colorChannels: Int) -> [UInt8]? {
+        guard let profile = iccProfile, let space = Self.iccColorSpace(of: profile) else { return nil }
+        switch colorChannels {
+        case 1: return space == "GRAY" ? profile : nil
+        case 3: return space == "RGB " ? profile : nil
+        case 4: return space == "CMYK" ? profile : nil
+        default: return nil
+        }
+    }
+}
+
+/// Which metadata an output carries (``ImageMetadata/kept(_:)``).
+///
+/// | policy | kept |
+/// | --- | --- |
+/// | ``all`` | everything |
+/// | ``colorOnly`` | what says how to show the pixels: ICC profile, sRGB intent, gamma, chromaticities, significant bits, orientation |
+/// | ``none`` | nothing but how to read the samples (``ImageMetadata/sampleBits``) |
+public enum MetadataPolicy: String, Sendable, Equatable, CaseIterable {
+    /// Every field, EXIF (camera, GPS position, serial numbers) and text included.
+    case all
+    /// Colour only: no EXIF, text, density or time (what a published thumbnail should carry).
+    case colorOnly = "color"
+    /// Nothing.
+    case none
+}
+
+extension ImageMetadata {
+    /// This metadata with only what `policy` keeps.
+    ///
+    /// ```swift
+    /// thumbnail.metadata = thumbnail.metadata.kept(.colorOnly)   // no GPS position in the output
+    /// ```
+    public func kept(_ policy: MetadataPolicy) -> ImageMetadata {
+        switch policy {
+        case .all:
+            return self
+        case .colorOnly:
+            var out = ImageMetadata(iccProfile: iccProfile, iccProfileName: iccProfileName, orientation: orientation, gamma: gamma,
+                                    sRGBIntent: sRGBIntent, chromaticities: chromaticities, significantBits: significantBits)
+            out.sampleBits = sampleBits
+            return out
+        case .none:
+            var out = ImageMetadata()
+            out.sampleBits = sampleBits
+            return out
+        }
+    }
+}

@@ -23,7 +23,8 @@ public enum Orientation: Int, Sendable, Equatable, CaseIterable {
 
 extension Image {
     /// The image turned so that it appears upright, per `orientation` (EXIF semantics);
-    /// the result's metadata says ``Orientation/up``.
+    /// the result's metadata says ``Orientation/up``, its EXIF block too (``EXIF/upright(_:width:height:)``),
+    /// so an encoder writing it does not make viewers turn the pixels a second time.
     ///
     /// ```swift
     /// let upright = image.oriented(image.metadata.orientation)
@@ -35,6 +36,7 @@ extension Image {
         let outH = orientation.swapsDimensions ? w : h
         var out = Image(width: outW, height: outH, format: format, metadata: metadata)
         out.metadata.orientation = .up
+        if let exif = metadata.exif { out.metadata.exif = EXIF.upright(exif, width: outW, height: outH) }
         out.isPremultiplied = isPremultiplied
         if w == 0 || h == 0 { return out }
         pixels.withUnsafeBufferPointer { src in

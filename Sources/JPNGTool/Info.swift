@@ -49,7 +49,17 @@ func infoText(_ d: ImageDescription, name: String) -> String {
     if h.frameCount != 1 { lines.append("  frames: \(h.frameCount)") }
     for detail in d.details { lines.append("  \(detail.label): \(detail.value)") }
     let m = d.metadata
-    if let icc = m.iccProfile { lines.append("  ICC profile: \(icc.count) bytes" + (m.iccProfileName.map { " (\($0))" } ?? "")) }
+    if let icc = m.iccProfile {
+        lines.append("  ICC profile: \(icc.count) bytes" + (m.iccProfileName.map { " (\($0))" } ?? ""))
+        // The profile's description, class, colour space and version, or why it cannot be read.
+        do {
+            let summary = try ICCProfile(icc).summary
+            lines.append("    \(summary.name ?? "(no description)"): \(summary.profileClass), \(summary.colorSpace) -> \(summary.pcs), "
+                         + "version \(summary.version)")
+        } catch {
+            lines.append("    unreadable: \(error)")
+        }
+    }
     if let exif = m.exif { lines.append("  EXIF: \(exif.count) bytes") }
     if m.orientation != .up { lines.append("  orientation: \(m.orientation) (\(m.orientation.rawValue))") }
     if let gamma = m.gamma { lines.append("  gamma: \(gamma)") }

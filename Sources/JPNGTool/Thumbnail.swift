@@ -45,6 +45,12 @@ struct Thumbnail: ParsableCommand {
     @Flag(help: "Keep the stored orientation instead of turning the thumbnail upright.")
     var noRotate = false
 
+    @Flag(help: "Keep the source's ICC profile and its pixels as stored, instead of converting to sRGB and dropping the profile.")
+    var keepProfile = false
+
+    @Option(help: "Metadata the thumbnail keeps: color (ICC profile and colour chunks; no EXIF, so no GPS position), all, or none.")
+    var metadata: MetadataPolicy = .colorOnly
+
     @OptionGroup var encoder: EncoderOptionGroup
 
     @Flag(help: "Refuse damaged files that libjpeg-turbo, libpng and browsers decode with a warning.")
@@ -72,7 +78,9 @@ struct Thumbnail: ParsableCommand {
             let limits = reader.size.map { streamingLimits.knowingInputSize($0) } ?? streamingLimits
             var thumbnailer = ThumbnailDecoder(maxPixelSize: size,
                                                options: ImageSourceOptions(limits: limits, applyOrientation: !noRotate,
-                                                                           threads: encoder.threads, strict: strict))
+                                                                           threads: encoder.threads, strict: strict,
+                                                                           colorSpace: keepProfile ? .asStored : .sRGB,
+                                                                           metadata: metadata))
             let image: Image
             do {
                 while let piece = try reader.next(1 << 18) { try thumbnailer.append(piece) }

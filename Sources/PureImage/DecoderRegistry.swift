@@ -227,12 +227,22 @@ public struct ImageSourceOptions: Sendable, Equatable {
     /// decode them (`JPEGDecodingOptions.strict`, `PNGDecodingOptions.strict`,
     /// `GIFDecodingOptions.strict`). Off by default.
     public var strict: Bool
+    /// The colour space of the result (``OutputColorSpace``): nil, the operation's default,
+    /// which is the pixels as stored for ``ImageSource`` decodes (bit-exact with djpeg and
+    /// libpng) and sRGB for thumbnails (``ThumbnailDecoder``).
+    public var colorSpace: OutputColorSpace?
+    /// Which metadata the result keeps (`MetadataPolicy`): nil, the operation's default,
+    /// everything for decodes and colour only for thumbnails (no EXIF: no GPS position).
+    public var metadata: MetadataPolicy?
 
     /// Options with the default limits, full size, stored orientation, straight alpha and
     /// lenient decoding of damaged files unless given.
     public init(limits: DecodingLimits = .default, maxPixelSize: Int? = nil, applyOrientation: Bool = false,
-                premultiplyAlpha: Bool = false, subsampleFactor: Int = 1, threads: Int? = nil, strict: Bool = false) {
+                premultiplyAlpha: Bool = false, subsampleFactor: Int = 1, threads: Int? = nil, strict: Bool = false,
+                colorSpace: OutputColorSpace? = nil, metadata: MetadataPolicy? = nil) {
         self.strict = strict
+        self.colorSpace = colorSpace
+        self.metadata = metadata
         self.limits = limits
         self.maxPixelSize = maxPixelSize
         self.applyOrientation = applyOrientation

@@ -5,3 +5,4 @@
 @_exported import PureGIF
 @_exported import PureJPEG
 @_exported import PurePNG
+@_exported import PureColor

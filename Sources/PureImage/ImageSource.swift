@@ -48,7 +48,9 @@ public struct ImageSource: Sendable {
 
     /// Damage decoded past so far (the `.warning` events), including what ``finish()`` met: a
     /// JPEG cut short is completed there, and `finish()` has no events to return.
-    public var warnings: [String] { decoder?.reportedWarnings ?? eventWarnings }
+    public var warnings: [String] { (decoder?.reportedWarnings ?? eventWarnings) + colorWarnings }
+    /// What the colour conversion of ``finish()`` reported (``ImageSourceOptions/colorSpace``).
+    private var colorWarnings: [String] = []
 
     /// A source that waits for its first bytes to choose a decoder from `registry`.
     public init(registry: ImageDecoderRegistry = .standard, options: ImageSourceOptions = .init()) {
@@ -197,7 +199,7 @@ public struct ImageSource: Sendable {
         }
     }
 
-    private func finalize(_ decoded: Image, storedSize: (width: Int, height: Int)?) -> Image {
+    private mutating func finalize(_ decoded: Image, storedSize: (width: Int, height: Int)?) -> Image {
         var image = decoded
         let factor = options.subsampleFactor
         if factor > 1, let (width, height) = storedSize {
@@ -208,6 +210,12 @@ public struct ImageSource: Sendable {
         if let maxSide = options.maxPixelSize, maxSide > 0, max(image.width, image.height) > maxSide {
             image = image.downsampled(maxPixelSize: maxSide)
         }
+        if let space = options.colorSpace {
+            let (converted, warning) = image.inColorSpace(space, threads: options.threads)
+            if let warning { colorWarnings.append(warning) }
+            image = converted
+        }
+        if let policy = options.metadata { image.metadata = image.metadata.kept(policy) }
         if options.premultiplyAlpha { image = image.premultiplied() }
         return image
     }

@@ -17,7 +17,12 @@ import Dispatch
 /// - A JPNG's mask (kept as it arrives after the JPEG) is reduced to the same size and becomes
 ///   the alpha channel.
 /// - The result's longer side is `maxPixelSize` (never enlarged), turned upright per its EXIF
-///   orientation when `options.applyOrientation` is set (the default here).
+///   orientation when `options.applyOrientation` is set (the default here), its EXIF then
+///   saying Orientation 1.
+/// - Its colours are converted from the embedded ICC profile to sRGB and the profile dropped
+///   (`options.colorSpace`, by default ``OutputColorSpace/sRGB``), and it keeps colour metadata
+///   only (`options.metadata`, by default `MetadataPolicy.colorOnly`: no EXIF, so no GPS
+///   position or camera serial in a published thumbnail).
 ///
 /// - With a second processor (and `options.threads` not 1) the reduction runs on a thread of its
 ///   own while the caller decodes; the pixels are the same.
@@ -81,7 +86,9 @@ public struct ThumbnailDecoder: Sendable {
     public var metadata: ImageMetadata { rows.metadata }
 
     /// Damage decoded past so far.
-    public var warnings: [String] { rows.warnings }
+    public var warnings: [String] { rows.warnings + colorWarnings }
+    /// What the colour conversion at the end reported (a profile it could not use).
+    private var colorWarnings: [String] = []
 
     /// Feeds the next bytes.
     @discardableResult
@@ -126,6 +133,11 @@ public struct ThumbnailDecoder: Sendable {
             image.metadata = metadata
         }
         if options.applyOrientation { image = image.oriented(metadata.orientation) }
+        // Colour after the reduction, so its cost follows the thumbnail's size, not the image's.
+        let (converted, warning) = image.inColorSpace(options.colorSpace ?? .sRGB, threads: options.threads)
+        if let warning { colorWarnings.append(warning) }
+        image = converted
+        image.metadata = image.metadata.kept(options.metadata ?? .colorOnly)
         return image
     }
 

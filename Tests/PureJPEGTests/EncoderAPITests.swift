@@ -246,7 +246,8 @@ struct EncoderAPITests {
 
     @Test func iccProfileSplitsOverAPP2() throws {
         var image = try EncoderFixtures.photo()
-        let profile = (0 ..< 150_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+        var profile = (0 ..< 150_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+        profile.replaceSubrange(16 ..< 20, with: Array("RGB ".utf8))       // an RGB profile's header field
         image.metadata.iccProfile = profile
         let jpeg = try JPEGEncoder.encode(image)
         let app2 = EncoderFixtures.segments(jpeg).filter { $0.0 == 0xE2 }
@@ -264,8 +265,28 @@ struct EncoderAPITests {
         // Metadata off: no APP2.
         let bare = try JPEGEncoder.encode(image, options: .init(writeMetadata: false))
         #expect(!EncoderFixtures.segments(bare).contains { $0.0 == 0xE2 })
-        image.metadata.iccProfile = [UInt8](repeating: 1, count: 65519 * 255 + 1)
+        var huge = [UInt8](repeating: 1, count: 65519 * 255 + 1)
+        huge.replaceSubrange(16 ..< 20, with: Array("RGB ".utf8))
+        image.metadata.iccProfile = huge
         #expect(throws: JPEGEncoderError.self) { _ = try JPEGEncoder.encode(image) }
+    }
+
+    /// A profile is written only where its colour space matches the file: RGB on a colour
+    /// JPEG, GRAY on a grayscale one; a CMYK profile on RGB pixels is dropped.
+    @Test func iccProfileMustMatchTheOutput() throws {
+        var image = try EncoderFixtures.photo()
+        func profile(_ space: String) -> [UInt8] {
+            var bytes = [UInt8](repeating: 0, count: 400)
+            bytes.replaceSubrange(16 ..< 20, with: Array(space.utf8))
+            return bytes
+        }
+        for (space, grayscale, kept) in [("RGB ", false, true), ("CMYK", false, false), ("GRAY", false, false),
+                                         ("GRAY", true, true), ("RGB ", true, false)] {
+            image.metadata.iccProfile = profile(space)
+            let jpeg = try JPEGEncoder.encode(image, options: JPEGEncodingOptions(grayscale: grayscale))
+            #expect(EncoderFixtures.segments(jpeg).contains { $0.0 == 0xE2 } == kept, "\(space) grayscale \(grayscale)")
+            #expect((try JPEGDecoder.decode(jpeg).metadata.iccProfile != nil) == kept)
+        }
     }
 
     @Test func exifAndOrientation() throws {
@@ -283,7 +304,9 @@ struct EncoderAPITests {
         #expect(EncoderFixtures.segments(stored).first { $0.0 == 0xE1 }?.1 == Array("Exif".utf8) + [0, 0] + tiff)
         #expect(try JPEGDecoder.decode(stored).metadata.exif == tiff)
         // Order as libjpeg writes: SOI, APP0, APP1, APP2, DQT...
-        image.metadata.iccProfile = [1, 2, 3]
+        var rgbProfile = [UInt8](repeating: 0, count: 200)
+        rgbProfile.replaceSubrange(16 ..< 20, with: Array("RGB ".utf8))
+        image.metadata.iccProfile = rgbProfile
         let order = EncoderFixtures.segments(try JPEGEncoder.encode(image)).map(\.0)
         #expect(Array(order.prefix(5)) == [0xE0, 0xE1, 0xE2, 0xDB, 0xDB])
         let noJFIF = EncoderFixtures.segments(try JPEGEncoder.encode(image, options: .init(writeJFIF: false))).map(\.0)

@@ -198,7 +198,8 @@ import ImageCore
     // MARK: Metadata
 
     static let richMetadata = ImageMetadata(
-        iccProfile: Array(repeating: 0x42, count: 500) + [1, 2, 3], iccProfileName: "Test Profile",
+        iccProfile: Array(repeating: 0x42, count: 16) + Array("RGB ".utf8) + Array(repeating: 0x42, count: 480) + [1, 2, 3],
+        iccProfileName: "Test Profile",
         exif: [0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 0],
         gamma: 0.45455,
         chromaticities: Chromaticities(whiteX: 0.3127, whiteY: 0.329, redX: 0.64, redY: 0.33,
@@ -232,6 +233,24 @@ import ImageCore
         // writeMetadata: false writes none of it.
         let bare = try PNGEncoder.encode(image, options: .init(writeMetadata: false))
         #expect(Self.chunks(bare).map(\.type) == ["IHDR", "IDAT", "IEND"])
+    }
+
+    /// iCCP only where the profile's colour space is the image's (PNG 11.3.3.3): RGB on colour
+    /// (palette included), GRAY on gray; a CMYK profile never.
+    @Test func iccProfileMustMatchTheColourType() throws {
+        func profile(_ space: String) -> [UInt8] {
+            Array(repeating: 7, count: 16) + Array(space.utf8) + Array(repeating: 7, count: 300)
+        }
+        for (format, colorType, space, kept) in [(PixelFormat.rgb8, PNGColorType?.none, "RGB ", true),
+                                                 (.rgb8, nil, "CMYK", false), (.rgb8, nil, "GRAY", false),
+                                                 (.rgb8, .palette, "RGB ", true), (.gray8, nil, "GRAY", true),
+                                                 (.gray8, nil, "RGB ", false), (.gray8, .rgb, "GRAY", false),
+                                                 (.gray8, .rgb, "RGB ", true)] {
+            var image = Self.makeImage(6, 5, format)
+            image.metadata.iccProfile = profile(space)
+            let png = try PNGEncoder.encode(image, options: .init(colorType: colorType))
+            #expect(Self.chunks(png).contains { $0.type == "iCCP" } == kept, "\(format) \(String(describing: colorType)) \(space)")
+        }
     }
 
     @Test func metadataFollowsTheOutputLayout() throws {

@@ -46,7 +46,7 @@ public enum JPEGEncoder {
         let setup = try EncoderSetup(width: image.width, height: image.height, format: source.format,
                                      options: options)
         var w = BitWriter(capacity: min(image.width * image.height / 4, 1 << 26) + 4096)
-        w.append(try JPEGWriter.header(options: options, metadata: image.metadata))
+        w.append(try JPEGWriter.header(options: options, metadata: image.metadata, components: setup.layout.components.count))
         w.append(setup.frameHeader(progressive: options.progressive, arithmetic: options.arithmetic))
         let layout = setup.layout
         let rowBytes = image.width * source.format.bytesPerPixel
@@ -112,7 +112,7 @@ public enum JPEGEncoder {
         let color = source.format.isColor && !options.grayscale
         let setup = try EncoderSetup(width: image.width, height: image.height, format: color ? .rgb8 : .gray8, options: options)
         var w = BitWriter(capacity: min(image.width * image.height / 2, 1 << 26) + 4096)
-        w.append(try JPEGWriter.header(options: options, metadata: image.metadata))
+        w.append(try JPEGWriter.header(options: options, metadata: image.metadata, components: setup.layout.components.count))
         w.append(setup.frameHeader(progressive: options.progressive, arithmetic: options.arithmetic, precision: 12))
         let store = CoefficientStore(layout: setup.layout)
         TwelveBitEncoder.transform(TwelveBitEncoder.samples(source, color: color), layout: setup.layout,

@@ -76,7 +76,7 @@ public struct JPEGStreamEncoder {
         tables = EntropyTables(dc: setup.standardDC, ac: setup.standardAC)
         pipeline = TransformPipeline(setup: setup, threads: options.threads)
         state = BaselineScanState(components: setup.layout.components.count, restartInterval: options.restartInterval)
-        pendingHeader = try JPEGWriter.header(options: options, metadata: metadata)
+        pendingHeader = try JPEGWriter.header(options: options, metadata: metadata, components: setup.layout.components.count)
             + setup.frameHeader(progressive: false)
             + setup.baselineTablesAndScanHeader(dc: setup.standardDC, ac: setup.standardAC)
         rowBuffers = RowBuffers(bytes: setup.layout.mcuHeight * width * format.bytesPerPixel,

@@ -87,8 +87,9 @@ enum JPEGWriter {
         return segment(0xDA, p)
     }
 
-    /// SOI, APP0, APP1, APP2...: everything before the frame header, in libjpeg's order.
-    static func header(options: JPEGEncodingOptions, metadata: ImageMetadata) throws(JPEGEncoderError) -> [UInt8] {
+    /// SOI, APP0, APP1, APP2...: everything before the frame header, in libjpeg's order. The ICC
+    /// profile is written when its colour space suits the file's `components` (1 gray, 3 colour).
+    static func header(options: JPEGEncodingOptions, metadata: ImageMetadata, components: Int) throws(JPEGEncoderError) -> [UInt8] {
         var out = marker(0xD8)
         if options.writeJFIF { out += jfif(density: metadata.density) }
         guard options.writeMetadata else { return out }
@@ -98,7 +99,7 @@ enum JPEGWriter {
         } else if metadata.orientation != .up, let seg = exif(orientationOnlyEXIF(metadata.orientation)) {
             out += seg
         }
-        if let profile = metadata.iccProfile, !profile.isEmpty {
+        if let profile = metadata.iccProfileMatching(colorChannels: components) {
             guard let segs = icc(profile) else { throw .metadataTooLarge("ICC profile of \(profile.count) bytes needs over 255 APP2 segments") }
             for s in segs { out += s }
         }

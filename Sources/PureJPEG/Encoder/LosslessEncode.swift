@@ -87,7 +87,8 @@ enum LosslessEncoder {
         let spec = HuffmanSpec.optimal(frequencies: counts)
         let codes = HuffmanCodes(spec).entries
 
-        var header = try JPEGWriter.header(options: optionsWithJFIF(options, color: color), metadata: original.metadata)
+        var header = try JPEGWriter.header(options: optionsWithJFIF(options, color: color), metadata: original.metadata,
+                                           components: color ? 3 : 1)
         if color {
             // libjpeg-turbo's Adobe marker for an RGB JPEG colour space: version 100, transform 0.
             let adobe = JPEGWriter.segment(0xEE, Array("Adobe".utf8) + [0, 100, 0, 0, 0, 0, 0])

@@ -27,7 +27,8 @@ enum MetadataWriter {
             data.appendBigEndian32(v)
             try w.write(.gAMA, data)
         }
-        if let profile = m.iccProfile {
+        let grayLayout = layout.colorType == .gray || layout.colorType == .grayAlpha
+        if let profile = m.iccProfileMatching(colorChannels: grayLayout ? 1 : 3) {
             // PNG 11.3.3.3: name, NUL, compression method 0, zlib datastream.
             var data = try keyword(m.iccProfileName ?? "ICC Profile", chunk: "iCCP")
             data.append(0)

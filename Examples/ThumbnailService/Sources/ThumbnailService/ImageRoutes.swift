@@ -25,8 +25,8 @@ struct ImageRoutes: Sendable {
     }
 
     /// Decodes the upload at no more than `size` pixels on its longer side (JPEG by DCT
-    /// scaling, then an area average), turned upright, and answers it as a JPEG, or as a PNG
-    /// when it has transparent pixels.
+    /// scaling, then an area average), turned upright and converted to sRGB from its ICC
+    /// profile, and answers it as a JPEG, or as a PNG when it has transparent pixels.
     func thumbnail(_ request: Request) async throws -> Response {
         guard let size = request.uri.queryParameters.get("size", as: Int.self),
               (1 ... maxThumbnailSize).contains(size) else {
@@ -34,7 +34,8 @@ struct ImageRoutes: Sendable {
         }
         let image = try await decodingUpload(request) { body, limits in
             try await ImageSource.decode(
-                from: body, options: ImageSourceOptions(limits: limits, maxPixelSize: size, applyOrientation: true))
+                from: body, options: ImageSourceOptions(limits: limits, maxPixelSize: size, applyOrientation: true,
+                                                        colorSpace: .sRGB, metadata: .colorOnly))
         }
         // Outside the upload's error mapping: an encoder failure is the server's fault (500).
         let thumbnail = try encodeThumbnail(image)

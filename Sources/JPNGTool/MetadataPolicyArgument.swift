@@ -1,0 +1,5 @@
+import ArgumentParser
+import PureImage
+
+/// `--metadata all|color|none`.
+extension MetadataPolicy: ExpressibleByArgument {}
