@@ -1,15 +1,5 @@
 import PureImage
 import ArgumentParser
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A failure the tool reports as one line on stderr before exiting non-zero.
 struct CLIError: Error, CustomStringConvertible {

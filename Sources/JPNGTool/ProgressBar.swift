@@ -1,13 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PureImage
 
 /// The bar `jpng convert` and `jpng tile` draw on a terminal: `[#####.........]`, filled in
