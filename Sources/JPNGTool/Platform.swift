@@ -1,7 +1,7 @@
 // What the tool needs beyond PureImage and ArgumentParser: FoundationEssentials (file manager,
 // URL, Data, ProcessInfo) where the toolchain has it, which leaves out Foundation's ICU and
-// internationalization libraries (21 shared objects, ~7 ms of start-up); the C library for
-// descriptors and formatting.
+// internationalization libraries, whose loading and relocation cost every run a few milliseconds;
+// the C library for descriptors and formatting.
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
