@@ -45,8 +45,8 @@ build_all_modules() {
     build_module PureJPEG "$out/libImageCore.a"
     build_module PureGIF "$out/libImageCore.a"
     build_module JPNG "$out/libPurePNG.a" "$out/libPureJPEG.a"
-    build_module PureImage "$out/libJPNG.a" "$out/libPureGIF.a"
     build_module PureColor "$out/libImageCore.a"
+    build_module PureImage "$out/libJPNG.a" "$out/libPureGIF.a" "$out/libPureColor.a"
 }
 
 build_target() {
@@ -77,7 +77,7 @@ build_target() {
     echo "fuzz: linking fuzz-$t" >&2
     # gold warns once per ASan helper that the C object's "local symbols" cannot be exported: noise.
     swiftc "${flags[@]}" -module-name "Fuzz_${t//-/_}" -o "$bin" "${sources[@]}" "${extra[@]}" \
-        -L "$out" -lPureColor -lPureImage -lJPNG -lPureGIF -lPureJPEG -lPurePNG -lImageCore -lz \
+        -L "$out" -lPureImage -lJPNG -lPureGIF -lPureJPEG -lPurePNG -lPureColor -lImageCore -lz \
         2> >(grep -v "Cannot export local symbol '__asan" >&2)
 }
 
