@@ -10,7 +10,7 @@ extension Image {
     /// let display = twelveBit.fullRange()               // samples 0...65535
     /// ```
     public func fullRange() -> Image {
-        guard let bits = metadata.sampleBits, bits >= 1, bits < (format.is16Bit ? 16 : 8) else { return self }
+        guard hasNarrowSamples, let bits = metadata.sampleBits else { return self }
         var out = self
         out.metadata.sampleBits = nil
         out.metadata.significantBits = [UInt8](repeating: UInt8(bits), count: format.channels)
@@ -34,6 +34,13 @@ extension Image {
         return out
     }
 
+    /// Whether ``ImageMetadata/sampleBits`` says the samples use less than the format's range
+    /// (what ``fullRange()`` widens).
+    var hasNarrowSamples: Bool {
+        guard let bits = metadata.sampleBits else { return false }
+        return bits >= 1 && bits < (format.is16Bit ? 16 : 8)
+    }
+
     /// The image in `target` layout.
     ///
     /// Gray becomes RGB by replication and RGB becomes gray by Rec. 601 luma
@@ -49,7 +56,7 @@ extension Image {
     /// (``fullRange()``), unless `target` is its own format.
     public func converted(to target: PixelFormat) -> Image {
         if target == format { return self }
-        if metadata.sampleBits != nil, fullRange().metadata.sampleBits == nil { return fullRange().converted(to: target) }
+        if hasNarrowSamples { return fullRange().converted(to: target) }
         var out = Image(width: width, height: height, format: target, metadata: metadata)
         out.isPremultiplied = isPremultiplied && target.hasAlpha && format.hasAlpha
         let n = width * height

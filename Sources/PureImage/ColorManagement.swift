@@ -39,7 +39,6 @@ extension Image {
             return (out, "the ICC profile's colour space (\(space)) is not the \(base.format) pixels'; the pixels are taken as sRGB")
         }
         out = source.apply(to: base, threads: threads)
-        out.metadata.iccProfileName = nil
         out.metadata.sRGBIntent = nil
         return (out, nil)
     }
