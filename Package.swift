@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "JPNG", targets: ["JPNG"]),
         .library(name: "PureImage", targets: ["PureImage"]),
         .library(name: "PureColor", targets: ["PureColor"]),
+        .library(name: "PureWebP", targets: ["PureWebP"]),
         .executable(name: "jpng", targets: ["JPNGTool"]),
     ],
     dependencies: [
@@ -31,6 +32,7 @@ let package = Package(
         .target(name: "PureGIF", dependencies: ["ImageCore"], exclude: ["Notes.md"]),
         .target(name: "JPNG", dependencies: ["ImageCore", "PureJPEG", "PurePNG"], exclude: ["Notes.md"]),
         .target(name: "PureColor", dependencies: ["ImageCore"], exclude: ["Notes.md"]),
+        .target(name: "PureWebP", dependencies: ["ImageCore"], exclude: ["Notes.md"]),
         .target(name: "PureImage", dependencies: ["ImageCore", "PurePNG", "PureJPEG", "PureGIF", "JPNG", "PureColor"],
                 exclude: ["Notes.md"]),
         .executableTarget(
@@ -44,6 +46,7 @@ let package = Package(
         .testTarget(name: "PureGIFTests", dependencies: ["TestSupport", "PureGIF"]),
         .testTarget(name: "JPNGTests", dependencies: ["TestSupport", "JPNG"]),
         .testTarget(name: "PureColorTests", dependencies: ["TestSupport", "PureColor"]),
+        .testTarget(name: "PureWebPTests", dependencies: ["TestSupport", "PureWebP"]),
         .testTarget(name: "PureImageTests", dependencies: ["TestSupport", "PureImage"]),
         .testTarget(name: "JPNGToolTests", dependencies: ["TestSupport", "JPNGTool", "PureImage"]),
     ]
