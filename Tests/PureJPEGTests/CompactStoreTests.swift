@@ -69,7 +69,7 @@ struct CompactStoreTests {
         _ = try decoder.append(bytes)
         let frame = try #require(decoder.frame)
         #expect(frame.components.map(\.valuesPerBlock) == perBlock)
-        #expect(decoder.coefficients.counts == frame.components.map { $0.paddedBlocksWide * $0.paddedBlocksHigh * $0.valuesPerBlock })
+        #expect(decoder.coefficientState.store.counts == frame.components.map { $0.paddedBlocksWide * $0.paddedBlocksHigh * $0.valuesPerBlock })
     }
 
     /// The undamaged progressive vectors (the damaged ones are only checked for chunking).
@@ -87,7 +87,7 @@ struct CompactStoreTests {
         #expect(image.pixels == reference.pixels)
         let full = try decodeInPieces(bytes, size: nil).events.filter { if case .scanComplete = $0 { true } else { false } }
         #expect(events.filter { if case .scanComplete = $0 { true } else { false } }.count == full.count, "every scan reported")
-        if decoder.frame?.components.count == 1 { #expect(decoder.scansPassedOver > 0) }
+        if decoder.frame?.components.count == 1 { #expect(decoder.coefficientState.scansPassedOver > 0) }
         for size in [1, 7] {
             #expect(try decodeInPieces(bytes, size: size, options: options).result.get().pixels == reference.pixels)
         }
@@ -97,7 +97,7 @@ struct CompactStoreTests {
         var strict = JPEGDecoder(options: options)
         _ = try strict.append(bytes)
         #expect(try strict.finish().pixels == reference.pixels)
-        #expect(strict.scansPassedOver == 0)
+        #expect(strict.coefficientState.scansPassedOver == 0)
     }
 
     @Test("damaged files passed over give the same pixels whole and in pieces",

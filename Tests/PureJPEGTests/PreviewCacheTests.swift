@@ -104,7 +104,7 @@ struct PreviewCacheTests {
             let piece = bytes[start ..< min(bytes.count, start + 512)]
             _ = try d.append(piece)
             _ = try held.append(piece)
-            if d.phase == .scan { d.heldScanLimit = 600 }
+            if d.phase == .scan { d.coefficientState.heldScanLimit = 600 }
             guard d.mode == .coefficients, d.phase == .scan, let frame = d.frame, let geometry = d.geometry else { continue }
             // Past the limit, part of the scan is decoded: previews leave the held decoder's.
             if d.entropy.mcu > 0 && d.entropy.mcu < (d.plan?.mcuCount ?? 0) {
@@ -149,7 +149,7 @@ struct PreviewCacheTests {
             _ = try d.append(bytes[start ..< min(bytes.count, start + 16)])
             guard d.mode == .coefficients, d.phase != .done, let height = d.geometry?.height else { continue }
             _ = d.preview()
-            visits.append((d.previewCache.withLock { $0.rowsVisited }, height))
+            visits.append((d.coefficientState.previewCache.withLock { $0.rowsVisited }, height))
         }
         #expect(visits.count > 10)
         // The first render is everything; 16 bytes of entropy data later change a few MCU rows.
@@ -173,7 +173,7 @@ struct PreviewCacheTests {
             _ = try d.append(bytes[start ..< min(bytes.count, start + 1500)])
             guard d.mode == .coefficients, d.phase != .done, let frame = d.frame, let geometry = d.geometry else { continue }
             #expect(d.preview()?.pixels == d.render(frame: frame, geometry: geometry).pixels)
-            #expect(!d.previewCache.isTracking)
+            #expect(!d.coefficientState.previewCache.isTracking)
             checked += 1
         }
         #expect(checked > 5)
@@ -193,11 +193,11 @@ struct PreviewCacheTests {
             _ = try d.append(bytes[start ..< cut])
             start = cut
             guard d.mode == .coefficients, d.phase != .done else { continue }
-            let marked = d.previewCache.withLock { state -> Int? in
+            let marked = d.coefficientState.previewCache.withLock { state -> Int? in
                 guard let base = state.changes.baseAddress else { return nil }
                 return (0 ..< state.changes.count).reduce(0) { $0 + Int(base[$1]) }
             }
-            if let marked { fractions.append(Double(marked) / Double(d.coefficients.count / 64)) }
+            if let marked { fractions.append(Double(marked) / Double(d.coefficientState.store.count / 64)) }
             _ = d.preview()
         }
         #expect(fractions.count > 5)

@@ -79,7 +79,7 @@ struct SpillTests {
         options.spillDirectory = try Self.scratch()
         var decoder = JPEGDecoder(options: options)
         _ = try decoder.append(bytes)
-        #expect(decoder.coefficients.isSpilled)
+        #expect(decoder.coefficientState.store.isSpilled)
         options.spillDirectory = "/nonexistent/folder"
         var failing = JPEGDecoder(options: options)
         #expect(throws: JPEGError.self) { _ = try failing.append(bytes) }

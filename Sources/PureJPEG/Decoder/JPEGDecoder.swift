@@ -34,102 +34,57 @@ public struct JPEGDecoder: IncrementalImageDecoder {
     public internal(set) var warnings: [String] = []
 
     enum Phase: Sendable { case start, markers, scan, done }
-    enum Mode: Sendable { case undecided, streaming, coefficients, lossless }
 
+    // The input, and where the marker loop is in it.
     var input = InputBuffer()
     var phase: Phase = .start
+    /// The error every later call throws, once one was thrown.
     var failure: JPEGError?
+
+    // What the markers defined.
+    var markers = MarkerState()
+    var tables = CodingTables()
+    var arithmetic = ArithmeticConditioning()
     var frame: Frame?
-    var quantTables: [[UInt16]?] = [nil, nil, nil, nil]
-    /// The quantization table each component uses, latched at its first scan as libjpeg does, prepared for the kernels (4 x `JPEGKernels.quantStride`).
-    var componentQuant = [UInt16](repeating: 0, count: 4 * JPEGKernels.quantStride)
-    var quantLatched = [Bool](repeating: false, count: 4)
-    /// The same tables as DQT gave them (natural order), for the 12-bit IDCT.
-    var componentQuantTables: [[UInt16]] = [[], [], [], []]
-    var dcTables: [HuffmanTable?] = [nil, nil, nil, nil]
-    var acTables: [HuffmanTable?] = [nil, nil, nil, nil]
-    /// Tables defined but invalid (DC 0-3, AC 4-7): refused when a scan uses them, as libjpeg does.
-    var invalidTables: [JPEGError?] = Array(repeating: nil, count: 8)
-    /// Huffman slots (bits 0-3 DC, 4-7 AC) holding T.81 K.3's tables because no DHT defined
-    /// them; a scan that uses one is reported once (a Motion-JPEG frame), one that does not is clean.
-    var standardTableSlots: UInt8 = 0
-    var restartInterval = 0
-    /// Arithmetic conditioning per table number (DAC, T.81 B.2.4.3; libjpeg's `arith_dc_L`,
-    /// `arith_dc_U`, `arith_ac_K`), with T.81's defaults.
-    var arithmeticDCL = [UInt8](repeating: 0, count: 16)
-    var arithmeticDCU = [UInt8](repeating: 1, count: 16)
-    var arithmeticACK = [UInt8](repeating: 5, count: 16)
-    /// Arithmetic-coded frames: the statistics bins (``ArithmeticBins``); empty otherwise.
-    var arithmeticBins: [UInt8] = []
-    /// The DC-class tables as DHT gave them: lossless scans build theirs from these (their
-    /// categories run to 16, which a DCT scan's DC table refuses).
-    var losslessTableSpecs: [(counts: [UInt8], values: [UInt8])?] = [nil, nil, nil, nil]
-    /// Lossless frames: the scan in progress, each component's samples, and its rows decoded.
-    var lossless: LosslessScan?
-    var losslessPlanes: [[UInt16]] = []
-    var losslessRows: [Int] = []
-    /// A lossless frame decoded straight into the image (one 16-bit component, no point transform).
-    var losslessDirect = false
-    var collector = MetadataCollector()
-    var estimatedQuality: Int?
+    /// The output's size, format and band layout, fixed at the first scan.
     var geometry: OutputGeometry?
-    var mode: Mode = .undecided
-    var pipeline: BandPipeline?
-    /// Streaming on two threads: the worker and its coefficient bands, kept between calls (a
-    /// row decoded in part waits in its band); copied when a decoder copy shares it.
-    var bandWorker: BandWorker?
-    /// While a whole file given at once decodes: the workers its scans are handed to.
-    var scanWorkers: ScanWorkers?
-    /// Scans the last such decode handed to the workers (0 when it went on one thread).
-    var scansDecodedAhead = 0
-    /// Coefficient mode: the coefficients, and each component's first block in the change map
-    /// (the blocks of all components one after another).
-    var coefficients = DecodedCoefficients.empty
-    var firstBlocks: [Int] = []
-    var image: Image?
-    /// Output rows final so far (streaming).
-    var rowsDone = 0
+
+    // The scan in progress (every process).
     var plan: ScanPlan?
     var entropy = EntropyState()
     var scansStarted = 0
     var scansCompleted = 0
-    /// Progression status per component and coefficient: the last Al sent, -1 before any (libjpeg's coef_bits).
-    var coefficientBits = [Int8](repeating: -1, count: 256)
-    /// libjpeg's second half of `coef_bits` (block smoothing): per component and coefficient
-    /// 0...9 or the scan's band, the status before the latest scan of that component (0 when
-    /// that scan was the file's first), -1 before any.
-    var previousCoefficientBits = [Int8](repeating: -1, count: 256)
     /// Components that some scan has covered.
     var componentSeen = [Bool](repeating: false, count: 4)
-    var extraneousBytes = 0
-    /// Where the bytes of the file end when ``finish()`` supplied EOI to a file cut short (no
-    /// warning about the supplied bytes after it), else nil.
-    var suppliedEOI: Int?
-    /// Bytes after EOI were reported (once).
-    var reportedDataAfterEnd = false
     /// After the MCU loop ran short: retry once this many unread bytes are present, so an MCU is
     /// re-attempted at most once per 64 new bytes however small the pieces (linear total cost).
     var retryAt = 0
     /// Unread bytes already searched for a scan-ending marker while waiting.
     var markerScan = 0
-    /// Coefficient mode: how many bytes of a scan's entropy-coded data are held back until the
-    /// marker that ends the scan arrives, so that coefficients (and so ``preview()``) only ever
-    /// hold completed scans. A longer scan is decoded as it arrives (see ``startScan``).
-    var heldScanLimit = 0
-    /// An AC scan passed over unread (``SkippedScan``) while its end is searched for, and how
-    /// many scans were passed over.
-    var skipped: SkippedScan?
-    var scansPassedOver = 0
-    /// Tests turn it off to decode scans as their bytes arrive, as a scan past `heldScanLimit` is.
+
+    /// The state of the process in use (streaming, coefficients or lossless).
+    var process = DecodingProcess.undecided
+
+    // The output.
+    /// The image rows are written to (streaming, lossless), or the final render (coefficients).
+    var image: Image?
+    /// Output rows final so far (streaming, lossless).
+    var rowsDone = 0
+    /// Row mode (``JPEGRowDecoder``): streamable frames go to a band buffer, not an image.
+    var rowOutput: RowOutput?
+
+    // A whole file given in one call (ParallelScans.swift): the workers its scans are handed to
+    // while it decodes, and how many scans the last such decode handed over (0 when it went on
+    // one thread). The workers live for that one call.
+    var scanWorkers: ScanWorkers?
+    var scansDecodedAhead = 0
+
+    // Switches for tests.
+    /// Coefficient mode holds a scan's bytes until its end arrives; tests turn it off to decode
+    /// scans as their bytes arrive, as a scan past ``CoefficientState/heldScanLimit`` is.
     var holdsScans = true
     /// Picks the vector IDCT; tests turn it off to compare with the scalar kernels.
     var useSIMD = true
-    /// Row mode (``JPEGRowDecoder``): streamable frames go to a band buffer, not an image.
-    var rowOutput: RowOutput?
-    /// Row mode, coefficient mode after EOI: the final pass, a band at a time.
-    var finalRender: FinalRender?
-    /// Coefficient mode: the renders kept for reuse, and what changed since (see ``PreviewCache``).
-    var previewCache = PreviewCache()
 
     /// A decoder waiting for the first bytes (SOI).
     /// - Parameters:
@@ -231,7 +186,7 @@ public struct JPEGDecoder: IncrementalImageDecoder {
         // The partial image: a decode that never asked for a preview renders it plainly (the
         // preview cache would allocate its planes for one render); one that did brings its
         // last preview up to date.
-        var partial = renderedImage(fillingCache: previewCache.isTracking)
+        var partial = renderedImage(fillingCache: coefficientState.previewCache.isTracking)
         partial?.metadata = metadata
         let error = JPEGError.truncated(offset: input.offset(input.count), partial: partial)
         failure = error

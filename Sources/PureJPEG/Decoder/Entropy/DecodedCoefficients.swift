@@ -108,7 +108,7 @@ extension JPEGDecoder {
     /// Before a scan writes coefficients: a store shared with a copy of this decoder stays
     /// with the copy, and this decoder goes on with its own copy of the values.
     mutating func ownCoefficients() {
-        if !isKnownUniquelyReferenced(&coefficients) { coefficients = coefficients.copy() }
+        if !isKnownUniquelyReferenced(&coefficientState.store) { coefficientState.store = coefficientState.store.copy() }
     }
 }
 

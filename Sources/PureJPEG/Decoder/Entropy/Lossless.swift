@@ -63,35 +63,36 @@ extension JPEGDecoder {
         if mode == .undecided {
             if frame.components.count == 3 {
                 // libjpeg-turbo 3 converts no colour space in lossless mode (JERR_CONVERSION_NOTIMPL).
-                let rgb = collector.adobeTransform == 0
-                    || (!collector.isJFIF && collector.adobeTransform == nil && frame.components.map(\.id) == [0x52, 0x47, 0x42])
+                let rgb = markers.collector.adobeTransform == 0
+                    || (!markers.collector.isJFIF && markers.collector.adobeTransform == nil && frame.components.map(\.id) == [0x52, 0x47, 0x42])
                 guard rgb else {
                     throw .unsupported(process: "lossless YCbCr (libjpeg-turbo converts no colour in lossless mode)", offset: scan.offset)
                 }
             }
-            mode = .lossless
             let samples = frame.width * frame.height
             let format = header?.pixelFormat ?? .gray8
             // One 16-bit component without a point transform is its own output: decoded in place.
-            losslessDirect = frame.components.count == 1 && format.is16Bit && scan.al == 0
-            losslessPlanes = frame.components.map { _ in losslessDirect ? [] : [UInt16](repeating: 0, count: samples) }
-            losslessRows = [Int](repeating: 0, count: frame.components.count)
+            var state = LosslessState()
+            state.direct = frame.components.count == 1 && format.is16Bit && scan.al == 0
+            state.planes = frame.components.map { _ in state.direct ? [] : [UInt16](repeating: 0, count: samples) }
+            state.rows = [Int](repeating: 0, count: frame.components.count)
+            process = .lossless(state)
             // Every row is written before it is shown (rows no scan reaches are cleared at EOI).
             var out = Image.unfilled(width: frame.width, height: frame.height, format: format, metadata: metadata)
             out.metadata.sampleBits = outputSampleBits
             image = out
         }
-        if losslessDirect && scan.al != 0 {
+        if losslessState.direct && scan.al != 0 {
             throw .unsupported(process: "a lossless component scanned twice with different point transforms", offset: scan.offset)
         }
         guard (1 ... 7).contains(scan.ss), scan.se == 0, scan.ah == 0, scan.al < frame.precision else {
             throw .invalidScan(reason: "lossless scan with predictor \(scan.ss), Se \(scan.se), Ah \(scan.ah), point transform \(scan.al)",
                                offset: scan.offset)
         }
-        var tables: [HuffmanTable] = []
+        var scanTables: [HuffmanTable] = []
         for (i, _) in scan.components.enumerated() {
             let index = scan.dcTables[i]
-            guard index < 4, let spec = losslessTableSpecs[index] else {
+            guard index < 4, let spec = tables.losslessSpecs[index] else {
                 throw .missingTable(kind: "Huffman", index: index, offset: scan.offset)
             }
             // Differences take categories 0...16 (T.81 H.1.2.2).
@@ -99,20 +100,20 @@ extension JPEGDecoder {
                   !spec.values.contains(where: { $0 > 16 }) else {
                 throw .invalidHuffmanTable(reason: "lossless table \(index) with a category above 16 or bad code lengths", offset: scan.offset)
             }
-            tables.append(table)
+            scanTables.append(table)
         }
         let interleaved = scan.components.count > 1
-        if restartInterval > 0 && restartInterval % frame.width != 0 {
+        if tables.restartInterval > 0 && tables.restartInterval % frame.width != 0 {
             // libjpeg-turbo 3 restarts lossless scans on whole rows (restart_rows_to_go).
-            throw .unsupported(process: "a lossless restart interval of \(restartInterval) samples, not whole rows of \(frame.width)",
+            throw .unsupported(process: "a lossless restart interval of \(tables.restartInterval) samples, not whole rows of \(frame.width)",
                                offset: scan.offset)
         }
-        let plan = ScanPlan(tables: tables, idcts: [], kind: .sequential, components: [], mcusWide: frame.width,
-                            mcuCount: frame.width * frame.height, restartInterval: restartInterval, ss: scan.ss, se: 0,
+        let plan = ScanPlan(tables: scanTables, idcts: [], kind: .sequential, components: [], mcusWide: frame.width,
+                            mcuCount: frame.width * frame.height, restartInterval: tables.restartInterval, ss: scan.ss, se: 0,
                             ah: 0, al: scan.al, interleaved: interleaved, offset: scan.offset, leniencies: options.leniencies)
         var state = EntropyState()
-        state.restartsToGo = restartInterval
-        lossless = LosslessScan(components: scan.components, tables: tables, predictor: scan.ss, pointTransform: scan.al,
+        state.restartsToGo = tables.restartInterval
+        losslessState.scan = LosslessScan(components: scan.components, tables: scanTables, predictor: scan.ss, pointTransform: scan.al,
                                 plan: plan, state: state)
         retryAt = 0
         markerScan = 0
@@ -121,12 +122,12 @@ extension JPEGDecoder {
 
     /// Decodes the rows the bytes present complete; true when the scan is complete.
     mutating func runLosslessScan(_ events: inout [DecodingEvent]) throws(JPEGError) -> Bool {
-        guard var scan = lossless, let frame else { return false }
+        guard var scan = losslessState.scan, let frame else { return false }
         let isFinal = input.isFinished
         if !isFinal && input.count < retryAt && !markerArrived() { return false }
-        var planes = losslessPlanes
-        losslessPlanes = []
-        var direct = losslessDirect ? image : nil
+        var planes = losslessState.planes
+        losslessState.planes = []
+        var direct = losslessState.direct ? image : nil
         if direct != nil { image = nil }
         var warnings: [String] = []
         var step = ScanStep.needMore
@@ -154,29 +155,29 @@ extension JPEGDecoder {
             }
           }
         }
-        losslessPlanes = planes
+        losslessState.planes = planes
         if let direct { image = direct }
         input.consume(min(scan.state.reader.position, input.count))
         scan.state.reader.position = 0
         for w in warnings { events.append(.warning(w)) }
-        for c in scan.components { losslessRows[c] = scan.row }
+        for c in scan.components { losslessState.rows[c] = scan.row }
         emitLosslessRows(frame: frame, pointTransform: scan.pointTransform, &events)
         switch step {
         case .reached:
-            extraneousBytes += max(scan.state.reader.count, 0) / 8
+            markers.extraneousBytes += max(scan.state.reader.count, 0) / 8
             scansCompleted += 1
-            lossless = nil
+            losslessState.scan = nil
             phase = .markers
             retryAt = 0
             markerScan = 0
             return true
         case .needMore, .truncated:
-            lossless = scan
+            losslessState.scan = scan
             retryAt = input.count + 64
             markerScan = max(0, input.count - 1)
             return false
         case let .failed(error):
-            lossless = scan
+            losslessState.scan = scan
             throw error
         }
     }
@@ -185,17 +186,17 @@ extension JPEGDecoder {
     /// ``losslessBand`` rows (the last band shorter), so the events do not depend on how the
     /// bytes were split.
     private mutating func emitLosslessRows(frame: Frame, pointTransform pt: Int, _ events: inout [DecodingEvent]) {
-        let decoded = losslessRows.min() ?? 0
+        let decoded = losslessState.rows.min() ?? 0
         let final = decoded >= frame.height ? frame.height : decoded / Self.losslessBand * Self.losslessBand
         guard final > rowsDone, var out = image else { return }
-        if losslessDirect {
+        if losslessState.direct {
             // Decoded in place.
             appendLosslessBands(to: final, &events)
             return
         }
         image = nil
         let width = frame.width, channels = frame.components.count
-        let planes = losslessPlanes
+        let planes = losslessState.planes
         let sixteen = out.format.is16Bit
         out.pixels.withUnsafeMutableBytes { raw in
             for c in 0 ..< channels {
@@ -241,7 +242,7 @@ extension JPEGDecoder {
             out.metadata.sampleBits = outputSampleBits
             image = out
         }
-        losslessPlanes = []
+        losslessState.planes = []
         if rowOutput != nil, var out = image, let frame, frame.precision != 8, frame.precision < 16 {
             // Row mode hands rows to encoders and resamplers, which read the format's full range.
             out.metadata.sampleBits = frame.precision

@@ -7,7 +7,7 @@ extension JPEGDecoder {
     mutating func runScan(_ events: inout [DecodingEvent]) throws(JPEGError) -> Bool {
         if mode == .lossless { return try runLosslessScan(&events) }
         guard let plan else {
-            if skipped != nil { return passOverScan(&events) }
+            if coefficientState.skipped != nil { return passOverScan(&events) }
             return skipEntropyData()
         }
         // Row mode: the band buffer still holds rows the caller has not taken.
@@ -15,7 +15,7 @@ extension JPEGDecoder {
         let isFinal = input.isFinished
         // Coefficient mode holds a scan's data back until the marker after it has arrived (then
         // the whole scan is decoded in one pass), unless it outgrows `heldScanLimit`.
-        if mode == .coefficients && !isFinal && entropy.mcu == 0 && input.count <= heldScanLimit && !markerArrived() {
+        if mode == .coefficients && !isFinal && entropy.mcu == 0 && input.count <= coefficientState.heldScanLimit && !markerArrived() {
             return false
         }
         if !isFinal && input.count < retryAt && !markerArrived() { return false }
@@ -30,12 +30,12 @@ extension JPEGDecoder {
             // A spilled store is decoded a band at a time, its pages dropped between bands.
             let stop = mode == .streaming
                 ? min(plan.mcuCount, (entropy.mcu / plan.mcusWide + 1) * plan.mcusWide)
-                : coefficients.isSpilled ? min(plan.mcuCount, entropy.mcu + spillBandMCUs(plan)) : plan.mcuCount
+                : coefficientState.store.isSpilled ? min(plan.mcuCount, entropy.mcu + spillBandMCUs(plan)) : plan.mcuCount
             let firstMCU = entropy.mcu
             let (step, warnings) = decodeMCUs(plan, stop: stop, isFinal: isFinal, changes: changes, band: nil)
             let st = entropy
             if changes != nil { noteMarkedRows(plan, mcus: firstMCU ..< min(plan.mcuCount, st.mcu + 1)) }
-            if mode == .coefficients { coefficients.noteTouched(bytes: max(st.mcu - firstMCU, 0) * blocksPerMCU(plan) * 128) }
+            if mode == .coefficients { coefficientState.store.noteTouched(bytes: max(st.mcu - firstMCU, 0) * blocksPerMCU(plan) * 128) }
             for w in warnings { events.append(.warning(w)) }
             switch step {
             case .reached:
@@ -50,14 +50,14 @@ extension JPEGDecoder {
                         rowsDone = rows.upperBound
                         paused = true
                     }
-                } else if mode == .streaming, var pipeline, var image {
+                } else if mode == .streaming, var pipeline = streamState.pipeline, var image {
                     let band = (entropy.mcu - 1) / plan.mcusWide
-                    self.pipeline = nil
+                    self.streamState.pipeline = nil
                     self.image = nil
                     let rows = image.pixels.withUnsafeMutableBufferPointer { out in
                         out.baseAddress.map { pipeline.bandDone(band, output: $0) } ?? 0 ..< 0
                     }
-                    self.pipeline = pipeline
+                    self.streamState.pipeline = pipeline
                     self.image = image
                     if !rows.isEmpty {
                         events.append(.rows(rows))
@@ -95,20 +95,20 @@ extension JPEGDecoder {
         // changes; the coefficient store is a class whose memory does not move.
         if band != nil {
         } else if mode == .streaming {
-            planes = pipeline?.planes ?? []
-            pipeline?.planes = []
+            planes = streamState.pipeline?.planes ?? []
+            streamState.pipeline?.planes = []
         } else {
             ownCoefficients()
         }
-        let store = coefficients
-        let sinkPipeline = pipeline
+        let store = mode == .coefficients ? coefficientState.store : DecodedCoefficients.empty
+        let sinkPipeline = streamState.pipeline
         // Arithmetic coding's statistics, moved out for the loop like the rings.
-        var bins = arithmeticBins
-        arithmeticBins = []
-        defer { arithmeticBins = bins }
+        var bins = arithmetic.bins
+        arithmetic.bins = []
+        defer { arithmetic.bins = bins }
         bins.withUnsafeMutableBufferPointer { binBuffer in
         let binBase = binBuffer.baseAddress
-        componentQuant.withUnsafeBufferPointer { quant in
+        tables.componentQuant.withUnsafeBufferPointer { quant in
             zigzagToNatural.withUnsafeBufferPointer { zigzag in
                 planes.withUnsafeMutableBufferPointer { planeBuffer in
                     withExtendedLifetime(store) {
@@ -144,7 +144,7 @@ extension JPEGDecoder {
         }
         // `planes = []` drops the local reference, or the band pipeline's next write to its
         // rings below would copy them (once per MCU row: 4.4 M instructions per 1 MP).
-        if mode == .streaming && band == nil { pipeline?.planes = planes; planes = [] }
+        if mode == .streaming && band == nil { streamState.pipeline?.planes = planes; planes = [] }
         input.consume(min(st.reader.position, input.count))
         st.reader.position = 0
         entropy = st
@@ -155,7 +155,7 @@ extension JPEGDecoder {
     mutating func completeScan(_ plan: ScanPlan, _ events: inout [DecodingEvent]) {
         // Whole bytes left unused in the bit buffer count as extraneous before the
         // next marker, as libjpeg's finish_pass counts them.
-        extraneousBytes += max(entropy.reader.count, 0) / 8
+        markers.extraneousBytes += max(entropy.reader.count, 0) / 8
         scansCompleted += 1
         // From here on `beganSkipping` speaks for the scan's last MCU (block smoothing's last good row).
         if plan.restartInterval == 0 || (plan.mcuCount - 1) % plan.restartInterval != 0 { entropy.beganSkipping = false }
@@ -179,7 +179,7 @@ extension JPEGDecoder {
     private func noteMarkedRows(_ plan: ScanPlan, mcus: Range<Int>) {
         guard !mcus.isEmpty, plan.mcusWide > 0 else { return }
         let first = mcus.lowerBound / plan.mcusWide, last = (mcus.upperBound - 1) / plan.mcusWide
-        previewCache.withLock { state in
+        coefficientState.previewCache.withLock { state in
             for c in plan.components {
                 // An interleaved MCU row is v block rows of the component; otherwise an MCU is a block.
                 let v = plan.interleaved ? c.v : 1
@@ -283,7 +283,7 @@ extension JPEGDecoder {
             // A progressive file whose first AC coefficients are not all exact is smoothed as
             // djpeg smooths it (BlockSmoothing.swift); previews are not.
             image = smoothedRender(frame: frame, geometry: geometry, lastGoodRow: lastGoodRow)
-                ?? cachedRender(frame: frame, geometry: geometry, fill: previewCache.isTracking)
+                ?? cachedRender(frame: frame, geometry: geometry, fill: coefficientState.previewCache.isTracking)
             releasePreviewCache()
             events.append(.rows(0 ..< geometry.height))
         } else if rowsDone < geometry.height, rowOutput != nil {
@@ -303,8 +303,8 @@ extension JPEGDecoder {
 
     /// Bytes after EOI: a warning, or with ``JPEGLeniencies/dataAfterEnd`` left out, an error.
     mutating func dataAfterEnd(count: Int, _ events: inout [DecodingEvent]) throws(JPEGError) {
-        guard suppliedEOI == nil, !reportedDataAfterEnd else { return }
-        reportedDataAfterEnd = true
+        guard markers.suppliedEOI == nil, !markers.reportedDataAfterEnd else { return }
+        markers.reportedDataAfterEnd = true
         let offset = bytesConsumed
         if !options.leniencies.contains(.dataAfterEnd) { throw .dataAfterEnd(offset: offset) }
         events.append(.warning("data after EOI at offset \(offset) ignored"))

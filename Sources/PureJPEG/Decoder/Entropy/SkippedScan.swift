@@ -15,16 +15,16 @@ struct SkippedScan: Sendable {
 extension JPEGDecoder {
     /// Passes over the current skipped scan as far as the input goes; true at its end.
     mutating func passOverScan(_ events: inout [DecodingEvent]) -> Bool {
-        guard let scan = skipped else { return true }
+        guard let scan = coefficientState.skipped else { return true }
         let (found, next) = input.withUnsafeUnread { bytes -> (Bool, Int) in
             guard let base = bytes.baseAddress else { return (false, 0) }
             return Self.findScanEnd(base, count: bytes.count, from: 0, passingCodesBelowC0: scan.restartInterval > 0)
         }
         input.consume(next)
         guard found else { return false }
-        skipped = nil
+        coefficientState.skipped = nil
         scansCompleted += 1
-        scansPassedOver += 1
+        coefficientState.scansPassedOver += 1
         events.append(.scanComplete(scansCompleted - 1))
         phase = .markers
         return true

@@ -75,8 +75,8 @@ extension JPEGDecoder {
         self.header = header
         info = JPEGInfo(width: frame.width, height: frame.height, components: frame.components.count, process: frame.process,
                         precision: frame.precision, samplingFactors: frame.components.map { .init(horizontal: $0.h, vertical: $0.v) },
-                        restartInterval: restartInterval, adobeTransform: collector.adobeTransform, isJFIF: collector.isJFIF,
-                        density: metadata.density, scanCount: 0, estimatedQuality: estimatedQuality)
+                        restartInterval: tables.restartInterval, adobeTransform: markers.collector.adobeTransform, isJFIF: markers.collector.isJFIF,
+                        density: metadata.density, scanCount: 0, estimatedQuality: markers.estimatedQuality)
         if let bits = rowSignificantBits { metadata.significantBits = bits }
         events.append(.header(header))
     }
@@ -86,13 +86,13 @@ extension JPEGDecoder {
         switch frame.components.count {
         case 1: return .gray
         case 3:
-            if collector.isJFIF { return .ycbcr }
-            if let t = collector.adobeTransform { return t == 0 ? .rgb : .ycbcr }
+            if markers.collector.isJFIF { return .ycbcr }
+            if let t = markers.collector.adobeTransform { return t == 0 ? .rgb : .ycbcr }
             let ids = frame.components.map(\.id)
             return ids == [0x52, 0x47, 0x42] ? .rgb : .ycbcr
         default:
             // An Adobe transform other than 0 or 2 is taken as YCCK (with JWRN_ADOBE_XFORM).
-            if let t = collector.adobeTransform { return t == 0 ? .cmyk : .ycck }
+            if let t = markers.collector.adobeTransform { return t == 0 ? .cmyk : .ycck }
             return .cmyk
         }
     }
@@ -114,7 +114,7 @@ extension JPEGDecoder {
         if scansStarted > limits.maxScans { throw .tooManyScans(limit: limits.maxScans, offset: scan.offset) }
         info?.scanCount = scansStarted
         if mode == .undecided {
-            collector.finishHeaders()
+            markers.collector.finishHeaders()
             flushMetadata(&events, offset: scan.offset)
         }
     }
@@ -122,8 +122,8 @@ extension JPEGDecoder {
     mutating func startScan(_ scan: ScanHeader, frame: Frame, _ events: inout [DecodingEvent]) throws(JPEGError) {
         try countScan(scan, &events)
         if mode == .undecided {
-            if let t = collector.adobeTransform, t > (frame.components.count == 4 ? 2 : 1) || t == 1 && frame.components.count == 4,
-               frame.components.count >= 3, !(frame.components.count == 3 && collector.isJFIF) {
+            if let t = markers.collector.adobeTransform, t > (frame.components.count == 4 ? 2 : 1) || t == 1 && frame.components.count == 4,
+               frame.components.count >= 3, !(frame.components.count == 3 && markers.collector.isJFIF) {
                 let text = "unknown Adobe colour transform \(t) (scan at offset \(scan.offset)), taken as \(frame.components.count == 4 ? "YCCK" : "YCbCr")"
                 guard options.leniencies.contains(.scanParameters) else { throw .invalidScan(reason: text, offset: scan.offset) }
                 events.append(.warning(text))
@@ -148,32 +148,31 @@ extension JPEGDecoder {
                 rowOutput?.start(geometry: geometry)
             }
             if streaming {
-                mode = .streaming
-                pipeline = BandPipeline(geometry: geometry, useSIMD: useSIMD)
+                process = .streaming(StreamingState(pipeline: BandPipeline(geometry: geometry, useSIMD: useSIMD)))
             } else {
-                mode = .coefficients
+                process = .coefficients(CoefficientState())
                 var offsets: [Int] = [], counts: [Int] = [], total = 0
                 for c in frame.components {
                     offsets.append(total)
                     counts.append(c.paddedBlocksWide * c.paddedBlocksHigh * c.valuesPerBlock)
                     total += c.paddedBlocksWide * c.paddedBlocksHigh
                 }
-                firstBlocks = offsets
-                coefficients = spills(frame)
+                coefficientState.firstBlocks = offsets
+                coefficientState.store = spills(frame)
                     ? try DecodedCoefficients(counts: counts, spillDirectory: options.spillDirectory)
                     : DecodedCoefficients(counts: counts)
             }
         }
         for c in scan.components {
             let tq = frame.components[c].quantTable
-            if !quantLatched[c] {
-                guard tq < quantTables.count, let q = quantTables[tq] else {
+            if !tables.quantLatched[c] {
+                guard tq < tables.quant.count, let q = tables.quant[tq] else {
                     throw .missingTable(kind: "quantization", index: tq, offset: scan.offset)
                 }
-                componentQuantTables[c] = q
+                tables.componentQuantTables[c] = q
                 let prepared = JPEGKernels.prepareQuant(q)
-                for k in 0 ..< JPEGKernels.quantStride { componentQuant[c * JPEGKernels.quantStride + k] = prepared[k] }
-                quantLatched[c] = true
+                for k in 0 ..< JPEGKernels.quantStride { tables.componentQuant[c * JPEGKernels.quantStride + k] = prepared[k] }
+                tables.quantLatched[c] = true
             }
         }
         if scansStarted == 1 && !frame.isProgressive && !frame.isArithmetic && options.leniencies.contains(.standardHuffmanTables) {
@@ -182,13 +181,13 @@ extension JPEGDecoder {
             let standard: [(dc: Bool, index: Int, spec: HuffmanSpec)] = [
                 (true, 0, EncoderTables.dcLuminance), (false, 0, EncoderTables.acLuminance),
                 (true, 1, EncoderTables.dcChrominance), (false, 1, EncoderTables.acChrominance)]
-            for t in standard where (t.dc ? dcTables[t.index] : acTables[t.index]) == nil && invalidTables[(t.dc ? 0 : 4) + t.index] == nil {
+            for t in standard where (t.dc ? tables.dc[t.index] : tables.ac[t.index]) == nil && tables.invalid[(t.dc ? 0 : 4) + t.index] == nil {
                 guard let table = HuffmanTable(counts: t.spec.counts, values: t.spec.symbols, isDC: t.dc) else { continue }
-                if t.dc { dcTables[t.index] = table } else { acTables[t.index] = table }
-                standardTableSlots |= 1 << UInt8((t.dc ? 0 : 4) + t.index)
+                if t.dc { tables.dc[t.index] = table } else { tables.ac[t.index] = table }
+                tables.standardSlots |= 1 << UInt8((t.dc ? 0 : 4) + t.index)
             }
         }
-        if standardTableSlots != 0 && !frame.isProgressive && !frame.isArithmetic {
+        if tables.standardSlots != 0 && !frame.isProgressive && !frame.isArithmetic {
             // Only a slot the scan reads makes the file a Motion-JPEG frame; libjpeg fills unused
             // ones silently (a grayscale or Pillow CMYK file defines table 0 alone).
             var used: UInt8 = 0
@@ -196,8 +195,8 @@ extension JPEGDecoder {
                 if scan.dcTables[i] < 4 { used |= 1 << UInt8(scan.dcTables[i]) }
                 if scan.acTables[i] < 4 { used |= 1 << UInt8(4 + scan.acTables[i]) }
             }
-            if used & standardTableSlots != 0 {
-                standardTableSlots = 0
+            if used & tables.standardSlots != 0 {
+                tables.standardSlots = 0
                 events.append(.warning("Huffman tables missing at offset \(scan.offset); the standard tables of T.81 K.3 are used (Motion-JPEG)"))
             }
         }
@@ -210,18 +209,18 @@ extension JPEGDecoder {
         if frame.isProgressive {
             kind = scan.ss == 0 ? (scan.ah == 0 ? .dcFirst : .dcRefine) : (scan.ah == 0 ? .acFirst : .acRefine)
             for c in scan.components {
-                if scan.ss > 0 && coefficientBits[c * 64] < 0 {
+                if scan.ss > 0 && coefficientState.coefficientBits[c * 64] < 0 {
                     try scanWarning("AC scan of component \(frame.components[c].id) before its DC scan")
                 }
                 for k in min(scan.ss, 1) ... max(scan.se, 9) {
-                    previousCoefficientBits[c * 64 + k] = scansStarted > 1 ? coefficientBits[c * 64 + k] : 0
+                    coefficientState.previousCoefficientBits[c * 64 + k] = scansStarted > 1 ? coefficientState.coefficientBits[c * 64 + k] : 0
                 }
                 for k in scan.ss ... scan.se {
-                    let expected = max(Int(coefficientBits[c * 64 + k]), 0)
+                    let expected = max(Int(coefficientState.coefficientBits[c * 64 + k]), 0)
                     if scan.ah != expected {
                         try scanWarning("scan refines coefficient \(k) of component \(frame.components[c].id) out of order")
                     }
-                    coefficientBits[c * 64 + k] = Int8(scan.al)
+                    coefficientState.coefficientBits[c * 64 + k] = Int8(scan.al)
                 }
             }
         } else {
@@ -231,7 +230,7 @@ extension JPEGDecoder {
             }
         }
         var components: [ScanComponent] = []
-        var tables: [HuffmanTable] = []
+        var scanTables: [HuffmanTable] = []
         var idcts: [@Sendable (UnsafePointer<Int16>, UnsafePointer<UInt16>, UnsafeMutablePointer<UInt8>, Int) -> Void] = []
         for (i, c) in scan.components.enumerated() {
             let fc = frame.components[c]
@@ -239,23 +238,23 @@ extension JPEGDecoder {
             if frame.isArithmetic {
                 // Statistics for any table number 0-15; nothing to look up.
             } else if kind == .sequential || kind == .dcFirst {
-                guard scan.dcTables[i] < 4, let t = dcTables[scan.dcTables[i]] else {
-                    if scan.dcTables[i] < 4, let problem = invalidTables[scan.dcTables[i]] { throw problem }
+                guard scan.dcTables[i] < 4, let t = tables.dc[scan.dcTables[i]] else {
+                    if scan.dcTables[i] < 4, let problem = tables.invalid[scan.dcTables[i]] { throw problem }
                     throw .missingTable(kind: "Huffman DC", index: scan.dcTables[i], offset: scan.offset)
                 }
                 dc = t.lookup
-                tables.append(t)
+                scanTables.append(t)
             }
             if !frame.isArithmetic && (kind == .sequential || kind == .acFirst || kind == .acRefine) {
-                guard scan.acTables[i] < 4, let t = acTables[scan.acTables[i]] else {
-                    if scan.acTables[i] < 4, let problem = invalidTables[4 + scan.acTables[i]] { throw problem }
+                guard scan.acTables[i] < 4, let t = tables.ac[scan.acTables[i]] else {
+                    if scan.acTables[i] < 4, let problem = tables.invalid[4 + scan.acTables[i]] { throw problem }
                     throw .missingTable(kind: "Huffman AC", index: scan.acTables[i], offset: scan.offset)
                 }
                 ac = t.lookup
-                tables.append(t)
+                scanTables.append(t)
             }
             var component = ScanComponent(index: c, h: fc.h, v: fc.v, dc: dc, ac: ac, paddedBlocksWide: fc.paddedBlocksWide,
-                                          firstBlock: mode == .coefficients ? firstBlocks[c] : 0,
+                                          firstBlock: mode == .coefficients ? coefficientState.firstBlocks[c] : 0,
                                           quantOffset: c * JPEGKernels.quantStride)
             component.valuesPerBlock = fc.valuesPerBlock
             component.iMCURows = fc.iMCURows
@@ -263,11 +262,11 @@ extension JPEGDecoder {
                 let td = scan.dcTables[i], ta = scan.acTables[i]
                 component.dcBins = ArithmeticBins.dc(td)
                 component.acBins = ArithmeticBins.ac(ta)
-                component.dcSmall = (1 << Int(arithmeticDCL[td])) >> 1
-                component.dcLarge = (1 << Int(arithmeticDCU[td])) >> 1
-                component.acK = Int(arithmeticACK[ta])
+                component.dcSmall = (1 << Int(arithmetic.dcL[td])) >> 1
+                component.dcLarge = (1 << Int(arithmetic.dcU[td])) >> 1
+                component.acK = Int(arithmetic.acK[ta])
             }
-            if let pipeline, let geometry {
+            if let pipeline = streamState.pipeline, let geometry {
                 idcts.append(pipeline.kernels[c].idct)
                 component.stride = geometry.components[c].stride
                 component.blockSize = geometry.components[c].blockSize
@@ -288,22 +287,22 @@ extension JPEGDecoder {
             throw .invalidScan(reason: "a second scan after the frame's complete sequential scan", offset: scan.offset)
         }
         for c in scan.components { componentSeen[c] = true }
-        plan = ScanPlan(tables: tables, idcts: idcts, kind: kind, components: components, mcusWide: mcusWide, mcuCount: mcusWide * mcusHigh,
-                        restartInterval: restartInterval, ss: scan.ss, se: scan.se, ah: scan.ah, al: scan.al,
+        plan = ScanPlan(tables: scanTables, idcts: idcts, kind: kind, components: components, mcusWide: mcusWide, mcuCount: mcusWide * mcusHigh,
+                        restartInterval: tables.restartInterval, ss: scan.ss, se: scan.se, ah: scan.ah, al: scan.al,
                         interleaved: interleaved, offset: scan.offset, leniencies: options.leniencies,
                         arithmetic: frame.isArithmetic)
         entropy = EntropyState()
-        entropy.restartsToGo = restartInterval
+        entropy.restartsToGo = tables.restartInterval
         if let plan, plan.arithmetic {
             // jdarith's start_pass: the scan's statistics from zero, registers reading two bytes first.
-            if arithmeticBins.count != ArithmeticBins.count { arithmeticBins = [UInt8](repeating: 0, count: ArithmeticBins.count) }
-            arithmeticBins.withUnsafeMutableBufferPointer { b in b.baseAddress.map { ArithmeticBins.reset($0, plan: plan) } }
+            if arithmetic.bins.count != ArithmeticBins.count { arithmetic.bins = [UInt8](repeating: 0, count: ArithmeticBins.count) }
+            arithmetic.bins.withUnsafeMutableBufferPointer { b in b.baseAddress.map { ArithmeticBins.reset($0, plan: plan) } }
         }
         retryAt = 0
         markerScan = 0
         if skips, let plan {
             // Nothing of this scan reaches the output (1/8, DC terms only): passed over unread.
-            skipped = SkippedScan(restartInterval: plan.restartInterval)
+            coefficientState.skipped = SkippedScan(restartInterval: plan.restartInterval)
             self.plan = nil
         }
         if mode == .coefficients, let geometry {
@@ -314,7 +313,7 @@ extension JPEGDecoder {
                 + frame.coefficientBytes
             let room = limits.maxBytes > committed ? limits.maxBytes - committed : 0
             // A spilled store is written as the bytes arrive (a held scan would be as large as the window).
-            heldScanLimit = holdsScans && !coefficients.isSpilled ? min(max(1 << 16, frame.coefficientBytes / 4), room) : 0
+            coefficientState.heldScanLimit = holdsScans && !coefficientState.store.isSpilled ? min(max(1 << 16, frame.coefficientBytes / 4), room) : 0
         }
         phase = .scan
     }

@@ -24,11 +24,11 @@ extension JPEGDecoder {
     /// segment) and records its warning; the scan in progress meets the marker, and the image is
     /// output as it stands. Returns where the real input ends, or nil when nothing was supplied.
     mutating func supplyEndOfImage() -> Int? {
-        guard phase != .done, failure == nil, suppliedEOI == nil, options.leniencies.contains(.truncation), frame != nil else {
+        guard phase != .done, failure == nil, markers.suppliedEOI == nil, options.leniencies.contains(.truncation), frame != nil else {
             return nil
         }
         let end = input.offset(input.count)
-        suppliedEOI = end
+        markers.suppliedEOI = end
         record([.warning("premature end of JPEG file at offset \(end)")])
         var supplied = [UInt8](repeating: 0xD9, count: 65_540)
         for i in stride(from: 0, to: supplied.count, by: 2) { supplied[i] = 0xFF }
@@ -80,7 +80,7 @@ extension JPEGDecoder {
         var i = 0
         while i < input.count && input[i] != 0xFF { i += 1 }
         if i > 0 {
-            extraneousBytes += i
+            markers.extraneousBytes += i
             input.consume(i)
         }
         guard input.count >= 2 else { return false }
@@ -93,18 +93,18 @@ extension JPEGDecoder {
         let marker = input[j]
         if marker == 0 {
             // libjpeg's next_marker counts an FF 00 pair as two bytes, however many FF precede it.
-            extraneousBytes += 2
+            markers.extraneousBytes += 2
             input.consume(j + 1)
             return true
         }
         input.consume(j - 1)
         let offset = input.offset()
-        if extraneousBytes > 0 {
+        if markers.extraneousBytes > 0 {
             if !options.leniencies.contains(.extraneousBytes) {
-                throw .corruptData(reason: "\(extraneousBytes) extraneous bytes before marker 0x\(hex(marker))", offset: offset - extraneousBytes)
+                throw .corruptData(reason: "\(markers.extraneousBytes) extraneous bytes before marker 0x\(hex(marker))", offset: offset - markers.extraneousBytes)
             }
-            events.append(.warning("\(extraneousBytes) extraneous bytes before marker 0x\(hex(marker)) at offset \(offset)"))
-            extraneousBytes = 0
+            events.append(.warning("\(markers.extraneousBytes) extraneous bytes before marker 0x\(hex(marker)) at offset \(offset)"))
+            markers.extraneousBytes = 0
         }
         switch marker {
         case Marker.soi:
@@ -119,7 +119,7 @@ extension JPEGDecoder {
             // after a scan (some encoders end a scan's last interval with one), as damage before.
             if scansStarted == 0 && marker != Marker.tem {
                 if !options.leniencies.contains(.extraneousBytes) { throw .invalidMarker(marker: marker, offset: offset) }
-                events.append(.warning("stray marker 0x\(hex(marker)) at offset \(offset) skipped"))
+                events.append(.warning("stray marker 0x\(hex(marker)) at offset \(offset) coefficientState.skipped"))
             }
             input.consume(2)
             return true
@@ -148,20 +148,20 @@ extension JPEGDecoder {
             try startFrame(try SegmentParser.frame(body, marker: marker, offset: offset), &events)
         case Marker.dht:
             for t in try SegmentParser.huffmanTables(body, offset: offset) {
-                if t.isDC { dcTables[t.index] = t.table } else { acTables[t.index] = t.table }
-                invalidTables[(t.isDC ? 0 : 4) + t.index] = t.problem
-                standardTableSlots &= ~(1 << UInt8((t.isDC ? 0 : 4) + t.index))
-                if t.isDC { losslessTableSpecs[t.index] = (t.counts, t.values) }
+                if t.isDC { tables.dc[t.index] = t.table } else { tables.ac[t.index] = t.table }
+                tables.invalid[(t.isDC ? 0 : 4) + t.index] = t.problem
+                tables.standardSlots &= ~(1 << UInt8((t.isDC ? 0 : 4) + t.index))
+                if t.isDC { tables.losslessSpecs[t.index] = (t.counts, t.values) }
             }
         case Marker.dqt:
             for t in try SegmentParser.quantizationTables(body, offset: offset) {
-                quantTables[t.index] = t.table
-                if t.index == 0 { estimatedQuality = estimateQuality(t.table) }
+                tables.quant[t.index] = t.table
+                if t.index == 0 { markers.estimatedQuality = estimateQuality(t.table) }
             }
-            info?.estimatedQuality = estimatedQuality
+            info?.estimatedQuality = markers.estimatedQuality
         case Marker.dri:
-            restartInterval = try SegmentParser.restartInterval(body, offset: offset)
-            info?.restartInterval = restartInterval
+            tables.restartInterval = try SegmentParser.restartInterval(body, offset: offset)
+            info?.restartInterval = tables.restartInterval
         case Marker.sos:
             guard let frame else { throw .invalidScan(reason: "SOS before SOF", offset: offset - 4) }
             if frame.process == .lossless {
@@ -170,7 +170,7 @@ extension JPEGDecoder {
                 try startScan(try SegmentParser.scan(body, frame: frame, offset: offset), frame: frame, &events)
             }
         case Marker.app0 ... Marker.app15, Marker.com:
-            collector.add(marker: marker, body: body, limit: limits.maxMetadataBytes)
+            markers.collector.add(marker: marker, body: body, limit: limits.maxMetadataBytes)
             flushMetadata(&events, offset: offset - 4)
         case Marker.dnl:
             // DNL after a frame with a height is ignored as libjpeg does.
@@ -186,10 +186,10 @@ extension JPEGDecoder {
                     if value & 0x0F > value >> 4 {
                         throw .invalidSegment(marker: marker, reason: "DAC value \(value)", offset: offset + i + 1)
                     }
-                    arithmeticDCL[index] = value & 0x0F
-                    arithmeticDCU[index] = value >> 4
+                    arithmetic.dcL[index] = value & 0x0F
+                    arithmetic.dcU[index] = value >> 4
                 } else {
-                    arithmeticACK[index - 16] = value
+                    arithmetic.acK[index - 16] = value
                 }
             }
         default:
@@ -198,13 +198,13 @@ extension JPEGDecoder {
     }
 
     mutating func flushMetadata(_ events: inout [DecodingEvent], offset: Int? = nil) {
-        metadata = collector.metadata
+        metadata = markers.collector.metadata
         if let bits = rowSignificantBits { metadata.significantBits = bits }
-        for w in collector.warnings { events.append(.warning(offset.map { "\(w) at offset \($0)" } ?? w)) }
-        collector.warnings.removeAll()
+        for w in markers.collector.warnings { events.append(.warning(offset.map { "\(w) at offset \($0)" } ?? w)) }
+        markers.collector.warnings.removeAll()
         if var info = self.info {
-            info.adobeTransform = collector.adobeTransform
-            info.isJFIF = collector.isJFIF
+            info.adobeTransform = markers.collector.adobeTransform
+            info.isJFIF = markers.collector.isJFIF
             info.density = metadata.density
             self.info = info
         }

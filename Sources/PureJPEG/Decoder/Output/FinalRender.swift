@@ -27,7 +27,7 @@ extension JPEGDecoder {
     /// What block smoothing needs for the final pass, when it applies (see ``blockSmoothingPlan(frame:)``).
     func smoothingContext(frame: Frame, lastGoodRow: Int) -> SmoothingContext? {
         guard let plan = blockSmoothingPlan(frame: frame) else { return nil }
-        let store = coefficients
+        let store = coefficientState.store
         // libjpeg's last iMCU row: the MCU rows, or for a lone component (decoded as 1x1) its
         // block rows in groups of the declared v.
         let lastIMCURow = frame.components.count == 1
@@ -68,7 +68,7 @@ extension JPEGDecoder {
     /// first when `smoothing` applies, as decompress_smooth_data does).
     func idctBand(_ band: Int, frame: Frame, geometry: OutputGeometry, pipeline: BandPipeline,
                   planes: UnsafeMutablePointer<UInt8>, smoothing: SmoothingContext?, workspace: UnsafeMutablePointer<Int16>) {
-        let store = coefficients
+        let store = coefficientState.store
         // A compact block's kept values in a 64-value block for the IDCT (CompactBlock), and a
         // DC-only block's DC term in another; only those positions are ever written, so the rest
         // stays zero.
@@ -77,7 +77,7 @@ extension JPEGDecoder {
         defer { expanded.deallocate() }
         let dcOnly = expanded + 64
         withExtendedLifetime(store) {
-            componentQuant.withUnsafeBufferPointer { quant in
+            tables.componentQuant.withUnsafeBufferPointer { quant in
                 guard let q = quant.baseAddress, store.counts.count == frame.components.count else { return }
                 let render = { (dcBase: UnsafePointer<Int16>?) in
                     for (c, fc) in frame.components.enumerated() {
@@ -152,7 +152,7 @@ extension JPEGDecoder {
     /// processors online from ``BandWorker/minimumPixels`` up), at most one per two bands; one
     /// for a spilled store, whose window is not shared between threads.
     func finalRenderParts(_ geometry: OutputGeometry) -> Int {
-        guard !coefficients.isSpilled, geometry.bands >= 4, Processors.online > 1 else { return 1 }
+        guard !coefficientState.store.isSpilled, geometry.bands >= 4, Processors.online > 1 else { return 1 }
         let wanted = options.threads
             ?? (geometry.width * geometry.height >= BandWorker.minimumPixels ? Processors.online : 1)
         var parts = max(1, min(wanted, geometry.bands / 2))
@@ -202,19 +202,19 @@ extension JPEGDecoder {
     /// Row mode at EOI of a coefficient-mode file: the final pass starts (bands are rendered as
     /// the caller takes them, ``renderNextRows()``).
     mutating func startFinalRender(frame: Frame, geometry: OutputGeometry, lastGoodRow: Int) {
-        finalRender = FinalRender(pipeline: BandPipeline(geometry: geometry, useSIMD: useSIMD),
+        coefficientState.finalRender = FinalRender(pipeline: BandPipeline(geometry: geometry, useSIMD: useSIMD),
                                   smoothing: smoothingContext(frame: frame, lastGoodRow: lastGoodRow))
     }
 
     /// Row mode's final pass: renders bands until one yields rows, puts them in the band buffer
     /// as ``RowOutput/pending``; false when every band is done.
     mutating func renderNextRows() -> Bool {
-        guard var render = finalRender, let frame, let geometry, var out = rowOutput else { return false }
-        finalRender = nil
+        guard var render = coefficientState.finalRender, let frame, let geometry, var out = rowOutput else { return false }
+        coefficientState.finalRender = nil
         rowOutput = nil
         defer {
             rowOutput = out
-            if render.nextBand < geometry.bands { finalRender = render } else { coefficients = .empty }
+            if render.nextBand < geometry.bands { coefficientState.finalRender = render } else { coefficientState.store = .empty }
         }
         while render.nextBand < geometry.bands {
             let band = render.nextBand

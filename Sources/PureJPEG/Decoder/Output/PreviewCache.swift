@@ -110,14 +110,14 @@ extension JPEGDecoder {
     /// stays with the copy (it matches the copy's coefficients, which this scan does not
     /// change), and this decoder starts a new one. Returns the change map to mark, if any.
     mutating func prepareCoefficientChange() -> UnsafeMutablePointer<UInt8>? {
-        if !isKnownUniquelyReferenced(&previewCache) { previewCache = PreviewCache() }
-        return previewCache.changeMap
+        if !isKnownUniquelyReferenced(&coefficientState.previewCache) { coefficientState.previewCache = PreviewCache() }
+        return coefficientState.previewCache.changeMap
     }
 
     /// After the render at EOI no coefficient changes any more: a cache this decoder holds
     /// alone has nothing left to do (the final image is kept by the decoder).
     mutating func releasePreviewCache() {
-        if isKnownUniquelyReferenced(&previewCache), previewCache.isTracking { previewCache = PreviewCache() }
+        if isKnownUniquelyReferenced(&coefficientState.previewCache), coefficientState.previewCache.isTracking { coefficientState.previewCache = PreviewCache() }
     }
 
     /// Bytes of the buffers a cached render keeps besides the image.
@@ -141,9 +141,9 @@ extension JPEGDecoder {
         let fits = limits.check(width: geometry.width, height: geometry.height,
                                 bytesPerPixel: geometry.format.bytesPerPixel, extraBytes: extra) == nil
         let n = frame.components.count
-        let cached: Image? = previewCache.withLock { state -> Image? in
+        let cached: Image? = coefficientState.previewCache.withLock { state -> Image? in
             if state.image == nil {
-                guard fill && fits, n == geometry.components.count, firstBlocks.count == n else { return nil }
+                guard fill && fits, n == geometry.components.count, coefficientState.firstBlocks.count == n else { return nil }
                 state.release()
                 for (c, fc) in frame.components.enumerated() {
                     let gc = geometry.components[c]
@@ -189,7 +189,7 @@ extension JPEGDecoder {
             if let changes = state.changes.baseAddress {
                 for (c, fc) in frame.components.enumerated() where c < state.markedRows.count {
                     let rows = state.markedRows[c]
-                    (changes + firstBlocks[c] + rows.lowerBound * fc.paddedBlocksWide)
+                    (changes + coefficientState.firstBlocks[c] + rows.lowerBound * fc.paddedBlocksWide)
                         .update(repeating: 0, count: rows.count * fc.paddedBlocksWide)
                     state.markedRows[c] = 0 ..< 0
                 }
@@ -214,14 +214,14 @@ extension JPEGDecoder {
                                into image: inout Image) -> Int {
         guard let changes = state.changes.baseAddress else { return 0 }
         let blockRows = frame.components.enumerated().map { c, fc in
-            (marks: changes + firstBlocks[c], wide: fc.paddedBlocksWide)
+            (marks: changes + coefficientState.firstBlocks[c], wide: fc.paddedBlocksWide)
         }
-        let store = coefficients
+        let store = coefficientState.store
         let expanded = UnsafeMutablePointer<Int16>.allocate(capacity: 128)
         expanded.initialize(repeating: 0, count: 128)
         defer { expanded.deallocate() }
         withExtendedLifetime(store) {
-            componentQuant.withUnsafeBufferPointer { quant in
+            tables.componentQuant.withUnsafeBufferPointer { quant in
                 guard let q = quant.baseAddress, store.counts.count == frame.components.count else { return }
                 for (c, fc) in frame.components.enumerated() {
                     guard let plane = state.planes[c].baseAddress else { continue }

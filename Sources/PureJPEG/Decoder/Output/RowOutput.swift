@@ -41,18 +41,18 @@ extension JPEGDecoder {
         let origin = rowsDone
         // What this band can emit lies in band `band` (and the one above when the vertical filter
         // lags): it must fit the buffer from `origin`.
-        guard var pipeline, var out = rowOutput,
+        guard var pipeline = streamState.pipeline, var out = rowOutput,
               pipeline.rows(ofBand: pipeline.geometry.needsContext ? max(band - 1, 0) : band).lowerBound >= origin,
               pipeline.rows(ofBand: band).upperBound - origin <= 2 * out.bandRows,
               out.buffer.count >= 2 * out.bandRows * pipeline.geometry.width * pipeline.geometry.format.bytesPerPixel
         else { return 0 ..< 0 }
-        self.pipeline = nil
+        self.streamState.pipeline = nil
         rowOutput = nil
         let rows = out.buffer.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress.map { pipeline.bandDone(band, output: $0, origin: origin) } ?? 0 ..< 0
         }
         out.pending = rows
-        self.pipeline = pipeline
+        self.streamState.pipeline = pipeline
         rowOutput = out
         return rows
     }
@@ -61,9 +61,9 @@ extension JPEGDecoder {
     /// buffer, and (non-streamable files only) coefficients and the image. Tests check that it
     /// does not depend on the image height.
     var retainedBytes: Int {
-        var total = (coefficients.isSpilled ? DecodedCoefficients.window : coefficients.count * MemoryLayout<Int16>.stride)
+        var total = (coefficientState.store.isSpilled ? DecodedCoefficients.window : coefficientState.store.count * MemoryLayout<Int16>.stride)
             + (image?.pixels.count ?? 0)
-        if let pipeline { total += pipeline.planes.count + pipeline.upsampled.count + pipeline.scratch.count }
+        if let pipeline = streamState.pipeline { total += pipeline.planes.count + pipeline.upsampled.count + pipeline.scratch.count }
         if let rowOutput { total += rowOutput.buffer.count }
         return total
     }
@@ -186,7 +186,7 @@ public struct JPEGRowDecoder: RowStreamingDecoder, Sendable {
         }
         guard decoder.phase == .done, let header = decoder.header else { return }
         // Coefficient mode's final pass: a band at a time, as the rows are taken.
-        while decoder.finalRender != nil && decoder.renderNextRows(), try handPendingRows(rows) {}
+        while decoder.coefficientState.finalRender != nil && decoder.renderNextRows(), try handPendingRows(rows) {}
         if let gray = decoder.rowOutput?.gray, !gray.isEmpty {
             decoder.rowOutput?.gray = 0 ..< 0
             let bandRows = decoder.rowOutput?.bandRows ?? 1

@@ -131,12 +131,12 @@ extension JPEGDecoder {
     /// allows it (nil: from ``BandWorker/minimumPixels`` up, with a second processor), for a
     /// whole-image decode (row mode hands its band buffer to the caller row by row).
     mutating func twoThreadWorker(_ plan: ScanPlan) -> BandWorker? {
-        guard mode == .streaming, rowOutput == nil, image != nil, pipeline != nil, let geometry, plan.kind == .sequential else {
+        guard mode == .streaming, rowOutput == nil, image != nil, streamState.pipeline != nil, let geometry, plan.kind == .sequential else {
             return nil
         }
-        if let worker = bandWorker {
-            if !isKnownUniquelyReferenced(&bandWorker) { bandWorker = worker.copy() }
-            return bandWorker
+        if let worker = streamState.bandWorker {
+            if !isKnownUniquelyReferenced(&streamState.bandWorker) { streamState.bandWorker = worker.copy() }
+            return streamState.bandWorker
         }
         // Decided at the scan's first MCU and kept: a row half decoded waits in the worker's band.
         guard entropy.mcu == 0 else { return nil }
@@ -152,8 +152,8 @@ extension JPEGDecoder {
         let workerBytes = 2 * batchRows * plan.mcusWide * blocksPerMCU * 128
         guard limits.check(width: geometry.width, height: geometry.height, bytesPerPixel: geometry.format.bytesPerPixel,
                            extraBytes: geometry.workingBytes + workerBytes) == nil else { return nil }
-        bandWorker = BandWorker(plan: plan, componentQuant: componentQuant, outputBytesPerRow: outputBytesPerRow)
-        return bandWorker
+        streamState.bandWorker = BandWorker(plan: plan, componentQuant: tables.componentQuant, outputBytesPerRow: outputBytesPerRow)
+        return streamState.bandWorker
     }
 
     /// ``runScan(_:)`` with reconstruction on a second thread: this thread entropy-decodes a
@@ -165,10 +165,10 @@ extension JPEGDecoder {
                                       _ events: inout [DecodingEvent]) throws(JPEGError) -> Bool {
         guard var image else { return false }
         self.image = nil
-        worker.pipeline = pipeline
-        pipeline = nil
+        worker.pipeline = streamState.pipeline
+        streamState.pipeline = nil
         defer {
-            pipeline = worker.pipeline
+            streamState.pipeline = worker.pipeline
             worker.pipeline = nil
             self.image = image
         }
@@ -220,7 +220,7 @@ extension JPEGDecoder {
                     if entropy.mcu >= plan.mcuCount {
                         handOver(here: true, &events)
                         completeScan(plan, &events)
-                        bandWorker = nil
+                        streamState.bandWorker = nil
                         return .success(true)
                     }
                     if batch.count == worker.rowsPerBatch { handOver(here: false, &events) }

@@ -338,7 +338,7 @@ extension JPEGDecoder {
     /// scan had ended cleanly there. False when the scan is to be decoded here.
     mutating func deferScan(_ plan: ScanPlan, _ events: inout [DecodingEvent]) -> Bool {
         guard let workers = scanWorkers, let geometry, mode == .coefficients, !plan.arithmetic, plan.mcuCount > 0,
-              !coefficients.isSpilled, rowOutput == nil, entropy.mcu == 0,
+              !coefficientState.store.isSpilled, rowOutput == nil, entropy.mcu == 0,
               input.offset() + input.count == workers.inputCount else { return false }
         if options.threads == nil && geometry.width * geometry.height < BandWorker.minimumPixels { return false }
         guard prepareCoefficientChange() == nil else { return false }
@@ -348,7 +348,7 @@ extension JPEGDecoder {
         }
         guard found else { return false }
         ownCoefficients()
-        workers.add(plan: plan, start: input.offset(), marker: marker, planes: coefficients.planes)
+        workers.add(plan: plan, start: input.offset(), marker: marker, planes: coefficientState.store.planes)
         input.consume(marker)
         retryAt = 0
         markerScan = 0
@@ -363,7 +363,7 @@ extension JPEGDecoder {
     /// Whether the final pass can follow the scans still decoding: a whole-image 8-bit render
     /// without block smoothing, whose pieces' pipelines fit `maxBytes` on every thread.
     func overlapsFinalPass(_ workers: ScanWorkers, frame: Frame, geometry: OutputGeometry) -> Bool {
-        mode == .coefficients && !previewCache.isTracking && blockSmoothingPlan(frame: frame) == nil && geometry.bands >= 8
+        mode == .coefficients && !coefficientState.previewCache.isTracking && blockSmoothingPlan(frame: frame) == nil && geometry.bands >= 8
             && finalRenderParts(geometry) >= min(workers.threads, geometry.bands / 2)
     }
 

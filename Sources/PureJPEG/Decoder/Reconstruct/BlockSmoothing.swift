@@ -227,18 +227,18 @@ extension JPEGDecoder {
     /// to the coefficients as they stand (libjpeg decides, and latches the statuses, when its
     /// output pass starts: at EOI for a whole-file decode).
     func blockSmoothingPlan(frame: Frame) -> [BlockSmoothing.Component]? {
-        guard frame.isProgressive, coefficients.counts.count == frame.components.count else { return nil }
+        guard frame.isProgressive, coefficientState.store.counts.count == frame.components.count else { return nil }
         let n = frame.components.count
         var quant: [[Int]?] = [], bits: [[Int]] = []
         for c in 0 ..< n {
-            quant.append(quantLatched[c]
-                ? BlockSmoothing.positions.map { Int(componentQuant[c * JPEGKernels.quantStride + $0]) } : nil)
-            bits.append((0 ... 9).map { Int(coefficientBits[c * 64 + $0]) })
+            quant.append(tables.quantLatched[c]
+                ? BlockSmoothing.positions.map { Int(tables.componentQuant[c * JPEGKernels.quantStride + $0]) } : nil)
+            bits.append((0 ... 9).map { Int(coefficientState.coefficientBits[c * 64 + $0]) })
         }
         guard BlockSmoothing.applies(quant: quant, bits: bits) else { return nil }
         return frame.components.enumerated().map { c, fc in
             // Before the second scan libjpeg latches no previous statuses (-1).
-            let previous = (0 ... 9).map { k in k > 0 && scansStarted > 1 ? Int(previousCoefficientBits[c * 64 + k]) : -1 }
+            let previous = (0 ... 9).map { k in k > 0 && scansStarted > 1 ? Int(coefficientState.previousCoefficientBits[c * 64 + k]) : -1 }
             return BlockSmoothing.Component(blocksWide: fc.blocksWide, blocksHigh: fc.blocksHigh,
                                             rowStride: fc.paddedBlocksWide * fc.valuesPerBlock, v: fc.iMCURows,
                                             quant: quant[c] ?? [], bits: bits[c], previousBits: previous)

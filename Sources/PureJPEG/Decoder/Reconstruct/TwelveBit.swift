@@ -313,7 +313,7 @@ extension JPEGDecoder {
     /// progressive file whose first AC coefficients are not all exact (previews are not).
     func renderTwelveBit(_ frame: Frame, final: Bool = false, lastGoodRow: Int = .max) -> Image? {
         let smoothing = final ? smoothingContext(frame: frame, lastGoodRow: lastGoodRow) : nil
-        guard let geometry, var image = TwelveBit.render(frame: frame, store: coefficients, quant: componentQuantTables,
+        guard let geometry, var image = TwelveBit.render(frame: frame, store: coefficientState.store, quant: tables.componentQuantTables,
                                                          geometry: geometry, smoothing: smoothing,
                                                          metadata: metadata) else { return nil }
         image.metadata.sampleBits = 12
