@@ -36,6 +36,9 @@ public struct ColorTransform: Sendable {
     let grayLab: Bool
     let tables8: Tables8
     let tables16: Tables16?
+    /// True (the default) to run the SIMD kernels for 8-bit RGB and CMYK pixels, false for
+    /// their scalar twins; both give identical bytes.
+    public var useSIMD = true
     /// LUT-based sources: the precomputed device link.
     let link: DeviceLink?
 
@@ -137,6 +140,7 @@ public struct ColorTransform: Sendable {
         curves = other.curves
         grayLab = other.grayLab
         link = other.link
+        useSIMD = other.useSIMD
         tables8 = other.tables8
         self.tables16 = tables16
     }

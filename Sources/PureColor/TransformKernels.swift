@@ -77,13 +77,15 @@ extension ColorTransform {
         let wanted = threads ?? (pixels >= Self.minimumPixelsForThreads ? Processors.online : 1)
         let parts = max(1, min(wanted, pixels / 4096 + 1))
         let shared = SharedPointers(input: inBase, output: outBase)
+        let simd = useSIMD
         let work: @Sendable (Int) -> Void = { part in
             let first = pixels * part / parts, end = pixels * (part + 1) / parts
             let s = link.strides
             link.grid.withUnsafeBufferPointer { grid in
                 (inverted ? link.invertedCells : link.cells).withUnsafeBufferPointer { cells in
                     link.encode.withUnsafeBufferPointer { encode in
-                        DeviceLink.scalar4((shared.input + 4 * first).assumingMemoryBound(to: UInt8.self),
+                        let kernel = simd ? DeviceLink.simd4 : DeviceLink.scalar4
+                        kernel((shared.input + 4 * first).assumingMemoryBound(to: UInt8.self),
                                            (shared.output + step * first).assumingMemoryBound(to: UInt8.self), step,
                                            end - first, grid.baseAddress!, cells.baseAddress!, (s[0], s[1], s[2], s[3]),
                                            encode.baseAddress!)
@@ -111,8 +113,9 @@ extension ColorTransform {
             link.grid.withUnsafeBufferPointer { grid in
                 link.cells.withUnsafeBufferPointer { cells in
                     link.encode.withUnsafeBufferPointer { encode in
-                        DeviceLink.scalar3(i, format.channels, o, format.channels, count, grid.baseAddress!,
-                                           cells.baseAddress!, (s[0], s[1], s[2]), encode.baseAddress!)
+                        let kernel = useSIMD ? DeviceLink.simd3 : DeviceLink.scalar3
+                        kernel(i, format.channels, o, format.channels, count, grid.baseAddress!,
+                               cells.baseAddress!, (s[0], s[1], s[2]), encode.baseAddress!)
                     }
                 }
             }
@@ -124,7 +127,8 @@ extension ColorTransform {
             tables8.contributions.withUnsafeBufferPointer { table in
                 tables8.encode.withUnsafeBufferPointer { encode in
                     let i = input.assumingMemoryBound(to: UInt8.self), o = output.assumingMemoryBound(to: UInt8.self)
-                    Self.rgb8(i, o, count, channels, table.baseAddress!, encode.baseAddress!)
+                    let kernel = useSIMD ? Self.rgb8SIMD : Self.rgb8
+                    kernel(i, o, count, channels, table.baseAddress!, encode.baseAddress!)
                 }
             }
         case .gray8, .grayAlpha8:
