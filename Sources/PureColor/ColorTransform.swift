@@ -36,6 +36,19 @@ public struct ColorTransform: Sendable {
     let grayLab: Bool
     let tables8: Tables8
     let tables16: Tables16?
+    /// True (the default) to run the SIMD kernels for 8-bit RGB and CMYK pixels, false for
+    /// their scalar twins; both give identical bytes.
+    public var useSIMD = true
+    /// LUT-based sources: the precomputed device link.
+    let link: DeviceLink?
+
+    /// Device-link grid points a dimension for RGB LUT sources (lcms2's default for 3 inputs).
+    public static let rgbGridPoints = 49
+    /// Device-link grid points a dimension for CMYK LUT sources (lcms2's default for 4 inputs).
+    public static let cmykGridPoints = 17
+
+    /// Channels a source pixel has: 1 (gray), 3 (RGB) or 4 (CMYK: ``applyCMYK(from:to:outputFormat:inverted:threads:)``).
+    public var inputChannels: Int { link?.inputs ?? (sourceModel == .grayTRC ? 1 : 3) }
 
     /// Builds a transform from `source` to `destination`.
     ///
@@ -56,9 +69,24 @@ public struct ColorTransform: Sendable {
         }
         self.destination = destination
         self.intent = intent
-        sourceModel = source.model
         let destinationMatrix = destination.toXYZD50
-        switch source.model {
+        // lcms2's choice (`_cmsReadInputLUT`): the intent's A2B tag, else A2B0, else the matrix/TRC or gray tags.
+        if let signature = LUTSource.tagSignature(in: source, intent: intent) {
+            let lut = try LUTSource(profile: source, signature: signature, intent: intent, destination: destination)
+            sourceModel = .lutBased
+            matrix = .identity
+            curves = []
+            grayLab = false
+            let cmyk = lut.lut.inputChannels == 4
+            link = DeviceLink(source: lut, points: cmyk ? Self.cmykGridPoints : Self.rgbGridPoints,
+                              maximumPoints: cmyk ? 21 : 65, prelinearize: cmyk)
+            tables8 = Tables8(curves: [], matrix: .identity, grayLab: false)
+            tables16 = nil
+            return
+        }
+        link = nil
+        sourceModel = source.shaperModel
+        switch sourceModel {
         case .matrixShaper:
             guard let colorants = source.colorants, let curves = source.rgbCurves else {
                 throw .missingTag(offset: 128, signature: "rXYZ")
@@ -85,9 +113,7 @@ public struct ColorTransform: Sendable {
             matrix = .identity
             curves = [curve]
             grayLab = source.header.pcs == .lab
-        case .lutBased:
-            throw .unsupported(offset: source.tag("A2B0")?.offset ?? 128, reason: "LUT-based profile (A2B0/A2B1/A2B2)")
-        case .other:
+        case .other, .lutBased:
             throw .unsupported(offset: 12, reason: "class \(source.header.profileClass), space \(source.header.colorSpace)")
         }
         tables8 = Tables8(curves: curves, matrix: matrix, grayLab: grayLab)
@@ -102,7 +128,7 @@ public struct ColorTransform: Sendable {
 
     /// This transform with the 16-bit tables built (itself when it has them).
     public func withSixteenBitTables() -> ColorTransform {
-        guard tables16 == nil else { return self }
+        guard tables16 == nil, link == nil else { return self }
         return ColorTransform(copying: self, tables16: Tables16(curves: curves, matrix: matrix, grayLab: grayLab))
     }
 
@@ -113,6 +139,8 @@ public struct ColorTransform: Sendable {
         matrix = other.matrix
         curves = other.curves
         grayLab = other.grayLab
+        link = other.link
+        useSIMD = other.useSIMD
         tables8 = other.tables8
         self.tables16 = tables16
     }
@@ -120,6 +148,7 @@ public struct ColorTransform: Sendable {
     /// True when the row functions accept `format`: RGB and RGBA for an RGB source, gray and
     /// gray-alpha for a gray source; 16-bit formats only with ``hasSixteenBitTables``.
     public func supports(_ format: PixelFormat) -> Bool {
+        if let link { return link.inputs == 3 && (format == .rgb8 || format == .rgba8) }
         guard format.isColor == (sourceModel == .matrixShaper) else { return false }
         return !format.is16Bit || tables16 != nil
     }
@@ -164,7 +193,11 @@ final class Tables8: Sendable {
     let gray: [UInt8]
 
     init(curves: [ToneCurve], matrix: Matrix3, grayLab: Bool) {
-        if curves.count == 3 {
+        if curves.isEmpty {
+            contributions = []
+            encode = []
+            gray = []
+        } else if curves.count == 3 {
             var contributions = [SIMD4<Int32>](repeating: .zero, count: 3 * 256)
             let one = Double(1 << Self.oneShift)
             func fixed(_ x: Double) -> Int32 { x.isFinite ? Int32(min(max(x * one, -512 * one), 512 * one).rounded()) : 0 }

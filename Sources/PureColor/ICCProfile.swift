@@ -160,8 +160,11 @@ public struct ICCProfile: Sendable, Hashable {
     public var hasDeviceToPCSLUT: Bool { ["A2B0", "A2B1", "A2B2"].contains { tag($0) != nil } }
 
     /// How a transform can use this profile as its source.
-    public var model: ICCProfileModel {
-        if hasDeviceToPCSLUT { return .lutBased }
+    public var model: ICCProfileModel { hasDeviceToPCSLUT ? .lutBased : shaperModel }
+
+    /// The model the matrix/TRC or gray tags give, ignoring LUTs (lcms2 falls back to them
+    /// when the intent's A2B tag and A2B0 are both missing).
+    var shaperModel: ICCProfileModel {
         switch header.colorSpace {
         case .rgb where colorants != nil && rgbCurves != nil: return .matrixShaper
         case .gray where grayCurve != nil: return .grayTRC
@@ -183,7 +186,7 @@ public enum ICCProfileModel: String, Sendable, Hashable {
     case matrixShaper
     /// Gray with a `kTRC` curve (and no A2B LUT).
     case grayTRC
-    /// Device-to-PCS LUTs (`A2B0`...): not supported by ``ColorTransform`` yet.
+    /// Device-to-PCS LUTs (`A2B0`...): RGB or CMYK through `mft1`, `mft2` or `mAB `.
     case lutBased
     /// Anything else (named colour, abstract, device link, CMYK without LUTs...).
     case other

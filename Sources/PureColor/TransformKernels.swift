@@ -59,15 +59,76 @@ extension ColorTransform {
         return result
     }
 
+    /// Transforms CMYK pixels (4 bytes: C, M, Y, K; 0 = no ink, or 255 = no ink when
+    /// `inverted`, as Adobe JPEGs store them and `JPEGDecodingOptions.outputCMYK` returns them)
+    /// from `input` into `output` in `outputFormat` (`.rgb8`, or `.rgba8` with alpha 255):
+    /// `min(input.count / 4, output.count / outputFormat.bytesPerPixel)` pixels. The output may
+    /// be the input's memory (it is never ahead of the input).
+    ///
+    /// - Precondition: ``inputChannels`` is 4 and `outputFormat` is `.rgb8` or `.rgba8`.
+    public func applyCMYK(from input: UnsafeRawBufferPointer, to output: UnsafeMutableRawBufferPointer,
+                          outputFormat: PixelFormat = .rgb8, inverted: Bool = false, threads: Int? = nil) {
+        precondition(inputChannels == 4 && (outputFormat == .rgb8 || outputFormat == .rgba8),
+                     "ColorTransform: CMYK needs a CMYK profile and an 8-bit RGB(A) output")
+        guard let link, let inBase = input.baseAddress, let outBase = output.baseAddress else { return }
+        let step = outputFormat.channels
+        let pixels = min(input.count / 4, output.count / step)
+        guard pixels > 0 else { return }
+        let wanted = threads ?? (pixels >= Self.minimumPixelsForThreads ? Processors.online : 1)
+        let parts = max(1, min(wanted, pixels / 4096 + 1))
+        let shared = SharedPointers(input: inBase, output: outBase)
+        let simd = useSIMD
+        let work: @Sendable (Int) -> Void = { part in
+            let first = pixels * part / parts, end = pixels * (part + 1) / parts
+            let s = link.strides
+            link.grid.withUnsafeBufferPointer { grid in
+                (inverted ? link.invertedCells : link.cells).withUnsafeBufferPointer { cells in
+                    link.encode.withUnsafeBufferPointer { encode in
+                        let kernel = simd ? DeviceLink.simd4 : DeviceLink.scalar4
+                        kernel((shared.input + 4 * first).assumingMemoryBound(to: UInt8.self),
+                                           (shared.output + step * first).assumingMemoryBound(to: UInt8.self), step,
+                                           end - first, grid.baseAddress!, cells.baseAddress!, (s[0], s[1], s[2], s[3]),
+                                           encode.baseAddress!)
+                    }
+                }
+            }
+        }
+        if parts == 1 { work(0) } else { DispatchQueue.concurrentPerform(iterations: parts, execute: work) }
+    }
+
+    /// CMYK pixels (4 bytes each, see ``applyCMYK(from:to:outputFormat:inverted:threads:)``) as RGB (3 bytes each).
+    public func convertCMYK(_ cmyk: [UInt8], inverted: Bool = false, threads: Int? = nil) -> [UInt8] {
+        var rgb = [UInt8](repeating: 0, count: cmyk.count / 4 * 3)
+        cmyk.withUnsafeBytes { i in
+            rgb.withUnsafeMutableBytes { o in applyCMYK(from: i, to: o, inverted: inverted, threads: threads) }
+        }
+        return rgb
+    }
+
     /// One thread's share: `count` pixels.
     func run(_ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ count: Int, _ format: PixelFormat) {
+        if let link {
+            let i = input.assumingMemoryBound(to: UInt8.self), o = output.assumingMemoryBound(to: UInt8.self)
+            let s = link.strides
+            link.grid.withUnsafeBufferPointer { grid in
+                link.cells.withUnsafeBufferPointer { cells in
+                    link.encode.withUnsafeBufferPointer { encode in
+                        let kernel = useSIMD ? DeviceLink.simd3 : DeviceLink.scalar3
+                        kernel(i, format.channels, o, format.channels, count, grid.baseAddress!,
+                               cells.baseAddress!, (s[0], s[1], s[2]), encode.baseAddress!)
+                    }
+                }
+            }
+            return
+        }
         switch format {
         case .rgb8, .rgba8:
             let channels = format.channels
             tables8.contributions.withUnsafeBufferPointer { table in
                 tables8.encode.withUnsafeBufferPointer { encode in
                     let i = input.assumingMemoryBound(to: UInt8.self), o = output.assumingMemoryBound(to: UInt8.self)
-                    Self.rgb8(i, o, count, channels, table.baseAddress!, encode.baseAddress!)
+                    let kernel = useSIMD ? Self.rgb8SIMD : Self.rgb8
+                    kernel(i, o, count, channels, table.baseAddress!, encode.baseAddress!)
                 }
             }
         case .gray8, .grayAlpha8:

@@ -149,23 +149,42 @@ extension JPNGStreamDecoder: ImageSourceDecoder {
 /// be from `JPEGDecoder`, and `JPNGError` is left for what is JPNG's (the mask and footer).
 struct JPEGFamilyDecoder: ImageSourceDecoder {
     var decoder: JPNGStreamDecoder
+    /// True when the decoder was asked for CMYK samples (an sRGB decode): a CMYK file's image
+    /// is then turned into sRGB here, through its CMYK profile when it has one.
+    var cmykToSRGB = false
+    var cmykThreads: Int?
+    var cmykWarnings: [String] = []
 
     var header: ImageHeader? { decoder.header }
     var metadata: ImageMetadata { decoder.metadata }
     var detectedFormat: ImageFileFormat { decoder.detectedFormat }
     var details: [ImageDetail] { decoder.details }
     var storedSize: (width: Int, height: Int)? { decoder.storedSize }
-    var reportedWarnings: [String]? { decoder.reportedWarnings }
+    var reportedWarnings: [String]? {
+        cmykWarnings.isEmpty ? decoder.reportedWarnings : (decoder.reportedWarnings ?? []) + cmykWarnings
+    }
 
     mutating func append(_ bytes: UnsafeRawBufferPointer) throws -> [DecodingEvent] {
         do { return try decoder.append(bytes) } catch { throw unwrapped(error) }
     }
 
     mutating func finish() throws -> Image {
-        do { return try decoder.finish() } catch { throw unwrapped(error) }
+        let image: Image
+        do { image = try decoder.finish() } catch { throw unwrapped(error) }
+        guard isCMYK(image) else { return image }
+        let (rgb, warning) = image.cmykInSRGB(threads: cmykThreads)
+        if let warning { cmykWarnings.append(warning) }
+        return rgb
     }
 
-    func preview() -> Image? { decoder.preview() }
+    func preview() -> Image? {
+        guard let image = decoder.preview() else { return nil }
+        return isCMYK(image) ? image.cmykInSRGB(threads: cmykThreads).image : image
+    }
+
+    private func isCMYK(_ image: Image) -> Bool {
+        cmykToSRGB && image.format == .rgba8 && decoder.jpegInfo?.components == 4
+    }
 
     private func unwrapped(_ error: JPNGError) -> any Error {
         switch error {
@@ -321,11 +340,15 @@ public struct ImageDecoderRegistry: Sendable {
         // SOI is all libjpeg asks of a JPEG (garbage may follow it before the first marker).
         Entry(format: .jpeg, minimumBytes: 2, matches: { $0.starts(with: [0xFF, 0xD8]) },
               make: { options in
-                  JPEGFamilyDecoder(decoder: JPNGStreamDecoder(limits: options.limits,
-                                                               options: JPEGDecodingOptions(scale: options.dctScale,
-                                                                                            strict: options.strict,
-                                                                                            threads: options.threads),
-                                                               maxPixelSize: options.maxPixelSize))
+                  // An sRGB decode asks for CMYK samples, so a CMYK file's profile can be applied.
+                  let cmyk = options.colorSpace == .sRGB
+                  return JPEGFamilyDecoder(decoder: JPNGStreamDecoder(limits: options.limits,
+                                                                      options: JPEGDecodingOptions(scale: options.dctScale,
+                                                                                                   outputCMYK: cmyk,
+                                                                                                   strict: options.strict,
+                                                                                                   threads: options.threads),
+                                                                      maxPixelSize: options.maxPixelSize),
+                                           cmykToSRGB: cmyk, cmykThreads: options.threads)
               }),
         Entry(format: .gif, minimumBytes: 6,
               matches: { $0.starts(with: Array("GIF87a".utf8)) || $0.starts(with: Array("GIF89a".utf8)) },

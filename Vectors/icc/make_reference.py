@@ -9,6 +9,12 @@ Inputs:
   RGB profiles: a 17x17x17 grid of 8-bit values (0, 16, ..., 240, 255), pixel
   index (ri * 17 + gi) * 17 + bi holds (v[ri], v[gi], v[bi]), as one 4913x1 image.
   Gray profiles: a 256-entry ramp 0...255.
+  LUT-based RGB profiles (A2B0/A2B1 as mft1, mft2, mAB): the same 17^3 grid (kind `lut`).
+  CMYK profiles with A2B LUTs: 864 samples (kind `cmyk`), C, M, Y in 0, 51, ..., 255 and K in
+  0, 85, 170, 255 (0 = no ink, lcms2's TYPE_CMYK_8), pixel ((ci * 6 + mi) * 6 + yi) * 4 + ki,
+  as one 864x1 image; output 8-bit RGB.
+  A transform lcms2 refuses (a profile with A2B1 only asked for perceptual: no A2B0 and no
+  colorants to fall back on) gets reference `-` and the note `lcms2: no transform`.
 Transforms (flags NOOPTIMIZE | HIGHRESPRECALC, so lcms2 evaluates the full pipeline
 in floating point for every pixel, no precalculated device link):
   RGB profile  -> lcms2's built-in sRGB (cmsCreate_sRGBProfile), RGB 8-bit out.
@@ -27,6 +33,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROFILES = os.path.join(HERE, "profiles")
 REFS = os.path.join(HERE, "refs")
 GRID = [min(16 * i, 255) for i in range(17)]
+CMY_LEVELS = [0, 51, 102, 153, 204, 255]
+K_LEVELS = [0, 85, 170, 255]
 FLAGS = ImageCms.Flags.NOOPTIMIZE | ImageCms.Flags.HIGHRESPRECALC
 INTENTS = [("relative", ImageCms.Intent.RELATIVE_COLORIMETRIC), ("perceptual", ImageCms.Intent.PERCEPTUAL)]
 
@@ -67,13 +75,18 @@ def describe(path):
         sig, off, size = struct.unpack(">4sII", b[132 + 12 * i: 144 + 12 * i])
         tags[sig.decode("latin1")] = b[off: off + 4].decode("latin1")
     luts = [t for t in ("A2B0", "A2B1", "A2B2") if t in tags]
-    if space == "RGB " and cls in ("mntr", "scnr", "spac") and not luts and all(
+    lut_note = "LUT-based (" + ",".join(f"{t}:{tags[t]}" for t in luts) + ")"
+    if luts and space == "RGB ":
+        kind, note = "lut", lut_note
+    elif luts and space == "CMYK":
+        kind, note = "cmyk", lut_note
+    elif space == "RGB " and cls in ("mntr", "scnr", "spac") and not luts and all(
             t in tags for t in ("rXYZ", "gXYZ", "bXYZ", "rTRC", "gTRC", "bTRC")):
         kind, note = "matrix", ""
     elif space == "GRAY" and "kTRC" in tags and not luts:
         kind, note = "gray", ""
     elif luts:
-        kind, note = "skipped", "LUT-based (" + ",".join(f"{t}:{tags[t]}" for t in luts) + "): not supported yet"
+        kind, note = "skipped", lut_note + f": {space.strip()} device data not supported"
     else:
         kind, note = "skipped", f"class {cls.strip()} space {space.strip()}: no matrix/TRC or gray TRC tags"
     return cls.strip(), space.strip(), pcs.strip(), version, kind, note
@@ -85,6 +98,7 @@ def main():
     gray_srgb = ImageCms.ImageCmsProfile(io.BytesIO(gray_srgb_profile()))
     grid = bytes(v for r in GRID for g in GRID for b in GRID for v in (r, g, b))
     ramp = bytes(range(256))
+    cmyk = bytes(v for c in CMY_LEVELS for m in CMY_LEVELS for y in CMY_LEVELS for k in K_LEVELS for v in (c, m, y, k))
     rows = ["profile\tclass\tspace\tpcs\tversion\tkind\tintent\tinput\toutput\treference\tnote"]
     for name in sorted(os.listdir(PROFILES)):
         if not name.endswith(".icc"):
@@ -96,14 +110,21 @@ def main():
             continue
         profile = ImageCms.ImageCmsProfile(os.path.join(PROFILES, name))
         for intent_name, intent in INTENTS:
-            if kind == "matrix":
+            if kind in ("matrix", "lut"):
                 jobs = [("grid17", "rgb", "RGB", srgb, "RGB", grid, 17 ** 3)]
+            elif kind == "cmyk":
+                jobs = [("cmyk864", "rgb", "CMYK", srgb, "RGB", cmyk, len(CMY_LEVELS) ** 3 * len(K_LEVELS))]
             else:
                 jobs = [("ramp256", "gray", "L", gray_srgb, "L", ramp, 256),
                         ("ramp256", "gray-rgb", "L", srgb, "RGB", ramp, 256)]
             for input_name, output_name, in_mode, dest, out_mode, data, count in jobs:
-                transform = ImageCms.buildTransform(profile, dest, in_mode, out_mode,
-                                                    renderingIntent=intent, flags=FLAGS)
+                try:
+                    transform = ImageCms.buildTransform(profile, dest, in_mode, out_mode,
+                                                        renderingIntent=intent, flags=FLAGS)
+                except ImageCms.PyCMSError:
+                    rows.append("\t".join([name, cls, space, pcs, version, kind, intent_name, input_name,
+                                           output_name, "-", "lcms2: no transform"]))
+                    continue
                 image = Image.frombytes(in_mode, (count, 1), data)
                 result = ImageCms.applyTransform(image, transform).tobytes()
                 ref = f"{stem}.{intent_name}.{output_name}"

@@ -1,0 +1,71 @@
+// Times PureColor on a 4000 x 3000 buffer of random pixels, one thread, worst of 5 runs:
+//   matrix/TRC: AdobeRGB1998.icc, RGB 8-bit in place (SIMD and scalar kernels)
+//   CMYK LUT:   each CMYK profile given, CMYK 8-bit -> RGB 8-bit (SIMD and scalar kernels)
+// Usage: ColorBench <Vectors/icc/profiles directory>
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import PureColor
+
+let directory = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "../../Vectors/icc/profiles"
+let width = 4000, height = 3000, pixels = width * height
+
+func load(_ path: String) -> [UInt8] {
+    guard let file = fopen(path, "rb") else { fatalError("cannot open \(path)") }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = fread(&buffer, 1, buffer.count, file)
+        if n <= 0 { break }
+        bytes += buffer[0 ..< n]
+    }
+    return bytes
+}
+
+func random(_ count: Int) -> [UInt8] {
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    return (0 ..< count).map { _ in
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return UInt8(truncatingIfNeeded: state >> 56)
+    }
+}
+
+func f1(_ x: Double) -> String { "\(Double(Int(x * 10 + 0.5)) / 10)" }
+
+/// Worst (slowest) of 5 runs, in megapixels a second.
+func worst(_ body: () -> Void) -> Double {
+    var slowest = 0.0
+    for _ in 0 ..< 5 {
+        let start = DispatchTime.now().uptimeNanoseconds
+        body()
+        slowest = max(slowest, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+    return Double(pixels) / 1e6 / slowest
+}
+
+let rgb = random(pixels * 3)
+do {
+    var transform = try ColorTransform(iccProfile: load(directory + "/AdobeRGB1998.icc"))
+    for simd in [true, false] {
+        transform.useSIMD = simd
+        var buffer = rgb
+        let rate = worst { transform.apply(toPixels: &buffer, format: .rgb8, threads: 1) }
+        print("PureColor\tAdobeRGB1998.icc\trgb8\t\(simd ? "simd" : "scalar")\t\(f1(rate)) MP/s")
+    }
+}
+let cmyk = random(pixels * 4)
+for name in ["default_cmyk.icc", "ps_cmyk.icc", "ISOcoated_v2_300_bas.icc"] {
+    let start = DispatchTime.now().uptimeNanoseconds
+    var transform = try ColorTransform(iccProfile: load(directory + "/" + name))
+    let build = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    var output = [UInt8](repeating: 0, count: pixels * 3)
+    for simd in [true, false] {
+        transform.useSIMD = simd
+        let rate = worst {
+            cmyk.withUnsafeBytes { i in output.withUnsafeMutableBytes { o in transform.applyCMYK(from: i, to: o, threads: 1) } }
+        }
+        print("PureColor\t\(name)\tcmyk8->rgb8\t\(simd ? "simd" : "scalar")\t\(f1(rate)) MP/s\tbuild \(Int(build)) ms")
+    }
+}

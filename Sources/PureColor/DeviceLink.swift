@@ -1,0 +1,177 @@
+/// A LUT-based source's whole chain to the destination, precomputed once as a device link
+/// (as lcms2's optimiser does): a grid over the source device space (33^3 for RGB, 17^4 for
+/// CMYK) holding the destination's encoded values, not clipped (see `LUTSource.destination`),
+/// in 1/8192 steps (`scale`) as `Int32`, four lanes a node (R, G, B, 0). Pixels are
+/// interpolated in it: tetrahedral for 3 inputs; for 4, tetrahedral in the two slices around
+/// the first input (C), blended linearly along it; then clipped to [0, 1] and rounded to 8 bits
+/// through the 16-bit code (as lcms2 rounds).
+///
+/// Interpolation is integer: each 8-bit input gives a node offset and a weight in 1/32768
+/// (`cells`); the four tetrahedron corners are weighted by non-negative weights summing to
+/// 32768, and node values are clamped to +-65535 (+-8 full scales), so sums stay inside `Int32`.
+final class DeviceLink: Sendable {
+    /// Weight of a whole cell step.
+    static let one: Int32 = 1 << 15
+    /// Node values: full scale (linear 1.0) is 16384.
+    static let scale: Int32 = 1 << 14
+    /// Linear [0, 1] in 1/16384 steps to the 8-bit code (as `Tables8.encode`).
+    let encode: [UInt8]
+    /// Grid points a dimension.
+    let points: Int
+    /// Input channels: 3 or 4.
+    let inputs: Int
+    /// Node `(i0, i1, ...)` at `4 * sum(i_k * pointStride_k)`: lanes R, G, B, 0.
+    let grid: [Int32]
+    /// For each input channel and 8-bit value: the lane offset of the cell's first node and the
+    /// weight of the next node (0...32768). Channel c at `c * 256 + v`. `inverted` holds the
+    /// same for `255 - v` (CMYK stored with 255 = no ink).
+    let cells: [SIMD2<Int32>]
+    let invertedCells: [SIMD2<Int32>]
+    /// Lane offsets of one step along each input.
+    let strides: [Int32]
+
+    /// Builds the link. When the LUT starts with curves they stay out of the grid (lcms2's
+    /// pre-linearisation): the grid covers the CLUT's input space, the curves go into the
+    /// per-value cell tables, and the grid size is raised to a multiple of the CLUT's cells
+    /// (`(g - 1) * k + 1`, at most `maximumPoints`) so every CLUT node is a grid node.
+    init(source: LUTSource, points defaultPoints: Int, maximumPoints: Int, prelinearize: Bool) {
+        let inputs = source.lut.inputChannels
+        let leading = prelinearize ? source.lut.leadingCurves : nil
+        var points = defaultPoints
+        var clutPoints = leading?.gridPoints
+        if case .clut(let grid, _, _) = source.lut.stages.first, grid.allSatisfy({ $0 == grid[0] }) { clutPoints = grid[0] }
+        if let g = clutPoints, g >= 2 {
+            let aligned = (g - 1) * ((defaultPoints - 1 + g - 2) / (g - 1)) + 1
+            if aligned <= maximumPoints { points = aligned }
+        }
+        self.points = points
+        self.inputs = inputs
+        var strides = [Int32](repeating: 4, count: inputs)
+        for i in stride(from: inputs - 2, through: 0, by: -1) { strides[i] = strides[i + 1] * Int32(points) }
+        self.strides = strides
+        var nodes = 1
+        for _ in 0 ..< inputs { nodes *= points }
+        var grid = [Int32](repeating: 0, count: nodes * 4)
+        let levels = (0 ..< points).map { Double(ICCLut.quantize(Double($0) / Double(points - 1))) / 65535 }
+        var index = [Int](repeating: 0, count: inputs)
+        var input = [Double](repeating: 0, count: inputs)
+        for node in 0 ..< nodes {
+            var rest = node
+            for k in stride(from: inputs - 1, through: 0, by: -1) {
+                index[k] = rest % points
+                rest /= points
+                input[k] = levels[index[k]]
+            }
+            let out = source.destination(input, encoded: false, from: leading == nil ? 0 : 1)
+            for c in 0 ..< 3 { grid[node * 4 + c] = Int32((min(max(out[c], -3.99), 3.99) * Double(Self.scale)).rounded()) }
+        }
+        self.grid = grid
+        encode = (0 ... Int(Self.scale)).map { ColorTransform.to8(ColorTransform.encode16(Double($0) / Double(Self.scale))) }
+        func cells(inverted: Bool) -> [SIMD2<Int32>] {
+            var table = [SIMD2<Int32>](repeating: .zero, count: inputs * 256)
+            for c in 0 ..< inputs {
+                for v in 0 ..< 256 {
+                    let value = inverted ? 255 - v : v
+                    // Position on the grid in 1/32768 of a cell: the 8-bit value, or the
+                    // leading curve's 16-bit output for it (the code lcms2's CLUT stage sees).
+                    let code = leading.map { Int(ICCLut.quantize(ICCLut.evaluate($0.curves[c], Double(value) / 255))) }
+                    let position = code.map { ($0 * (points - 1) * Int(Self.one) + 32767) / 65535 }
+                        ?? (value * (points - 1) * Int(Self.one) + 127) / 255
+                    var cell = position >> 15, weight = Int32(position & (Int(Self.one) - 1))
+                    if cell == points - 1 {
+                        cell -= 1
+                        weight = Self.one
+                    }
+                    table[c * 256 + v] = SIMD2(Int32(cell) * strides[c], weight)
+                }
+            }
+            return table
+        }
+        self.cells = cells(inverted: false)
+        invertedCells = cells(inverted: true)
+    }
+
+    /// The corners after the first of the tetrahedron holding fractions (rx, ry, rz) along
+    /// strides (sx, sy, sz), and the four corner weights (summing to `one`).
+    @inline(__always)
+    static func tetrahedron(_ rx: Int32, _ ry: Int32, _ rz: Int32, _ sx: Int32, _ sy: Int32, _ sz: Int32)
+        -> (n1: Int, n2: Int, w: SIMD4<Int32>) {
+        let w: SIMD4<Int32>, n1: Int32, n2: Int32
+        if rx >= ry {
+            if ry >= rz {
+                n1 = sx; n2 = sx &+ sy; w = SIMD4(one &- rx, rx &- ry, ry &- rz, rz)
+            } else if rx >= rz {
+                n1 = sx; n2 = sx &+ sz; w = SIMD4(one &- rx, rx &- rz, rz &- ry, ry)
+            } else {
+                n1 = sz; n2 = sz &+ sx; w = SIMD4(one &- rz, rz &- rx, rx &- ry, ry)
+            }
+        } else if rx >= rz {
+            n1 = sy; n2 = sy &+ sx; w = SIMD4(one &- ry, ry &- rx, rx &- rz, rz)
+        } else if ry >= rz {
+            n1 = sy; n2 = sy &+ sz; w = SIMD4(one &- ry, ry &- rz, rz &- rx, rx)
+        } else {
+            n1 = sz; n2 = sz &+ sy; w = SIMD4(one &- rz, rz &- ry, ry &- rx, rx)
+        }
+        return (Int(n1), Int(n2), w)
+    }
+
+    /// An interpolated value (full scale 8192) clipped, to the 16-bit code, then to 8 bits as
+    /// lcms2 reduces 16-bit codes (round(v / 257)).
+    @inline(__always) static func to8(_ v: Int32, _ encode: UnsafePointer<UInt8>) -> UInt8 {
+        encode[Int(v > 0 ? (v < scale ? v : scale) : 0)]
+    }
+
+    // MARK: - Scalar kernels
+
+    /// 8-bit, 3 inputs: `count` pixels of `inStep` bytes (R, G, B first) to pixels of `outStep`
+    /// bytes (R, G, B first; a fourth output byte is copied from the input's fourth when both
+    /// steps are 4).
+    static func scalar3(_ input: UnsafePointer<UInt8>, _ inStep: Int, _ output: UnsafeMutablePointer<UInt8>,
+                        _ outStep: Int, _ count: Int, _ grid: UnsafePointer<Int32>, _ cells: UnsafePointer<SIMD2<Int32>>,
+                        _ strides: (Int32, Int32, Int32), _ encode: UnsafePointer<UInt8>) {
+        let half: Int32 = one >> 1
+        var i = 0, o = 0
+        for _ in 0 ..< count {
+            let a = cells[Int(input[i])], b = cells[256 + Int(input[i + 1])], c = cells[512 + Int(input[i + 2])]
+            let alpha = input[i + 3 < i + inStep ? i + 3 : i]
+            let t = tetrahedron(a.y, b.y, c.y, strides.0, strides.1, strides.2)
+            let base = grid + Int(a.x &+ b.x &+ c.x)
+            let n3 = Int(strides.0 &+ strides.1 &+ strides.2)
+            for lane in 0 ..< 3 {
+                var sum = t.w.x &* (base[lane]) &+ t.w.y &* (base[t.n1 + lane])
+                sum = sum &+ t.w.z &* (base[t.n2 + lane]) &+ t.w.w &* (base[n3 + lane])
+                output[o + lane] = to8((sum &+ half) &>> 15, encode)
+            }
+            if outStep == 4 { output[o + 3] = inStep == 4 ? alpha : 255 }
+            i += inStep
+            o += outStep
+        }
+    }
+
+    /// 8-bit, 4 inputs (CMYK, 4 bytes a pixel) to pixels of `outStep` bytes (R, G, B, then 255).
+    static func scalar4(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, _ outStep: Int,
+                        _ count: Int, _ grid: UnsafePointer<Int32>, _ cells: UnsafePointer<SIMD2<Int32>>,
+                        _ strides: (Int32, Int32, Int32, Int32), _ encode: UnsafePointer<UInt8>) {
+        let half: Int32 = one >> 1
+        var i = 0, o = 0
+        for _ in 0 ..< count {
+            let k = cells[Int(input[i])], a = cells[256 + Int(input[i + 1])]
+            let b = cells[512 + Int(input[i + 2])], c = cells[768 + Int(input[i + 3])]
+            let t = tetrahedron(a.y, b.y, c.y, strides.1, strides.2, strides.3)
+            let n3 = Int(strides.1 &+ strides.2 &+ strides.3)
+            let low = grid + Int(k.x &+ a.x &+ b.x &+ c.x), high = low + Int(strides.0)
+            for lane in 0 ..< 3 {
+                var s0 = t.w.x &* (low[lane]) &+ t.w.y &* (low[t.n1 + lane])
+                s0 = s0 &+ t.w.z &* (low[t.n2 + lane]) &+ t.w.w &* (low[n3 + lane])
+                var s1 = t.w.x &* (high[lane]) &+ t.w.y &* (high[t.n1 + lane])
+                s1 = s1 &+ t.w.z &* (high[t.n2 + lane]) &+ t.w.w &* (high[n3 + lane])
+                let v0 = (s0 &+ half) &>> 15, v1 = (s1 &+ half) &>> 15
+                let v = ((one &- k.y) &* v0 &+ k.y &* v1 &+ half) &>> 15
+                output[o + lane] = to8(v, encode)
+            }
+            if outStep == 4 { output[o + 3] = 255 }
+            i += 4
+            o += outStep
+        }
+    }
+}

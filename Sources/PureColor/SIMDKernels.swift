@@ -1,0 +1,90 @@
+/// The SIMD twins of the 8-bit kernels: the three output channels of a pixel side by side in
+/// `SIMD4<Int32>` lanes (lane 3 unused), the same integer arithmetic as the scalar loops, so
+/// the results are bit-identical (tested on random data). Which one runs is
+/// ``ColorTransform/useSIMD``.
+extension ColorTransform {
+    /// 8-bit matrix/TRC RGB(A): the three contributions added as vectors, clamped to [0, 1]
+    /// with lane masks, rounded to the encoding table's grid; three table reads.
+    static func rgb8SIMD(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, _ count: Int,
+                         _ channels: Int, _ table: UnsafePointer<SIMD4<Int32>>, _ encode: UnsafePointer<UInt8>) {
+        let one = SIMD4<Int32>(repeating: 1 << Int32(Tables8.oneShift))
+        let shift = SIMD4<Int32>(repeating: Int32(Tables8.oneShift - Tables8.encodeShift))
+        let half = SIMD4<Int32>(repeating: 1 << (Int32(Tables8.oneShift - Tables8.encodeShift) - 1))
+        let zero = SIMD4<Int32>.zero
+        var i = 0
+        for _ in 0 ..< count {
+            var v = table[Int(input[i])] &+ table[256 + Int(input[i + 1])] &+ table[512 + Int(input[i + 2])]
+            v.replace(with: zero, where: v .< zero)
+            v.replace(with: one, where: v .> one)
+            let index = (v &+ half) &>> shift
+            output[i] = encode[Int(index.x)]
+            output[i + 1] = encode[Int(index.y)]
+            output[i + 2] = encode[Int(index.z)]
+            if channels == 4 { output[i + 3] = input[i + 3] }
+            i += channels
+        }
+    }
+}
+
+extension DeviceLink {
+    /// Clamps interpolated linear values to [0, 1] (`scale`) and reads the three 8-bit codes.
+    @inline(__always)
+    static func store(_ v: SIMD4<Int32>, _ output: UnsafeMutablePointer<UInt8>, _ encode: UnsafePointer<UInt8>) {
+        var c = v
+        c.replace(with: SIMD4<Int32>.zero, where: c .< SIMD4<Int32>.zero)
+        c.replace(with: SIMD4(repeating: scale), where: c .> SIMD4(repeating: scale))
+        output[0] = encode[Int(c.x)]
+        output[1] = encode[Int(c.y)]
+        output[2] = encode[Int(c.z)]
+    }
+
+    /// The tetrahedron's four corners at `base` weighted (sum of weights 32768), rounded.
+    @inline(__always)
+    static func corners(_ base: UnsafePointer<Int32>, _ n1: Int, _ n2: Int, _ n3: Int, _ w: SIMD4<Int32>) -> SIMD4<Int32> {
+        let raw = UnsafeRawPointer(base)
+        let c0 = raw.loadUnaligned(as: SIMD4<Int32>.self)
+        let c1 = raw.loadUnaligned(fromByteOffset: 4 * n1, as: SIMD4<Int32>.self)
+        let c2 = raw.loadUnaligned(fromByteOffset: 4 * n2, as: SIMD4<Int32>.self)
+        let c3 = raw.loadUnaligned(fromByteOffset: 4 * n3, as: SIMD4<Int32>.self)
+        let sum = c0 &* w.x &+ c1 &* w.y &+ c2 &* w.z &+ c3 &* w.w
+        return (sum &+ (one >> 1)) &>> 15
+    }
+
+    /// SIMD twin of ``scalar3(_:_:_:_:_:_:_:_:_:)``.
+    static func simd3(_ input: UnsafePointer<UInt8>, _ inStep: Int, _ output: UnsafeMutablePointer<UInt8>,
+                      _ outStep: Int, _ count: Int, _ grid: UnsafePointer<Int32>, _ cells: UnsafePointer<SIMD2<Int32>>,
+                      _ strides: (Int32, Int32, Int32), _ encode: UnsafePointer<UInt8>) {
+        let n3 = Int(strides.0 &+ strides.1 &+ strides.2)
+        var i = 0, o = 0
+        for _ in 0 ..< count {
+            let a = cells[Int(input[i])], b = cells[256 + Int(input[i + 1])], c = cells[512 + Int(input[i + 2])]
+            let alpha = input[i + 3 < i + inStep ? i + 3 : i]
+            let t = tetrahedron(a.y, b.y, c.y, strides.0, strides.1, strides.2)
+            store(corners(grid + Int(a.x &+ b.x &+ c.x), t.n1, t.n2, n3, t.w), output + o, encode)
+            if outStep == 4 { output[o + 3] = inStep == 4 ? alpha : 255 }
+            i += inStep
+            o += outStep
+        }
+    }
+
+    /// SIMD twin of ``scalar4(_:_:_:_:_:_:_:_:)``.
+    static func simd4(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, _ outStep: Int,
+                      _ count: Int, _ grid: UnsafePointer<Int32>, _ cells: UnsafePointer<SIMD2<Int32>>,
+                      _ strides: (Int32, Int32, Int32, Int32), _ encode: UnsafePointer<UInt8>) {
+        let n3 = Int(strides.1 &+ strides.2 &+ strides.3)
+        let half = SIMD4<Int32>(repeating: one >> 1)
+        var i = 0, o = 0
+        for _ in 0 ..< count {
+            let k = cells[Int(input[i])], a = cells[256 + Int(input[i + 1])]
+            let b = cells[512 + Int(input[i + 2])], c = cells[768 + Int(input[i + 3])]
+            let t = tetrahedron(a.y, b.y, c.y, strides.1, strides.2, strides.3)
+            let low = grid + Int(k.x &+ a.x &+ b.x &+ c.x)
+            let v0 = corners(low, t.n1, t.n2, n3, t.w), v1 = corners(low + Int(strides.0), t.n1, t.n2, n3, t.w)
+            let v = (v0 &* (one &- k.y) &+ v1 &* k.y &+ half) &>> 15
+            store(v, output + o, encode)
+            if outStep == 4 { output[o + 3] = 255 }
+            i += 4
+            o += outStep
+        }
+    }
+}
