@@ -204,7 +204,7 @@ public struct WebPDecoder: IncrementalImageDecoder {
                 input.consume(RIFF.headerSize)
                 state = .chunkHeader
             case .chunkHeader:
-                if let pause = pauseAfterFrame, completedFrames > pause { return }
+                if isAnimated, let pause = pauseAfterFrame, completedFrames > pause { return }
                 let at = input.offset()
                 if let end = frameEnd, at >= end {
                     frameEnd = nil

@@ -18,7 +18,7 @@ struct WebPVector: Sendable, CustomTestStringConvertible {
     var frames: [Frame] = []
 
     var testDescription: String { name }
-    var isLossy: Bool { name.hasPrefix("alpha_") || name.hasPrefix("lossy") || name.contains("lossy") || name.contains("mixed") || name == "meta_all_lossy_alpha" }
+    var isLossy: Bool { name.hasPrefix("alpha_") || name.hasPrefix("lossy") || name.contains("lossy") || name.contains("mixed") || name.contains("perframe") || name == "meta_all_lossy_alpha" }
 
     func bytes() throws -> [UInt8] { try TestVectors.bytes("webp/\(name).webp") }
     /// The reference RGBA: the whole image, or every composited canvas one after another.

@@ -22,12 +22,13 @@ struct VP8LBitReader {
     /// Zero bits readable past the end (64 minus the data's bits, when the data is under 8 bytes).
     let endPadding: Int
 
-    init(_ buffer: UnsafeBufferPointer<UInt8>, state: VP8LBitState) {
+    /// `complete`: the buffer is the whole stream (only then does the short-stream padding apply).
+    init(_ buffer: UnsafeBufferPointer<UInt8>, state: VP8LBitState, complete: Bool = true) {
         // An empty buffer still needs a valid pointer; nothing is ever loaded from it.
         base = buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
         length = buffer.count
         self.state = state
-        endPadding = max(0, 8 - buffer.count) * 8
+        endPadding = complete ? max(0, 8 - buffer.count) * 8 : 0
     }
 
     /// Tops the bit buffer up to at least 32 bits while data remains.

@@ -69,7 +69,7 @@ struct VP8LStream: Sendable {
         if setup == nil {
             guard complete || bytesAtLastAttempt == 0 || data.count >= 2 * bytesAtLastAttempt else { return }
             bytesAtLastAttempt = max(data.count, 1)
-            var reader = VP8LBitReader(data, state: VP8LBitState())
+            var reader = VP8LBitReader(data, state: VP8LBitState(), complete: complete)
             do {
                 try readSetup(&reader)
             } catch .needMoreData {
@@ -79,7 +79,7 @@ struct VP8LStream: Sendable {
             bits = reader.state
         }
         guard let setup else { return }
-        var reader = VP8LBitReader(data, state: bits)
+        var reader = VP8LBitReader(data, state: bits, complete: complete)
         let total = pixels.count
         var failure: VP8LFailure?
         pixels.withUnsafeMutableBufferPointer { out in
