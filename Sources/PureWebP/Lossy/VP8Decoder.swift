@@ -113,9 +113,6 @@ struct VP8Decoder: Sendable {
             if case .truncated = error, !isComplete, !d.eof { return false }
             throw error
         }
-        if isComplete, parsed.partitionStarts.last! >= available {
-            throw .truncated(what: "VP8 token partitions", offset: offset + available)
-        }
         if let violation = limits.checkPlausible(neededBytes: header.macroblockWidth * header.macroblockHeight / 8) {
             throw .limit(violation, offset: offset)
         }
