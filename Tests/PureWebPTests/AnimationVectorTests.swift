@@ -27,7 +27,7 @@ struct AnimationVectorTests {
         #expect(index == v.frames.count)
     }
 
-    @Test("random access: frame(at:) equals the iteration", arguments: WebPVector.animations.filter { !$0.isLossy }.prefix(6))
+    @Test("random access: frame(at:) equals the iteration", arguments: WebPVector.animations)
     func randomAccess(_ v: WebPVector) throws {
         let animation = try WebPAnimation(bytes: try v.bytes())
         let reference = try v.reference()
@@ -41,15 +41,17 @@ struct AnimationVectorTests {
         }
     }
 
-    @Test("the incremental decoder reports the frames and ends on the first canvas", arguments: WebPVector.animations.filter { !$0.isLossy }.prefix(6))
+    @Test("the incremental decoder reports the frames and ends on the first canvas", arguments: WebPVector.animations)
     func incremental(_ v: WebPVector) throws {
         let bytes = try v.bytes()
         let reference = try v.reference()
         for chunk in [1, 7, 4096] {
             let run = Run(bytes, chunk: chunk)
             guard let image = run.image else { Issue.record("\(v.name) in \(chunk)-byte pieces: \(String(describing: run.error).prefix(300))"); continue }
-            #expect(image.pixels == Array(reference[0 ..< v.width * v.height * 4]))
-            #expect(run.events.filter { if case .frameComplete = $0 { return true } else { return false } }.count == v.frames.count)
+            #expect(image.rgba == Array(reference[0 ..< v.width * v.height * 4]))
+            // gif2webp writes a one-frame GIF as a still image (no ANIM chunk): no frame events then.
+            let frameEvents = run.events.filter { if case .frameComplete = $0 { return true } else { return false } }.count
+            #expect(frameEvents == (run.decoder.isAnimated ? v.frames.count : 0))
             #expect(run.decoder.header?.frameCount == v.frames.count)
         }
     }

@@ -195,7 +195,7 @@ extension WebPDecoder {
         if let pendingAlpha {
             alpha = try AlphaPlane.decode(pendingAlpha, width: width, height: height, base: pendingAlphaOffset)
         }
-        let lossy = LossyFrame(width: width, height: height, alpha: alpha, fancyUpsampling: options.fancyUpsampling)
+        let lossy = LossyFrame(width: width, height: height, alpha: alpha, fancyUpsampling: options.fancyUpsampling, limits: limits)
         return FrameDecoder(codec: .lossy(lossy), width: width, height: height, payloadOffset: payloadOffset, payloadSize: size)
     }
 

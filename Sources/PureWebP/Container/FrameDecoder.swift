@@ -71,7 +71,7 @@ struct FrameDecoder: Sendable {
             codec = .lossy(LossyFrame.placeholder)
             defer { codec = .lossy(frame) }
             try payload.withUnsafeBufferPointer { data throws(WebPError) in
-                try frame.advance(data, complete: complete, payloadOffset: payloadOffset) { y, row in
+                try frame.advance(data, complete: complete, payloadOffset: payloadOffset, payloadSize: payloadSize) { y, row in
                     emit(y, row)
                     done = y + 1
                 }
