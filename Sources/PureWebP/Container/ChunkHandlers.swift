@@ -214,7 +214,7 @@ extension WebPDecoder {
                 image.withUnsafeMutableBufferPointer { out in
                     let base = y * width * bpp
                     if bpp == 4 {
-                        for i in 0 ..< width * 4 { out[base + i] = row[i] }
+                        UnsafeMutableRawPointer(out.baseAddress! + base).copyMemory(from: row.baseAddress!, byteCount: width * 4)
                     } else {
                         for x in 0 ..< width {
                             out[base + 3 * x] = row[4 * x]; out[base + 3 * x + 1] = row[4 * x + 1]; out[base + 3 * x + 2] = row[4 * x + 2]

@@ -13,7 +13,7 @@ struct FrameDecoder: Sendable {
     let payloadOffset: Int
     let payloadSize: Int
     private var payload: [UInt8] = []
-    private var scratch: [UInt8]
+    private var scratch: [UInt32]
     /// Rows handed out so far.
     private(set) var rowsDone = 0
 
@@ -23,7 +23,7 @@ struct FrameDecoder: Sendable {
         self.height = height
         self.payloadOffset = payloadOffset
         self.payloadSize = payloadSize
-        scratch = [UInt8](repeating: 0, count: width * 4)
+        scratch = [UInt32](repeating: 0, count: width)
         payload.reserveCapacity(min(payloadSize, 1 << 24))
     }
 
@@ -49,14 +49,13 @@ struct FrameDecoder: Sendable {
                 try payload.withUnsafeBufferPointer { data throws(VP8LFailure) in
                     try stream.advance(data, complete: complete) { y, row in
                         scratch.withUnsafeMutableBufferPointer { out in
+                            // ARGB words to R, G, B, A bytes: one word store a pixel.
                             for x in 0 ..< width {
                                 let argb = row[x]
-                                out[4 * x] = UInt8(truncatingIfNeeded: argb >> 16)
-                                out[4 * x + 1] = UInt8(truncatingIfNeeded: argb >> 8)
-                                out[4 * x + 2] = UInt8(truncatingIfNeeded: argb)
-                                out[4 * x + 3] = UInt8(truncatingIfNeeded: argb >> 24)
+                                let rgba = (argb & 0xFF00_FF00) | ((argb &>> 16) & 0xFF) | ((argb & 0xFF) &<< 16)
+                                out[x] = UInt32(littleEndian: rgba)
                             }
-                            emit(y, UnsafeBufferPointer(out))
+                            out.withMemoryRebound(to: UInt8.self) { emit(y, UnsafeBufferPointer($0)) }
                         }
                         done = y + 1
                     }

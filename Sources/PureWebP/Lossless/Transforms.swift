@@ -97,18 +97,36 @@ enum VP8LInverse {
             while x < width {
                 let mode = Int((modes[modeRow &+ (x >> t.bits)] &>> 8) & 0xF)
                 let end = min((x & ~(tileWidth &- 1)) &+ tileWidth, width)
-                switch mode {
-                case 1:
-                    while x < end { row[x] = add(row[x], row[x &- 1]); x &+= 1 }
-                case 2:
-                    while x < end { row[x] = add(row[x], previous[x]); x &+= 1 }
-                default:
-                    while x < end {
-                        let topRight = x &+ 1 < width ? previous[x &+ 1] : row[0]
-                        let p = predict(mode, left: row[x &- 1], top: previous[x], topLeft: previous[x &- 1], topRight: topRight)
-                        row[x] = add(row[x], p)
+                // One loop per mode (the mode is fixed across the tile); the last column's
+                // top-right is the current row's first pixel.
+                @inline(__always) func run(_ predict: (UInt32, UInt32, UInt32, UInt32) -> UInt32) {
+                    let inner = min(end, width &- 1)
+                    var left = row[x &- 1]
+                    while x < inner {
+                        left = add(row[x], predict(left, previous[x], previous[x &- 1], previous[x &+ 1]))
+                        row[x] = left
                         x &+= 1
                     }
+                    if x < end {
+                        row[x] = add(row[x], predict(left, previous[x], previous[x &- 1], row[0]))
+                        x &+= 1
+                    }
+                }
+                switch mode {
+                case 1: run { l, _, _, _ in l }
+                case 2: run { _, t, _, _ in t }
+                case 3: run { _, _, _, tr in tr }
+                case 4: run { _, _, tl, _ in tl }
+                case 5: run { l, t, _, tr in average2(average2(l, tr), t) }
+                case 6: run { l, _, tl, _ in average2(l, tl) }
+                case 7: run { l, t, _, _ in average2(l, t) }
+                case 8: run { _, t, tl, _ in average2(tl, t) }
+                case 9: run { _, t, _, tr in average2(t, tr) }
+                case 10: run { l, t, tl, tr in average2(average2(l, tl), average2(t, tr)) }
+                case 11: run { l, t, tl, _ in select(t, l, tl) }
+                case 12: run { l, t, tl, _ in clampedAddSubtractFull(l, t, tl) }
+                case 13: run { l, t, tl, _ in clampedAddSubtractHalf(average2(l, t), tl) }
+                default: run { _, _, _, _ in 0xFF00_0000 }
                 }
             }
         }

@@ -155,7 +155,7 @@ struct VP8LStream: Sendable {
         for y in rowsDone ..< end {
             a.withUnsafeMutableBufferPointer { ab in
                 pixels.withUnsafeBufferPointer { p in
-                    for x in 0 ..< codedWidth { ab[x] = p[y * codedWidth + x] }
+                    ab.baseAddress!.update(from: p.baseAddress! + y * codedWidth, count: codedWidth)
                 }
             }
             var index = setup.transforms.count - 1
