@@ -108,3 +108,27 @@ struct MetadataTests {
         #expect(animation.metadata.orientation == .right)
     }
 }
+
+@Suite("WebP lossless resumption")
+struct ResumptionTests {
+    /// Fed one byte at a time, the setup (transforms, codes) is parsed again only when the
+    /// bytes have doubled, and the pixels resume where they stopped: the rows come out the same.
+    @Test(arguments: ["ll_photo_z9", "ll_colors2_z9", "ll_noise_alpha", "ll_near40"])
+    func oneByteAtATime(_ name: String) throws {
+        let file = try TestVectors.bytes("webp/\(name).webp")
+        let payload = Array(file[20...])
+        let header = try #require(VP8LHeader(payload[...]))
+        var stream = VP8LStream(width: header.width, height: header.height, headerless: false)
+        var rows: [Int] = []
+        for n in 1 ... payload.count {
+            try payload.withUnsafeBufferPointer { all in
+                try stream.advance(UnsafeBufferPointer(rebasing: all[0 ..< n]), complete: n == payload.count) { y, _ in rows.append(y) }
+            }
+        }
+        #expect(rows == Array(0 ..< header.height))
+        var bits = 0
+        while 1 << bits < payload.count { bits += 1 }
+        #expect(stream.setupAttempts <= bits + 2)
+        #expect(stream.isComplete)
+    }
+}

@@ -43,6 +43,8 @@ struct VP8LStream: Sendable {
     private var setup: Setup?
     private var bits = VP8LBitState()
     private var bytesAtLastAttempt = 0
+    /// How many times the setup part has been parsed (tests check it stays logarithmic in the bytes).
+    private(set) var setupAttempts = 0
     private var pixels: [UInt32] = []
     private var cache: [UInt32] = []
     private var position = 0
@@ -69,6 +71,7 @@ struct VP8LStream: Sendable {
         if setup == nil {
             guard complete || bytesAtLastAttempt == 0 || data.count >= 2 * bytesAtLastAttempt else { return }
             bytesAtLastAttempt = max(data.count, 1)
+            setupAttempts += 1
             var reader = VP8LBitReader(data, state: VP8LBitState(), complete: complete)
             do {
                 try readSetup(&reader)
