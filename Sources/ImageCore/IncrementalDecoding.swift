@@ -10,6 +10,8 @@ public struct ImageFileFormat: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let jpeg = ImageFileFormat(rawValue: "JPEG")
     /// GIF 87a and 89a, still or animated.
     public static let gif = ImageFileFormat(rawValue: "GIF")
+    /// WebP: lossy (VP8), lossless (VP8L), with alpha, still or animated.
+    public static let webp = ImageFileFormat(rawValue: "WebP")
     /// JPNG: a JPEG with a PNG alpha mask and a footer.
     public static let jpng = ImageFileFormat(rawValue: "JPNG")
     /// The format's name.

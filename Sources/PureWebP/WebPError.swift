@@ -1,31 +1,61 @@
 import ImageCore
 
-/// An error from the WebP decoder, with the byte offset in the file where it applies.
+/// Everything that can go wrong decoding a WebP file. Each case carries the absolute byte
+/// offset in the file where the problem was found.
+///
+/// ```swift
+/// do { _ = try WebPDecoder.decode(bytes) }
+/// catch { print(error.code, error) }   // "invalid", "WebP: invalid RIFF header at byte 0"
+/// ```
 public enum WebPError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The input ended before the named structure was complete.
+    /// A structure (a chunk, a bitstream) ends before its last byte although the file says it
+    /// is complete (a chunk payload shorter than its bitstream needs).
     case truncated(what: String, offset: Int)
-    /// The bytes break a rule of the RIFF container or a bitstream.
+    /// The bytes break a rule of the RIFF container or a bitstream (where libwebp rejects them).
     case invalid(what: String, offset: Int)
     /// The file asks for something libwebp also refuses or does not support.
     case unsupported(what: String, offset: Int)
     /// A `DecodingLimits` bound refused the header.
     case limit(LimitViolation, offset: Int)
+    /// The input ended early (``WebPDecoder/finish()`` before the end of the file); `partial`
+    /// holds what was decoded (rows not yet decoded are transparent black).
+    case incomplete(offset: Int, partial: Image?)
+    /// ``WebPAnimation/frame(at:)`` was asked for a frame the file does not have.
+    case frameIndexOutOfRange(index: Int, count: Int)
 
-    /// The offset in the file of the byte the error is about.
-    public var offset: Int {
+    /// A stable name for the case (vector tables record it).
+    public var code: String {
         switch self {
-        case .truncated(_, let offset), .invalid(_, let offset), .unsupported(_, let offset),
-             .limit(_, let offset):
-            return offset
+        case .truncated: "truncated"
+        case .invalid: "invalid"
+        case .unsupported: "unsupported"
+        case .limit: "limitExceeded"
+        case .incomplete: "incomplete"
+        case .frameIndexOutOfRange: "frameIndexOutOfRange"
         }
     }
 
+    /// The offset in the file of the byte the error is about (nil for a frame index).
+    public var offset: Int? {
+        switch self {
+        case .truncated(_, let offset), .invalid(_, let offset), .unsupported(_, let offset),
+             .limit(_, let offset), .incomplete(let offset, _):
+            return offset
+        case .frameIndexOutOfRange:
+            return nil
+        }
+    }
+
+    /// A one-line English message ending in the byte offset.
     public var description: String {
         switch self {
         case .truncated(let what, let offset): return "WebP: truncated \(what) at byte \(offset)"
         case .invalid(let what, let offset): return "WebP: invalid \(what) at byte \(offset)"
         case .unsupported(let what, let offset): return "WebP: unsupported \(what) at byte \(offset)"
         case .limit(let violation, let offset): return "WebP: \(violation) at byte \(offset)"
+        case .incomplete(let offset, let partial):
+            return "WebP: the file ends early at byte \(offset)" + (partial == nil ? "" : " (partial image kept)")
+        case .frameIndexOutOfRange(let index, let count): return "WebP: frame \(index) requested, the file has \(count)"
         }
     }
 }

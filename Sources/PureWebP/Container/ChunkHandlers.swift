@@ -1,0 +1,267 @@
+import ImageCore
+
+/// The chunk-level rules: which chunk may come where (libwebp's still decoder for still
+/// images, its demuxer for animations), and what each one does.
+extension WebPDecoder {
+    mutating func dispatch(_ tag: FourCC, size: Int, at: Int, _ events: inout [DecodingEvent]) throws(WebPError) {
+        let padded = size + (size & 1)
+        let payloadStart = at + RIFF.chunkHeaderSize
+        let skipAll = State.skip(remaining: min(padded, riffEnd - payloadStart))
+        if !sawFirstChunk {
+            sawFirstChunk = true
+            switch tag {
+            case .vp8x:
+                guard size >= 10, payloadStart + padded <= riffEnd else { throw .invalid(what: "VP8X chunk size \(size)", offset: at + 4) }
+                state = .collect(tag, size: size)
+            case .vp8, .vp8l:
+                guard payloadStart + size <= riffEnd else { throw .invalid(what: "\(tag) chunk size \(size)", offset: at + 4) }
+                state = .imageHeader(tag, size: size)
+                imageChunkSize = size
+            default:
+                throw .invalid(what: "first chunk \(tag) (expected VP8, VP8L or VP8X)", offset: at)
+            }
+            return
+        }
+        let isImage = tag == .vp8 || tag == .vp8l
+        let end = frameEnd ?? riffEnd
+        guard payloadStart + (isImage ? size : padded) <= end else { throw .invalid(what: "\(tag) chunk size \(size)", offset: at + 4) }
+        if frameEnd != nil {
+            // Inside an ANMF chunk: an optional ALPH, then VP8 or VP8L; anything after is skipped.
+            if frameHasImage { state = .skip(remaining: end - payloadStart); return }
+            switch tag {
+            case .alph where pendingAlpha == nil:
+                state = .collect(tag, size: size)
+            case .vp8, .vp8l:
+                if tag == .vp8l && pendingAlpha != nil { throw .invalid(what: "ALPH chunk before a VP8L frame", offset: at) }
+                state = .imageHeader(tag, size: size)
+                imageChunkSize = size
+            default:
+                throw .invalid(what: "\(tag) chunk in an ANMF frame before its image", offset: at)
+            }
+            return
+        }
+        guard let vp8x else { state = skipAll; return }   // simple format: nothing after the image counts
+        switch tag {
+        case .vp8x:
+            throw .invalid(what: "second VP8X chunk", offset: at)
+        case .iccp, .exif, .xmp:
+            let flag = tag == .iccp ? vp8x.hasICC : tag == .exif ? vp8x.hasEXIF : vp8x.hasXMP
+            let present = tag == .iccp ? metadata.iccProfile != nil : tag == .exif ? metadata.exif != nil
+                : metadata.texts.contains { $0.keyword == WebPMetadata.xmpKeyword }
+            if !flag {
+                try lenient("\(tag) chunk without its VP8X flag ignored", .invalid(what: "\(tag) chunk without its VP8X flag", offset: at), &events)
+                state = skipAll
+            } else if present {
+                events.append(.warning("second \(tag) chunk ignored"))
+                state = skipAll
+            } else if metadataBytes + size > limits.maxMetadataBytes {
+                events.append(.warning("\(tag) chunk of \(size) bytes dropped: over the metadata limit"))
+                state = skipAll
+            } else {
+                state = .collect(tag, size: size)
+            }
+        case .anim:
+            guard vp8x.isAnimated, !sawANIM else { state = skipAll; return }
+            guard size >= 6 else { throw .invalid(what: "ANIM chunk size \(size)", offset: at + 4) }
+            state = .collect(tag, size: size)
+        case .anmf:
+            guard vp8x.isAnimated else { state = skipAll; return }
+            guard sawANIM else { throw .invalid(what: "ANMF chunk before the ANIM chunk", offset: at) }
+            guard size >= ANMFHeader.byteCount else { throw .invalid(what: "ANMF chunk size \(size)", offset: at + 4) }
+            guard frames.count < limits.maxFrames else { throw .limit(.frames(limit: limits.maxFrames), offset: at) }
+            frameEnd = payloadStart + padded
+            state = .anmfHeader(size: size)
+        case .alph, .vp8, .vp8l:
+            if vp8x.isAnimated { throw .invalid(what: "\(tag) chunk outside ANMF in an animation", offset: at) }
+            if imageStarted {
+                try lenient("\(tag) chunk after the image ignored", .invalid(what: "second image chunk \(tag)", offset: at), &events)
+                state = skipAll
+            } else if tag == .alph {
+                state = .collect(tag, size: size)
+            } else {
+                state = .imageHeader(tag, size: size)
+                imageChunkSize = size
+            }
+        default:
+            state = skipAll
+        }
+    }
+
+    /// A whole chunk payload gathered by `.collect`.
+    mutating func handle(_ tag: FourCC, _ payload: [UInt8], at: Int, _ events: inout [DecodingEvent]) throws(WebPError) {
+        switch tag {
+        case .vp8x:
+            let info = VP8XInfo(payload[...])
+            if !info.isAnimated && payload.count != 10 {
+                throw .invalid(what: "VP8X chunk size \(payload.count)", offset: at - 4)
+            }
+            guard info.canvasWidth * info.canvasHeight < RIFF.maxImageArea else {
+                throw .invalid(what: "VP8X canvas \(info.canvasWidth)x\(info.canvasHeight)", offset: at)
+            }
+            if let violation = limits.check(width: info.canvasWidth, height: info.canvasHeight, bytesPerPixel: 4) {
+                throw .limit(violation, offset: at)
+            }
+            vp8x = info
+            if info.isAnimated {
+                let h = ImageHeader(fileFormat: .webp, width: info.canvasWidth, height: info.canvasHeight,
+                                    pixelFormat: .rgba8, frameCount: 0)
+                header = h
+                events.append(.header(h))
+            }
+        case .iccp, .exif, .xmp:
+            metadataBytes += payload.count
+            if let warning = WebPMetadata.store(tag, payload, into: &metadata) { events.append(.warning(warning)) }
+        case .anim:
+            let b = payload[...]
+            backgroundColor = b.le32(0)
+            loopCount = b.le16(4)
+            sawANIM = true
+        case .alph:
+            pendingAlpha = payload
+            pendingAlphaOffset = at
+        default:
+            break
+        }
+    }
+
+    mutating func beginANMF(_ h: ANMFHeader, size: Int, at: Int) throws(WebPError) {
+        guard h.width * h.height < RIFF.maxImageArea else { throw .invalid(what: "ANMF frame size", offset: at) }
+        pendingFrame = h
+        frameHasImage = false
+        pendingAlpha = nil
+    }
+
+    mutating func beginImage(_ tag: FourCC, _ b: ArraySlice<UInt8>, size: Int, at: Int,
+                             _ events: inout [DecodingEvent]) throws(WebPError) {
+        let lossless = tag == .vp8l
+        let width: Int, height: Int, hasAlpha: Bool
+        if lossless {
+            guard let h = VP8LHeader(b) else { throw .invalid(what: "VP8L header", offset: at) }
+            (width, height, hasAlpha) = (h.width, h.height, h.alphaHint)
+        } else {
+            guard let h = VP8FrameInfo(b, chunkSize: size) else { throw .invalid(what: "VP8 frame header", offset: at) }
+            (width, height, hasAlpha) = (h.width, h.height, pendingAlpha != nil)
+        }
+        imageStarted = true
+        if let anmf = pendingFrame, let vp8x {
+            guard anmf.x + width <= vp8x.canvasWidth, anmf.y + height <= vp8x.canvasHeight else {
+                throw .invalid(what: "frame \(width)x\(height) at (\(anmf.x), \(anmf.y)) outside the canvas", offset: at)
+            }
+            let canvasBytes = (vp8x.canvasWidth * vp8x.canvasHeight).multipliedReportingOverflow(by: 8).partialValue
+            if let violation = limits.check(width: width, height: height, bytesPerPixel: 8, extraBytes: canvasBytes) {
+                throw .limit(violation, offset: at)
+            }
+            let info = WebPFrameInfo(index: frames.count, x: anmf.x, y: anmf.y, width: width, height: height,
+                                     durationMilliseconds: anmf.duration, disposeToBackground: anmf.disposeToBackground,
+                                     blend: anmf.blend, isLossless: lossless, hasAlpha: hasAlpha)
+            frames.append(info)
+            header?.frameCount = frames.count
+            frameHasImage = true
+            events.append(.frameStarted(info.index))
+            if decodePixels {
+                if compositor == nil { compositor = WebPCompositor(width: vp8x.canvasWidth, height: vp8x.canvasHeight) }
+                compositor?.beginFrame(.init(x: anmf.x, y: anmf.y, width: width, height: height), hasAlpha: hasAlpha, blend: anmf.blend)
+                frame = try makeFrame(lossless, width: width, height: height, payloadOffset: at, size: size)
+            }
+            return
+        }
+        if let vp8x, vp8x.canvasWidth != width || vp8x.canvasHeight != height {
+            throw .invalid(what: "image \(width)x\(height) in a \(vp8x.canvasWidth)x\(vp8x.canvasHeight) VP8X canvas", offset: at)
+        }
+        if lossless && pendingAlpha != nil {
+            try lenient("ALPH chunk beside a lossless image ignored", .invalid(what: "ALPH chunk beside VP8L", offset: pendingAlphaOffset), &events)
+            pendingAlpha = nil
+        }
+        let format: PixelFormat = (vp8x?.hasAlpha ?? false) || hasAlpha ? .rgba8 : .rgb8
+        let extra = lossless ? width * height * 4 : width * height * 2
+        if let violation = limits.check(width: width, height: height, bytesPerPixel: format.bytesPerPixel, extraBytes: extra) {
+            throw .limit(violation, offset: at)
+        }
+        let h = ImageHeader(fileFormat: .webp, width: width, height: height, pixelFormat: format)
+        header = h
+        events.append(.header(h))
+        if decodePixels {
+            image = [UInt8](repeating: 0, count: width * height * format.bytesPerPixel)
+            frame = try makeFrame(lossless, width: width, height: height, payloadOffset: at, size: size)
+        }
+    }
+
+    private func makeFrame(_ lossless: Bool, width: Int, height: Int, payloadOffset: Int, size: Int) throws(WebPError) -> FrameDecoder {
+        if lossless {
+            return FrameDecoder(codec: .lossless(VP8LStream(width: width, height: height, headerless: false)),
+                                width: width, height: height, payloadOffset: payloadOffset, payloadSize: size)
+        }
+        var alpha: [UInt8]?
+        if let pendingAlpha {
+            alpha = try AlphaPlane.decode(pendingAlpha, width: width, height: height, base: pendingAlphaOffset)
+        }
+        let lossy = LossyFrame(width: width, height: height, alpha: alpha, fancyUpsampling: options.fancyUpsampling, limits: limits)
+        return FrameDecoder(codec: .lossy(lossy), width: width, height: height, payloadOffset: payloadOffset, payloadSize: size)
+    }
+
+    /// Decodes the rows the payload so far allows and reports them.
+    mutating func decodeRows(_ events: inout [DecodingEvent]) throws(WebPError) {
+        guard var f = frame else { return }
+        frame = nil
+        defer { frame = f }
+        var low = Int.max, high = -1
+        let offsetY = pendingFrame?.y ?? 0
+        let bpp = header?.pixelFormat.bytesPerPixel ?? 4
+        let still = compositor == nil
+        let width = f.width
+        try f.run { y, row in
+            if still {
+                image.withUnsafeMutableBufferPointer { out in
+                    let base = y * width * bpp
+                    if bpp == 4 {
+                        UnsafeMutableRawPointer(out.baseAddress! + base).copyMemory(from: row.baseAddress!, byteCount: width * 4)
+                    } else {
+                        for x in 0 ..< width {
+                            out[base + 3 * x] = row[4 * x]; out[base + 3 * x + 1] = row[4 * x + 1]; out[base + 3 * x + 2] = row[4 * x + 2]
+                        }
+                    }
+                }
+            } else {
+                compositor?.drawRow(y, row)
+            }
+            low = min(low, y); high = max(high, y)
+        }
+        if high >= low {
+            let range = (low + offsetY) ..< (high + 1 + offsetY)
+            if case let .rows(last)? = events.last, last.upperBound == range.lowerBound {
+                events[events.count - 1] = .rows(last.lowerBound ..< range.upperBound)
+            } else {
+                events.append(.rows(range))
+            }
+        }
+    }
+
+    mutating func endImage(_ events: inout [DecodingEvent]) throws(WebPError) {
+        if decodePixels, let f = frame, !f.isComplete {
+            throw .truncated(what: "image data", offset: f.payloadOffset + f.payloadSize)
+        }
+        frame = nil
+        pendingAlpha = nil
+        if let anmf = pendingFrame {
+            let index = frames.count - 1
+            compositor?.endFrame(disposeToBackground: anmf.disposeToBackground)
+            if index == 0, let canvas = compositor?.canvas { firstFrame = canvas }
+            completedFrames += 1
+            pendingFrame = nil
+            events.append(.frameComplete(index))
+        } else {
+            imageDone = true
+            completedFrames = 1
+        }
+    }
+
+    mutating func endOfFile(_ events: inout [DecodingEvent]) throws(WebPError) {
+        if isAnimated {
+            guard !frames.isEmpty else { throw .invalid(what: "animation without frames", offset: riffEnd) }
+        } else {
+            guard imageDone else { throw .invalid(what: "file without an image chunk", offset: riffEnd) }
+        }
+        state = .ended
+        events.append(.end)
+    }
+}

@@ -1,0 +1,80 @@
+/// The decoder of one image chunk (`VP8 ` or `VP8L`, a still image or an animation frame):
+/// the chunk payload is gathered as it arrives and handed to the lossless or lossy decoder,
+/// which gives back rows as RGBA8 as soon as they are final.
+struct FrameDecoder: Sendable {
+    enum Codec: Sendable {
+        case lossless(VP8LStream)
+        case lossy(LossyFrame)
+    }
+    var codec: Codec
+    let width: Int
+    let height: Int
+    /// The payload's offset in the file (errors are reported from it).
+    let payloadOffset: Int
+    let payloadSize: Int
+    private var payload: [UInt8] = []
+    private var scratch: [UInt32]
+    /// Rows handed out so far.
+    private(set) var rowsDone = 0
+
+    init(codec: Codec, width: Int, height: Int, payloadOffset: Int, payloadSize: Int) {
+        self.codec = codec
+        self.width = width
+        self.height = height
+        self.payloadOffset = payloadOffset
+        self.payloadSize = payloadSize
+        scratch = [UInt32](repeating: 0, count: width)
+        payload.reserveCapacity(min(payloadSize, 1 << 24))
+    }
+
+    var isComplete: Bool { rowsDone == height }
+    var bytesReceived: Int { payload.count }
+
+    /// Adds payload bytes that arrived.
+    mutating func append(_ bytes: ArraySlice<UInt8>) { payload.append(contentsOf: bytes) }
+
+    /// Decodes as far as the payload allows; `emit(y, rgba)` gets each row that became final.
+    mutating func run(emit: (Int, UnsafeBufferPointer<UInt8>) -> Void) throws(WebPError) {
+        let complete = payload.count >= payloadSize
+        let width = self.width
+        var done = rowsDone
+        var scratch = self.scratch
+        self.scratch = []
+        defer { self.scratch = scratch; rowsDone = done }
+        switch codec {
+        case .lossless(var stream):
+            codec = .lossless(VP8LStream(width: 0, height: 0, headerless: true))   // keeps `stream` unique
+            defer { codec = .lossless(stream) }
+            do throws(VP8LFailure) {
+                try payload.withUnsafeBufferPointer { data throws(VP8LFailure) in
+                    try stream.advance(data, complete: complete) { y, row in
+                        scratch.withUnsafeMutableBufferPointer { out in
+                            // ARGB words to R, G, B, A bytes: one word store a pixel.
+                            for x in 0 ..< width {
+                                let argb = row[x]
+                                let rgba = (argb & 0xFF00_FF00) | ((argb &>> 16) & 0xFF) | ((argb & 0xFF) &<< 16)
+                                out[x] = UInt32(littleEndian: rgba)
+                            }
+                            out.withMemoryRebound(to: UInt8.self) { emit(y, UnsafeBufferPointer($0)) }
+                        }
+                        done = y + 1
+                    }
+                }
+            } catch {
+                switch error {
+                case .needMoreData: throw .truncated(what: "VP8L bitstream", offset: payloadOffset + payload.count)
+                case .invalid(let what, let byte): throw .invalid(what: "VP8L \(what)", offset: payloadOffset + byte)
+                }
+            }
+        case .lossy(var frame):
+            codec = .lossy(LossyFrame.placeholder)
+            defer { codec = .lossy(frame) }
+            try payload.withUnsafeBufferPointer { data throws(WebPError) in
+                try frame.advance(data, complete: complete, payloadOffset: payloadOffset, payloadSize: payloadSize) { y, row in
+                    emit(y, row)
+                    done = y + 1
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import ImageCore
+
+/// The adapter between the container and the lossy decoder under `Lossy/` (`VP8Decoder`, see
+/// Notes.md "Lossy"): it creates the decoder from the frame header, passes it the payload so
+/// far, and turns its row bands into RGBA rows with the ALPH plane applied.
+struct LossyFrame: Sendable {
+    let width: Int
+    let height: Int
+    /// The decoded ALPH plane (`width * height`), if the frame has one.
+    let alpha: [UInt8]?
+    let fancyUpsampling: Bool
+    let limits: DecodingLimits
+    private var decoder: VP8Decoder?
+    private var band: [UInt8] = []
+
+    static let placeholder = LossyFrame(width: 0, height: 0, alpha: nil, fancyUpsampling: true, limits: .default)
+
+    init(width: Int, height: Int, alpha: [UInt8]?, fancyUpsampling: Bool, limits: DecodingLimits) {
+        self.width = width
+        self.height = height
+        self.alpha = alpha
+        self.fancyUpsampling = fancyUpsampling
+        self.limits = limits
+    }
+
+    /// Decodes what `data` (the `VP8 ` payload so far) allows; `emit(y, rgba)` gets each final row.
+    mutating func advance(_ data: UnsafeBufferPointer<UInt8>, complete: Bool, payloadOffset: Int, payloadSize: Int,
+                          emit: (Int, UnsafeBufferPointer<UInt8>) -> Void) throws(WebPError) {
+        let raw = UnsafeRawBufferPointer(data)
+        if decoder == nil {
+            let header = try VP8Decoder.readHeader(raw, offset: payloadOffset, payloadSize: payloadSize)
+            decoder = try VP8Decoder(header: header, limits: limits, fancyUpsampling: fancyUpsampling)
+        }
+        guard var d = decoder else { return }
+        decoder = nil
+        defer { decoder = d }
+        let width = self.width
+        var band = self.band
+        self.band = []
+        defer { self.band = band }
+        let alpha = self.alpha
+        try d.decode(raw, isComplete: complete, offset: payloadOffset) { rows in
+            let needed = rows.rows.count * width * 4
+            if band.count < needed { band = [UInt8](repeating: 0, count: needed) }
+            band.withUnsafeMutableBufferPointer { out in
+                guard let base = out.baseAddress else { return }
+                if let alpha {
+                    alpha.withUnsafeBufferPointer { a in
+                        rows.write(to: base, stride: width * 4, bytesPerPixel: 4,
+                                   alpha: a.baseAddress! + rows.rows.lowerBound * width, alphaStride: width)
+                    }
+                } else {
+                    rows.write(to: base, stride: width * 4, bytesPerPixel: 4)
+                }
+                for (i, y) in rows.rows.enumerated() {
+                    emit(y, UnsafeBufferPointer(start: base + i * width * 4, count: width * 4))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,140 @@
+/// Where a boolean decoder stands in its partition: everything but the bytes, so a decoder can be
+/// saved between calls (and copied to roll back) while the bytes move.
+struct VP8BoolState: Sendable, Equatable {
+    /// Bits read ahead, the top `bits + 8` of which are live.
+    var value: UInt64 = 0
+    /// Number of look-ahead bits beyond the 8-bit window; negative means a load is due.
+    var bits: Int = -8
+    /// The range minus one, in 127...254 between calls.
+    var range: UInt32 = 254
+    /// Offset of the next byte to load, from the payload start.
+    var position: Int
+    /// Offset one past the partition's last byte, from the payload start.
+    var end: Int
+    /// Whether the decoder needed a byte past `end` (it then reads zeros, as libwebp does).
+    var eof = false
+
+    init(position: Int, end: Int) {
+        self.position = position
+        self.end = end
+    }
+}
+
+/// The VP8 boolean entropy decoder (RFC 6386 section 7), bit-exact with libwebp's VP8BitReader:
+/// it loads 7 bytes at a time while 8 remain, then single bytes, and at the end of the partition
+/// shifts in one zero byte and sets `eof` (libwebp's `eof_`), after which it keeps returning bits
+/// without reading. Built on the stack from a `VP8BoolState` over the current bytes.
+struct VP8BoolDecoder {
+    var value: UInt64
+    var bits: Int
+    var range: UInt32
+    var position: Int
+    let end: Int
+    var eof: Bool
+    let bytes: UnsafePointer<UInt8>
+
+    @inline(__always)
+    init(_ state: VP8BoolState, _ bytes: UnsafePointer<UInt8>) {
+        value = state.value
+        bits = state.bits
+        range = state.range
+        position = state.position
+        end = state.end
+        eof = state.eof
+        self.bytes = bytes
+    }
+
+    /// A decoder at the start of `start ..< end` (offsets into `bytes`), with its first byte loaded.
+    static func start(_ bytes: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> VP8BoolState {
+        var decoder = VP8BoolDecoder(VP8BoolState(position: start, end: end), bytes)
+        decoder.loadNewBytes()
+        return decoder.state
+    }
+
+    @inline(__always)
+    var state: VP8BoolState {
+        var s = VP8BoolState(position: position, end: end)
+        s.value = value
+        s.bits = bits
+        s.range = range
+        s.eof = eof
+        return s
+    }
+
+    @inline(__always)
+    mutating func loadNewBytes() {
+        if position &+ 8 <= end {
+            let raw = UnsafeRawPointer(bytes + position).loadUnaligned(as: UInt64.self)
+            let word = UInt64(bigEndian: raw) &>> 8
+            position &+= 7
+            value = word | (value &<< 56)
+            bits &+= 56
+        } else {
+            loadFinalBytes()
+        }
+    }
+
+    @inline(never)
+    mutating func loadFinalBytes() {
+        if position < end {
+            bits &+= 8
+            value = UInt64(bytes[position]) | (value &<< 8)
+            position &+= 1
+        } else if !eof {
+            value = value &<< 8
+            bits &+= 8
+            eof = true
+        } else {
+            bits = 0
+        }
+    }
+
+    /// One bool whose probability of being 0 is `probability / 256`.
+    @inline(__always)
+    mutating func bit(_ probability: UInt32) -> Bool {
+        if bits < 0 { loadNewBytes() }
+        let pos = UInt64(truncatingIfNeeded: bits)
+        let split = (range &* probability) &>> 8
+        let window = UInt32(truncatingIfNeeded: value &>> pos)
+        let result = window > split
+        var r: UInt32
+        if result {
+            r = range &- split
+            value = value &- (UInt64(split &+ 1) &<< pos)
+        } else {
+            r = split &+ 1
+        }
+        let shift = r.leadingZeroBitCount &- 24
+        r = r &<< UInt32(truncatingIfNeeded: shift)
+        bits &-= shift
+        range = r &- 1
+        return result
+    }
+
+    @inline(__always)
+    mutating func bit(_ probability: UInt8) -> Bool { bit(UInt32(probability)) }
+
+    /// An unsigned `count`-bit literal, most significant bit first, each at probability 1/2.
+    mutating func literal(_ count: Int) -> Int {
+        var v = 0
+        for _ in 0 ..< count { v = (v << 1) | (bit(UInt32(0x80)) ? 1 : 0) }
+        return v
+    }
+
+    /// A `count`-bit magnitude followed by a sign bit.
+    mutating func signedLiteral(_ count: Int) -> Int {
+        let v = literal(count)
+        return bit(UInt32(0x80)) ? -v : v
+    }
+
+    /// A flag, then a signed `count`-bit value if it is set (else 0).
+    mutating func optionalSigned(_ count: Int) -> Int {
+        bit(UInt32(0x80)) ? signedLiteral(count) : 0
+    }
+
+    /// `v` with a sign read at probability 1/2 (libwebp's VP8GetSigned).
+    @inline(__always)
+    mutating func signed(_ v: Int) -> Int {
+        bit(UInt32(0x80)) ? -v : v
+    }
+}

@@ -1,0 +1,189 @@
+/// One macroblock's residual parsing (libwebp's ParseResiduals) and reconstruction into the work
+/// buffer (libwebp's ReconstructRow, one macroblock at a time), over pointers the decoder lends
+/// for the duration of a `decode` call.
+struct VP8MacroblockContext {
+    /// Token probabilities [type 4][position 17][context 3][node 11].
+    let probabilities: UnsafePointer<UInt8>
+    let quantizers: UnsafePointer<VP8Quantizer>
+    let useSkip: Bool
+    /// Non-zero contexts above each macroblock column: luma columns in bits 0-3, U in 4-5, V in
+    /// 6-7 (libwebp's nz_); and the second-order DC context.
+    let nzTop: UnsafeMutablePointer<UInt8>
+    let nzDcTop: UnsafeMutablePointer<UInt8>
+    /// Coefficients of the macroblock being decoded: 384 Int16.
+    let coefficients: UnsafeMutablePointer<Int16>
+    /// libwebp's yuv_b_: `VP8Predict.stride`-wide, luma at `lumaOffset`, chroma at the offsets below.
+    let work: UnsafeMutablePointer<UInt8>
+    /// Unfiltered bottom row and column samples of the macroblock row above: 32 bytes a column
+    /// (16 luma, 8 U, 8 V).
+    let topSamples: UnsafeMutablePointer<UInt8>
+
+    static let workSize = VP8Predict.stride * 26
+    static let lumaOffset = VP8Predict.stride + 8
+    static let uOffset = VP8Predict.stride * 18 + 8
+    static let vOffset = VP8Predict.stride * 18 + 24
+
+    /// Parses the tokens of macroblock `x` (info as VP8Modes lays it out), updating the non-zero
+    /// contexts; returns the luma and chroma summaries (libwebp's non_zero_y/non_zero_uv).
+    @inline(__always)
+    func parseResiduals(_ d: inout VP8BoolDecoder, x: Int, info: UnsafeMutablePointer<UInt8>,
+                        nzLeft: inout UInt8, nzDcLeft: inout UInt8) -> (luma: UInt32, chroma: UInt32) {
+        let i4 = info[VP8Modes.isI4x4] != 0
+        if useSkip && info[VP8Modes.skip] != 0 {
+            nzTop[x] = 0
+            nzLeft = 0
+            if !i4 {
+                nzDcTop[x] = 0
+                nzDcLeft = 0
+            }
+            return (0, 0)
+        }
+        let q = quantizers[Int(info[VP8Modes.segment])]
+        let dst = coefficients
+        dst.update(repeating: 0, count: 384)
+        let first: Int
+        let lumaProbs: UnsafePointer<UInt8>
+        if !i4 {
+            var dc = SIMD16<Int16>()
+            let ctx = Int(nzDcTop[x]) + Int(nzDcLeft)
+            let nz = withUnsafeMutableBytes(of: &dc) { raw -> Int in
+                let p = raw.baseAddress!.assumingMemoryBound(to: Int16.self)
+                let nz = VP8Residuals.coefficients(&d, probabilities + 1 * 561, context: ctx, dc: q.y2.dc, ac: q.y2.ac,
+                                                   first: 0, p)
+                if nz > 1 {
+                    VP8Residuals.inverseWHT(p, dst)
+                } else {
+                    let dc0 = Int16(truncatingIfNeeded: (Int32(p[0]) &+ 3) >> 3)
+                    for i in 0 ..< 16 { dst[16 * i] = dc0 }
+                }
+                return nz
+            }
+            let flag: UInt8 = nz > 0 ? 1 : 0
+            nzDcTop[x] = flag
+            nzDcLeft = flag
+            first = 1
+            lumaProbs = probabilities
+        } else {
+            first = 0
+            lumaProbs = probabilities + 3 * 561
+        }
+        var tnz = nzTop[x]
+        var lnz = nzLeft
+        var luma: UInt32 = 0
+        var block = dst
+        for y in 0 ..< 4 {
+            var l = (lnz >> y) & 1
+            for xx in 0 ..< 4 {
+                let ctx = Int(l) + Int((tnz >> xx) & 1)
+                let nz = VP8Residuals.coefficients(&d, lumaProbs, context: ctx, dc: q.y1.dc, ac: q.y1.ac,
+                                                   first: first, block)
+                l = nz > first ? 1 : 0
+                tnz = (tnz & ~(1 << xx)) | (l << xx)
+                luma = VP8Residuals.nzCode(luma, nz, block[0] != 0)
+                block += 16
+            }
+            lnz = (lnz & ~(1 << y)) | (l << y)
+        }
+        var chroma: UInt32 = 0
+        let chromaProbs = probabilities + 2 * 561
+        for ch in 0 ..< 2 {
+            let shift = 4 + 2 * ch
+            var codes: UInt32 = 0
+            for y in 0 ..< 2 {
+                var l = (lnz >> (shift + y)) & 1
+                for xx in 0 ..< 2 {
+                    let ctx = Int(l) + Int((tnz >> (shift + xx)) & 1)
+                    let nz = VP8Residuals.coefficients(&d, chromaProbs, context: ctx, dc: q.uv.dc, ac: q.uv.ac,
+                                                       first: 0, block)
+                    l = nz > 0 ? 1 : 0
+                    tnz = (tnz & ~(1 << (shift + xx))) | (l << (shift + xx))
+                    codes = VP8Residuals.nzCode(codes, nz, block[0] != 0)
+                    block += 16
+                }
+                lnz = (lnz & ~(1 << (shift + y))) | (l << (shift + y))
+            }
+            chroma |= codes << (8 * UInt32(ch))
+        }
+        nzTop[x] = tnz
+        nzLeft = lnz
+        return (luma, chroma)
+    }
+
+    static let scan: [Int] = (0 ..< 16).map { ($0 & 3) * 4 + ($0 >> 2) * 4 * VP8Predict.stride }
+
+    @inline(__always)
+    static func checkMode(_ x: Int, _ y: Int, _ mode: Int) -> Int {
+        guard mode == 0 else { return mode }
+        if x == 0 { return y == 0 ? VP8Predict.dcNoTopLeft : VP8Predict.dcNoLeft }
+        return y == 0 ? VP8Predict.dcNoTop : 0
+    }
+
+    /// Predicts macroblock (`x`, `y`) and adds its residue in the work buffer, then stores its
+    /// bottom samples for the row below (unless on the last row).
+    func reconstruct(x: Int, y: Int, width: Int, height: Int, info: UnsafePointer<UInt8>,
+                     modes: UnsafePointer<UInt8>, luma: UInt32, chroma: UInt32) {
+        let bps = VP8Predict.stride
+        let yDst = work + Self.lumaOffset, uDst = work + Self.uOffset, vDst = work + Self.vOffset
+        if x == 0 {
+            for j in 0 ..< 16 { yDst[j * bps - 1] = 129 }
+            for j in 0 ..< 8 { uDst[j * bps - 1] = 129; vDst[j * bps - 1] = 129 }
+            if y > 0 {
+                yDst[-1 - bps] = 129; uDst[-1 - bps] = 129; vDst[-1 - bps] = 129
+            } else {
+                (yDst - bps - 1).update(repeating: 127, count: 21)
+                (uDst - bps - 1).update(repeating: 127, count: 9)
+                (vDst - bps - 1).update(repeating: 127, count: 9)
+            }
+        } else {
+            for j in -1 ..< 16 { yDst[j * bps - 1] = yDst[j * bps + 15] }
+            for j in -1 ..< 8 { uDst[j * bps - 1] = uDst[j * bps + 7]; vDst[j * bps - 1] = vDst[j * bps + 7] }
+        }
+        let top = topSamples + 32 * x
+        if y > 0 {
+            (yDst - bps).update(from: top, count: 16)
+            (uDst - bps).update(from: top + 16, count: 8)
+            (vDst - bps).update(from: top + 24, count: 8)
+        }
+        if info[VP8Modes.isI4x4] != 0 {
+            let topRight = yDst - bps + 16
+            if y > 0 {
+                if x >= width - 1 {
+                    topRight.update(repeating: top[15], count: 4)
+                } else {
+                    topRight.update(from: top + 32, count: 4)
+                }
+            }
+            for k in 1 ... 3 { (topRight + 4 * k * bps).update(from: topRight, count: 4) }
+            var bits = luma
+            Self.scan.withUnsafeBufferPointer { scan in
+                for n in 0 ..< 16 {
+                    let dst = yDst + scan[n]
+                    VP8Predict.predict4x4(dst, mode: Int(modes[n]))
+                    VP8Transform.add(code: bits >> 30, coefficients + 16 * n, dst)
+                    bits <<= 2
+                }
+            }
+        } else {
+            VP8Predict.predictBlock(yDst, size: 16, mode: Self.checkMode(x, y, Int(info[VP8Modes.yMode])))
+            if luma != 0 {
+                var bits = luma
+                Self.scan.withUnsafeBufferPointer { scan in
+                    for n in 0 ..< 16 {
+                        VP8Transform.add(code: bits >> 30, coefficients + 16 * n, yDst + scan[n])
+                        bits <<= 2
+                    }
+                }
+            }
+        }
+        let uvMode = Self.checkMode(x, y, Int(info[VP8Modes.uvMode]))
+        VP8Predict.predictBlock(uDst, size: 8, mode: uvMode)
+        VP8Predict.predictBlock(vDst, size: 8, mode: uvMode)
+        VP8Transform.addChroma(bits: chroma & 0xff, coefficients + 256, uDst)
+        VP8Transform.addChroma(bits: (chroma >> 8) & 0xff, coefficients + 320, vDst)
+        if y < height - 1 {
+            top.update(from: yDst + 15 * bps, count: 16)
+            (top + 16).update(from: uDst + 7 * bps, count: 8)
+            (top + 24).update(from: vDst + 7 * bps, count: 8)
+        }
+    }
+}

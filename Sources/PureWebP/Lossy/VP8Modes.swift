@@ -1,0 +1,65 @@
+/// Per-macroblock headers from the first partition (RFC 6386 19.3, 11), as libwebp's
+/// ParseIntraMode: segment id, skip flag, luma mode (16x16, or sixteen 4x4 modes with the
+/// contextual tree on the modes above and to the left), chroma mode.
+enum VP8Modes {
+    /// Offsets in a macroblock's info bytes (`VP8Modes.infoSize` per macroblock).
+    static let isI4x4 = 0, segment = 1, skip = 2, uvMode = 3, yMode = 4, inner = 5
+    static let infoSize = 8
+
+    /// The 4x4 mode tree: a positive entry is the next node, a negative or zero one `-mode`.
+    static let tree4x4: [Int8] = [0, 1, -1, 2, -2, 3, 4, 6, -3, 5, -4, -5, -6, 7, -7, 8, -8, -9]
+
+    /// Parses one macroblock row's headers into `info` (infoSize bytes a macroblock) and `modes`
+    /// (16 4x4 modes a macroblock). `top` holds 4 context modes a macroblock column and is
+    /// updated; the left context starts at DC for each row.
+    static func parseRow(_ d: inout VP8BoolDecoder, width: Int, frame: VP8FrameHeader,
+                         top: UnsafeMutablePointer<UInt8>, info: UnsafeMutablePointer<UInt8>,
+                         modes: UnsafeMutablePointer<UInt8>) {
+        var left: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+        let segmentProbs = frame.segment.treeProbabilities
+        let updateMap = frame.segment.updateMap
+        let skipProb = frame.skipProbability
+        VP8Tables.intra4x4ModeProbabilities.withUnsafeBufferPointer { bmodes in
+            tree4x4.withUnsafeBufferPointer { tree in
+                withUnsafeMutableBytes(of: &left) { leftRaw in
+                    let l = leftRaw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                    for x in 0 ..< width {
+                        let inf = info + x * infoSize
+                        let t = top + 4 * x
+                        var seg: UInt8 = 0
+                        if updateMap {
+                            seg = !d.bit(segmentProbs[0]) ? (d.bit(segmentProbs[1]) ? 1 : 0)
+                                : (d.bit(segmentProbs[2]) ? 3 : 2)
+                        }
+                        inf[segment] = seg
+                        inf[skip] = skipProb.map { d.bit($0) ? 1 : 0 } ?? 0
+                        let i4 = !d.bit(UInt32(145))
+                        inf[isI4x4] = i4 ? 1 : 0
+                        if !i4 {
+                            let ymode: UInt8 = d.bit(UInt32(156)) ? (d.bit(UInt32(128)) ? 1 : 3) : (d.bit(UInt32(163)) ? 2 : 0)
+                            inf[yMode] = ymode
+                            for i in 0 ..< 4 { t[i] = ymode; l[i] = ymode }
+                        } else {
+                            let m = modes + 16 * x
+                            for y in 0 ..< 4 {
+                                var ymode = Int(l[y])
+                                for xx in 0 ..< 4 {
+                                    let prob = bmodes.baseAddress! + (Int(t[xx]) * 10 + ymode) * 9
+                                    var i = Int(tree[d.bit(prob[0]) ? 1 : 0])
+                                    while i > 0 {
+                                        i = Int(tree[2 * i + (d.bit(prob[i]) ? 1 : 0)])
+                                    }
+                                    ymode = -i
+                                    t[xx] = UInt8(ymode)
+                                }
+                                for xx in 0 ..< 4 { m[4 * y + xx] = t[xx] }
+                                l[y] = UInt8(ymode)
+                            }
+                        }
+                        inf[uvMode] = !d.bit(UInt32(142)) ? 0 : !d.bit(UInt32(114)) ? 2 : d.bit(UInt32(183)) ? 1 : 3
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,59 @@
+/// Rows of a VP8 picture that are final, lent by `VP8Decoder.decode` to its `rows` callback:
+/// valid only during the callback. `rows` are output rows (after the loop-filter delay, and in
+/// fancy mode one more row, whose chroma below is not final yet); `write` converts them to RGB(A).
+struct VP8RowBand {
+    /// Output rows this band completes.
+    let rows: Range<Int>
+    let width: Int
+    let height: Int
+    let fancyUpsampling: Bool
+    let luma: UnsafePointer<UInt8>
+    /// Picture row of `luma`'s first row.
+    let lumaFirstRow: Int
+    let lumaStride: Int
+    let u: UnsafePointer<UInt8>
+    let v: UnsafePointer<UInt8>
+    /// Chroma row of `u`'s and `v`'s first rows.
+    let chromaFirstRow: Int
+    let chromaStride: Int
+
+    /// Luma samples of picture row `row` (in `rows`).
+    func lumaRow(_ row: Int) -> UnsafePointer<UInt8> { luma + (row - lumaFirstRow) * lumaStride }
+    /// U and V samples of chroma row `row` (picture rows `2 * row` and `2 * row + 1`).
+    func chromaRows(_ row: Int) -> (u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>) {
+        let o = (row - chromaFirstRow) * chromaStride
+        return (u + o, v + o)
+    }
+
+    /// Writes `rows` as RGB (`bytesPerPixel` 3) or RGBA (4) into `destination`, which points at
+    /// the first pixel of row `rows.lowerBound`, rows `stride` bytes apart. Alpha, when given,
+    /// points at row `rows.lowerBound` of an alpha plane `alphaStride` bytes a row; without it
+    /// RGBA gets 255.
+    func write(to destination: UnsafeMutablePointer<UInt8>, stride: Int, bytesPerPixel: Int,
+               alpha: UnsafePointer<UInt8>? = nil, alphaStride: Int = 0) {
+        let lastChroma = (height + 1) / 2 - 1
+        for (i, row) in rows.enumerated() {
+            let dst = destination + i * stride
+            let y = lumaRow(row)
+            if fancyUpsampling {
+                let near = row == 0 ? 0 : (row & 1 == 1 ? (row - 1) >> 1 : row >> 1)
+                var far = row == 0 ? 0 : (row & 1 == 1 ? (row + 1) >> 1 : (row >> 1) - 1)
+                if far > lastChroma { far = near }
+                let n = chromaRows(near), f = chromaRows(far)
+                VP8Upsample.fancyRow(y: y, nearU: n.u, nearV: n.v, farU: f.u, farV: f.v, dst: dst, width: width,
+                                     bytesPerPixel: bytesPerPixel)
+            } else {
+                let c = chromaRows(row >> 1)
+                VP8Upsample.pointRow(y: y, u: c.u, v: c.v, dst: dst, width: width, bytesPerPixel: bytesPerPixel)
+            }
+            if bytesPerPixel == 4 {
+                if let alpha {
+                    let a = alpha + i * alphaStride
+                    for x in 0 ..< width { dst[4 * x + 3] = a[x] }
+                } else {
+                    for x in 0 ..< width { dst[4 * x + 3] = 255 }
+                }
+            }
+        }
+    }
+}

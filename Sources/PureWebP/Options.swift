@@ -1,0 +1,50 @@
+import ImageCore
+
+/// How a WebP file is decoded. The defaults decode what `dwebp` and libwebp's animation
+/// decoder decode, the way they decode it.
+///
+/// ```swift
+/// var options = WebPDecodingOptions()
+/// options.fancyUpsampling = false          // dwebp -nofancy
+/// var decoder = WebPDecoder(options: options)
+/// ```
+public struct WebPDecodingOptions: Sendable, Equatable {
+    /// Lossy chroma upsampling: libwebp's "fancy" (bilinear, the default) or point sampling
+    /// (`dwebp -nofancy`).
+    public var fancyUpsampling: Bool
+    /// Leniencies libwebp's still decoder allows become errors: a metadata chunk whose VP8X
+    /// flag is missing, a second image chunk, an ALPH chunk beside a lossless image, bytes
+    /// after the last chunk inside the RIFF size. Off: each is a `.warning`.
+    public var strict: Bool
+
+    /// Options with libwebp's defaults.
+    public init(fancyUpsampling: Bool = true, strict: Bool = false) {
+        self.fancyUpsampling = fancyUpsampling
+        self.strict = strict
+    }
+}
+
+/// One frame of an animated WebP as its ANMF chunk and bitstream declare it.
+public struct WebPFrameInfo: Sendable, Equatable, Hashable {
+    /// 0-based position in the animation.
+    public var index: Int
+    /// The frame's rectangle on the canvas (offsets are stored halved, so they are even).
+    public var x: Int, y: Int, width: Int, height: Int
+    /// Display time in milliseconds (24 bits).
+    public var durationMilliseconds: Int
+    /// The frame's rectangle is cleared to transparent before the next frame.
+    public var disposeToBackground: Bool
+    /// The frame is blended over the canvas (false: it replaces the canvas in its rectangle).
+    public var blend: Bool
+    /// The frame is a VP8L bitstream.
+    public var isLossless: Bool
+    /// The frame has alpha (an ALPH chunk, or the VP8L alpha hint).
+    public var hasAlpha: Bool
+
+    /// The frame in the terms every animation shares.
+    public var animationFrameInfo: AnimationFrameInfo {
+        AnimationFrameInfo(index: index, x: x, y: y, width: width, height: height,
+                           delayMilliseconds: durationMilliseconds,
+                           disposal: disposeToBackground ? .background : .none, blend: blend ? .over : .source)
+    }
+}

@@ -1,0 +1,128 @@
+import Testing
+import ImageCore
+@testable import PureWebP
+
+/// Builds small WebP files in the test.
+enum TinyWebP {
+    static func le32(_ v: Int) -> [UInt8] { [UInt8(v & 255), UInt8(v >> 8 & 255), UInt8(v >> 16 & 255), UInt8(v >> 24 & 255)] }
+    static func le24(_ v: Int) -> [UInt8] { Array(le32(v).prefix(3)) }
+    static func chunk(_ tag: String, _ payload: [UInt8]) -> [UInt8] {
+        Array(tag.utf8) + le32(payload.count) + payload + (payload.count & 1 == 1 ? [0] : [])
+    }
+    static func riff(_ chunks: [UInt8]) -> [UInt8] { Array("RIFF".utf8) + le32(chunks.count + 4) + Array("WEBP".utf8) + chunks }
+    static func vp8x(flags: UInt8, width: Int, height: Int) -> [UInt8] {
+        chunk("VP8X", [flags, 0, 0, 0] + le24(width - 1) + le24(height - 1))
+    }
+    /// A VP8L header declaring `width` x `height` and nothing after it.
+    static func vp8lHeader(width: Int, height: Int) -> [UInt8] {
+        let bits = UInt32(width - 1) | UInt32(height - 1) << 14
+        return [0x2F] + le32(Int(bits))
+    }
+}
+
+@Suite("WebP damaged input and limits")
+struct RobustnessTests {
+    static let sources = ["ll_photo_z6", "ll_colors4", "ll_noise_alpha", "alpha_filter_best", "alpha_method1",
+                          "meta_all_lossy_alpha", "anim_img2webp_lossless", "gif_disposal_chain_mixed", "ll_odd1x1"]
+
+    @Test("every truncation throws a typed error or finishes; never traps", arguments: sources)
+    func truncations(_ name: String) throws {
+        let bytes = try TestVectors.bytes("webp/\(name).webp")
+        let step = max(1, bytes.count / 300)
+        for cut in stride(from: 0, to: bytes.count, by: step) {
+            let run = Run(Array(bytes.prefix(cut)), chunk: 97)
+            #expect(run.image == nil || cut >= bytes.count - 1, "\(name) cut at \(cut)")
+            _ = try? WebPAnimation(bytes: Array(bytes.prefix(cut)))
+        }
+    }
+
+    @Test("bit flips throw typed errors or decode; never trap", arguments: sources)
+    func bitFlips(_ name: String) throws {
+        let bytes = try TestVectors.bytes("webp/\(name).webp")
+        var rng = SplitMix64(seed: 0xC0FFEE ^ UInt64(bytes.count))
+        for _ in 0 ..< 150 {
+            var damaged = bytes
+            for _ in 0 ..< 1 + rng.below(3) {
+                let i = rng.below(damaged.count)
+                damaged[i] ^= UInt8(1 << rng.below(8))
+            }
+            _ = Run(damaged, chunk: 4096)
+            if let animation = try? WebPAnimation(bytes: damaged) {
+                var iterator = animation.makeIterator()
+                while iterator.next() != nil {}
+            }
+        }
+    }
+
+    @Test func hugeVP8XCanvasIsRefusedAtTheHeader() {
+        let file = TinyWebP.riff(TinyWebP.vp8x(flags: 0, width: 20000, height: 20000) + TinyWebP.chunk("VP8L", TinyWebP.vp8lHeader(width: 1, height: 1)))
+        let run = Run(file)
+        guard case let .limit(violation, offset)? = run.error else { Issue.record("\(String(describing: run.error))"); return }
+        #expect(violation == .pixels(requested: 20000 * 20000, limit: DecodingLimits.default.maxPixels))
+        #expect(offset == 20)
+        // libwebp refuses a canvas of 2^32 pixels or more outright.
+        let area = TinyWebP.riff(TinyWebP.vp8x(flags: 0, width: 1 << 24, height: 1 << 24) + TinyWebP.chunk("VP8L", TinyWebP.vp8lHeader(width: 1, height: 1)))
+        #expect(Run(area).error?.code == "invalid")
+    }
+
+    @Test func largeLosslessHeaderIsCheckedBeforeAllocating() {
+        let file = TinyWebP.riff(TinyWebP.chunk("VP8L", TinyWebP.vp8lHeader(width: 16384, height: 16384) + [0, 0, 0]))
+        var limits = DecodingLimits()
+        limits.maxPixels = 1 << 20
+        let run = Run(file, limits: limits)
+        #expect(run.error == .limit(.pixels(requested: 16384 * 16384, limit: 1 << 20), offset: 20))
+        // Known input size: a few bytes cannot hold a 1 GiB decode.
+        let known = Run(file, limits: DecodingLimits().knowingInputSize(file.count))
+        #expect(known.error?.code == "limitExceeded")
+    }
+
+    @Test func riffSizeLargerThanTheInputIsImplausible() throws {
+        var file = try TestVectors.bytes("webp/ll_grad.webp")
+        file.replaceSubrange(4 ..< 8, with: TinyWebP.le32(1 << 20))
+        let run = Run(file, limits: DecodingLimits().knowingInputSize(file.count))
+        #expect(run.error == .limit(.implausibleSize(needed: 8 + (1 << 20), inputBytes: file.count), offset: 4))
+        // Unknown size: the decoder waits for the rest, then finish() reports the truncation.
+        #expect(Run(file).error?.code == "incomplete")
+    }
+
+    @Test func frameCountLimit() throws {
+        let bytes = try TestVectors.bytes("webp/anim_img2webp_lossless.webp")
+        var limits = DecodingLimits()
+        limits.maxFrames = 2
+        let run = Run(bytes, limits: limits)
+        #expect(run.error?.code == "limitExceeded")
+        if case let .limit(violation, _)? = run.error { #expect(violation == .frames(limit: 2)) }
+    }
+
+    @Test func containerErrors() {
+        #expect(Run(Array("RIFX".utf8)).error == .invalid(what: "RIFF signature", offset: 0))
+        #expect(Run(TinyWebP.riff(TinyWebP.chunk("JUNK", [1, 2]))).error?.code == "invalid")
+        // A VP8X canvas that does not match the image.
+        let mismatch = TinyWebP.riff(TinyWebP.vp8x(flags: 0, width: 5, height: 4) + TinyWebP.chunk("VP8L", TinyWebP.vp8lHeader(width: 4, height: 4) + [0, 0, 0]))
+        #expect(Run(mismatch).error?.code == "invalid")
+        // A chunk reaching past the RIFF size.
+        var long = TinyWebP.riff(TinyWebP.chunk("VP8L", TinyWebP.vp8lHeader(width: 4, height: 4) + [0, 0, 0]))
+        long.replaceSubrange(16 ..< 20, with: TinyWebP.le32(100))
+        #expect(Run(long).error?.code == "invalid")
+        // VP8L version bits.
+        var version = TinyWebP.riff(TinyWebP.chunk("VP8L", TinyWebP.vp8lHeader(width: 4, height: 4) + [0, 0, 0]))
+        version[24] |= 0x20
+        #expect(Run(version).error == .invalid(what: "VP8L header", offset: 20))
+    }
+
+    @Test func unknownChunksAreSkippedAndOddSizesPadded() throws {
+        let bytes = try TestVectors.bytes("webp/ll_grad.webp")
+        let image = try WebPDecoder.decode(bytes)
+        // Re-wrap as VP8X with an odd-sized unknown chunk before and after the image.
+        let vp8l = Array(bytes[12...])
+        let file = TinyWebP.riff(TinyWebP.vp8x(flags: 0, width: 64, height: 48) + TinyWebP.chunk("ABCD", [1, 2, 3]) + vp8l + TinyWebP.chunk("EFGH", [9]))
+        let run = Run(file, chunk: 5)
+        #expect(run.image?.pixels == image.pixels)
+        // A metadata chunk without its VP8X flag: ignored with a warning, an error when strict.
+        let unflagged = TinyWebP.riff(TinyWebP.vp8x(flags: 0, width: 64, height: 48) + vp8l + TinyWebP.chunk("XMP ", [0x3C]))
+        let lenient = Run(unflagged)
+        #expect(lenient.image != nil && lenient.image?.metadata.texts.isEmpty == true)
+        #expect(lenient.events.contains { if case .warning = $0 { return true } else { return false } })
+        #expect(Run(unflagged, options: WebPDecodingOptions(strict: true)).error?.code == "invalid")
+    }
+}
