@@ -204,14 +204,15 @@ extension ImageMetadata {
 /// | --- | --- |
 /// | ``all`` | everything |
 /// | ``colorOnly`` | what says how to show the pixels: ICC profile, sRGB intent, gamma, chromaticities, significant bits, orientation |
-/// | ``none`` | nothing but how to read the samples (``ImageMetadata/sampleBits``) |
+/// | ``dropAll`` | nothing but how to read the samples (``ImageMetadata/sampleBits``) |
 public enum MetadataPolicy: String, Sendable, Equatable, CaseIterable {
     /// Every field, EXIF (camera, GPS position, serial numbers) and text included.
     case all
     /// Colour only: no EXIF, text, density or time (what a published thumbnail should carry).
     case colorOnly = "color"
-    /// Nothing.
-    case none
+    /// Nothing (`"none"` on the command line). Not named `none`, which an optional
+    /// `MetadataPolicy?` parameter would read as nil.
+    case dropAll = "none"
 }
 
 extension ImageMetadata {
@@ -229,7 +230,7 @@ extension ImageMetadata {
                                     sRGBIntent: sRGBIntent, chromaticities: chromaticities, significantBits: significantBits)
             out.sampleBits = sampleBits
             return out
-        case .none:
+        case .dropAll:
             var out = ImageMetadata()
             out.sampleBits = sampleBits
             return out

@@ -71,7 +71,7 @@ import Testing
         // Written as a JPEG, the EXIF goes out as it is: a viewer does not turn it again.
         let written = try JPEGDecoder.decode(try JPEGEncoder.encode(all))
         #expect(written.metadata.orientation == .up)
-        let none = try ImageSource.thumbnail(bytes, maxPixelSize: 48, options: ImageSourceOptions(applyOrientation: true, metadata: .none))
+        let none = try ImageSource.thumbnail(bytes, maxPixelSize: 48, options: ImageSourceOptions(applyOrientation: true, metadata: .dropAll))
         #expect(none.metadata.isEmpty)
     }
 
