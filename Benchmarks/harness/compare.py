@@ -176,6 +176,14 @@ def paired_ratio(ours, ref):
     return statistics.median(a / b for a, b in zip(ours.speeds, ref.speeds) if b)
 
 
+def worst_ratio(ours, ref):
+    """The lowest of the per-round ratios: a target holds only when this round meets it too."""
+    if ours.failure or ref.failure or not ours.speeds or len(ours.speeds) != len(ref.speeds):
+        return None
+    ratios = [a / b for a, b in zip(ours.speeds, ref.speeds) if b]
+    return min(ratios) if ratios else None
+
+
 def command_output(cmd):
     try:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout.strip()
@@ -210,7 +218,7 @@ def machine_lines():
 
 
 COLUMNS = ["codec", "operation", "file", "size", "reference", "ref_mps", "ours_mps", "ratio", "paired_ratio",
-           "v3_mps", "v3_ratio", "target_ratio", "max_size_ratio", "target", "ref_bytes", "ours_bytes", "n",
+           "worst_ratio", "v3_mps", "v3_ratio", "target_ratio", "max_size_ratio", "target", "ref_bytes", "ours_bytes", "n",
            "rounds", "commit", "measured"]
 REFERENCES = {"png": "libpng", "jpeg": "libjpeg-turbo", "gif": "giflib"}
 
@@ -288,6 +296,7 @@ def main():
         ref, ours = res["ref"], res["ours"]
         ratio = ratio_of(ours, ref)
         paired = paired_ratio(ours, ref)
+        worst = worst_ratio(ours, ref)
         speed = lambda r: fmt_speed(r) if r.speed() is not None else ""  # noqa: E731
         row = {
             "codec": m.codec, "operation": m.label, "file": m.file,
@@ -295,6 +304,7 @@ def main():
             "ref_mps": speed(ref), "ours_mps": speed(ours),
             "ratio": f"{ratio:.2f}" if ratio is not None else "",
             "paired_ratio": f"{paired:.2f}" if paired is not None else "",
+            "worst_ratio": f"{worst:.2f}" if worst is not None else "",
             "v3_mps": "", "v3_ratio": "",
             "target_ratio": f"{m.target.min_ratio:.4g}" if m.target.min_ratio is not None else "",
             "max_size_ratio": f"{m.target.max_size:.4g}" if m.target.max_size is not None else "",
@@ -322,7 +332,8 @@ def main():
         f.write("# In-process speed, PureImage against the C libraries: written by Benchmarks/run.sh "
                 "(harness/compare.py); read by chart.py.\n")
         f.write("# MP/s are the median over rounds of each invocation's median; ratio = ours / reference of those "
-                "medians; paired_ratio = median of the per-round ratios.\n")
+                "medians; paired_ratio = median of the per-round ratios; worst_ratio = the lowest per-round ratio "
+                "(a target holds when it is met).\n")
         f.write(f"# Machine: {model}, {cores}, {platform.system()} {platform.release()}; {swift} "
                 f"(`swift build -c release`" + (f", v3: `{args.swift_flags}`" if args.jpng_v3 else "")
                 + f"); {cc} (`-O2`); {', '.join(libs)}\n")
