@@ -68,7 +68,7 @@ struct VP8Decoder: Sendable {
         rowModes = [UInt8](repeating: 0, count: 16 * mbW)
         nzTop = [UInt8](repeating: 0, count: mbW)
         nzDcTop = [UInt8](repeating: 0, count: mbW)
-        work = [UInt8](repeating: 0, count: VP8MacroblockContext.workSize)
+        work = [UInt8](repeating: 0, count: VP8MacroblockContext.workSize + 20 * 16)
         topSamples = [UInt8](repeating: 0, count: 32 * mbW + 32)
         coefficients = [Int16](repeating: 0, count: 384)
     }
@@ -219,11 +219,11 @@ struct VP8Decoder: Sendable {
                     for x in 0 ..< mbW {
                         let info = rowInfo.baseAddress! + x * VP8Modes.infoSize
                         let s = strengths[Int(info[VP8Modes.segment]) * 2 + Int(info[VP8Modes.isI4x4])]
-                        VP8LoopFilter.filterMacroblock(
+                        VP8LoopFilterSIMD.filterMacroblock(
                             y: cy + lumaTop * yStride + x * 16, u: cu + chromaTop * uvStride + x * 8,
                             v: cv + chromaTop * uvStride + x * 8, yStride: yStride, uvStride: uvStride,
                             strength: s, inner: info[VP8Modes.inner] != 0, left: x > 0, top: mbY > 0,
-                            simple: filterType == 1)
+                            simple: filterType == 1, scratch: work.baseAddress! + VP8MacroblockContext.workSize)
                     }
                 }
                 // Hand out the rows that are final.
