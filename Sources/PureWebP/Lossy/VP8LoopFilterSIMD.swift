@@ -6,11 +6,29 @@
 enum VP8LoopFilterSIMD {
     typealias V = SIMD16<Int16>
 
+    // Lane masks are Int16 vectors of 0 or -1 built with arithmetic shifts (the generic
+    // SIMDMask blends compile to per-lane loops); every operand stays far from overflow.
     @inline(__always)
-    static func abs(_ v: V) -> V { v.replacing(with: 0 &- v, where: v .< 0) }
+    static func splat(_ x: Int16) -> V { V(repeating: x) }
+    /// -1 where a <= b.
+    @inline(__always)
+    static func le(_ a: V, _ b: V) -> V { (a &- b &- splat(1)) &>> splat(15) }
+    /// -1 where a > b.
+    @inline(__always)
+    static func gt(_ a: V, _ b: V) -> V { (b &- a) &>> splat(15) }
+    /// `a` where m is -1, else `b`.
+    @inline(__always)
+    static func select(_ m: V, _ a: V, _ b: V) -> V { b ^ ((a ^ b) & m) }
+    @inline(__always)
+    static func abs(_ v: V) -> V {
+        let s = v &>> splat(15)
+        return (v ^ s) &- s
+    }
     @inline(__always)
     static func clamp(_ v: V, _ lo: Int16, _ hi: Int16) -> V {
-        v.replacing(with: lo, where: v .< lo).replacing(with: hi, where: v .> hi)
+        let l = splat(lo), h = splat(hi)
+        let a = select(gt(l, v), l, v)
+        return select(gt(a, h), h, a)
     }
 
     @inline(__always)
@@ -40,45 +58,45 @@ enum VP8LoopFilterSIMD {
     @inline(__always)
     static func filter(_ px: inout (V, V, V, V, V, V, V, V), kind: Int, thresh: Int16, interior: Int16, hevThresh: Int16) {
         let p1 = px.2, p0 = px.3, q0 = px.4, q1 = px.5
-        let t2 = 2 &* thresh &+ 1
-        var mask = (4 &* abs(p0 &- q0) &+ abs(p1 &- q1)) .<= t2
-        let d3 = 3 &* (q0 &- p0)
+        let t2 = splat(2 &* thresh &+ 1)
+        var mask = le(splat(4) &* abs(p0 &- q0) &+ abs(p1 &- q1), t2)
+        let d3 = splat(3) &* (q0 &- p0)
         let outer = clamp(p1 &- q1, -128, 127)
+        let a = d3 &+ outer
+        let h1 = clamp((a &+ splat(4)) &>> splat(3), -16, 15), h2 = clamp((a &+ splat(3)) &>> splat(3), -16, 15)
         if kind == 0 {
-            let a = d3 &+ outer
-            let a1 = clamp((a &+ 4) &>> 3, -16, 15), a2 = clamp((a &+ 3) &>> 3, -16, 15)
-            px.3 = p0.replacing(with: clamp(p0 &+ a2, 0, 255), where: mask)
-            px.4 = q0.replacing(with: clamp(q0 &- a1, 0, 255), where: mask)
+            px.3 = select(mask, clamp(p0 &+ h2, 0, 255), p0)
+            px.4 = select(mask, clamp(q0 &- h1, 0, 255), q0)
             return
         }
         let p3 = px.0, p2 = px.1, q2 = px.6, q3 = px.7
-        let it = interior
-        mask = mask .& (abs(p3 &- p2) .<= it) .& (abs(p2 &- p1) .<= it) .& (abs(p1 &- p0) .<= it)
-            .& (abs(q3 &- q2) .<= it) .& (abs(q2 &- q1) .<= it) .& (abs(q1 &- q0) .<= it)
-        let hev = (abs(p1 &- p0) .> hevThresh) .| (abs(q1 &- q0) .> hevThresh)
+        let it = splat(interior)
+        mask = mask & le(abs(p3 &- p2), it) & le(abs(p2 &- p1), it) & le(abs(p1 &- p0), it)
+            & le(abs(q3 &- q2), it) & le(abs(q2 &- q1), it) & le(abs(q1 &- q0), it)
+        let ht = splat(hevThresh)
+        let hev = gt(abs(p1 &- p0), ht) | gt(abs(q1 &- q0), ht)
         // High edge variance: the 2-tap filter with the outer taps.
-        let a = d3 &+ outer
-        let h1 = clamp((a &+ 4) &>> 3, -16, 15), h2 = clamp((a &+ 3) &>> 3, -16, 15)
-        let hevMask = mask .& hev
-        let other = mask .& .!hev
-        var np0 = p0.replacing(with: clamp(p0 &+ h2, 0, 255), where: hevMask)
-        var nq0 = q0.replacing(with: clamp(q0 &- h1, 0, 255), where: hevMask)
+        let hevMask = mask & hev
+        let other = mask & ~hev
+        var np0 = select(hevMask, clamp(p0 &+ h2, 0, 255), p0)
+        var nq0 = select(hevMask, clamp(q0 &- h1, 0, 255), q0)
         if kind == 2 {
             let w = clamp(a, -128, 127)
-            let a1 = (27 &* w &+ 63) &>> 7, a2 = (18 &* w &+ 63) &>> 7, a3 = (9 &* w &+ 63) &>> 7
-            px.1 = p2.replacing(with: clamp(p2 &+ a3, 0, 255), where: other)
-            px.2 = p1.replacing(with: clamp(p1 &+ a2, 0, 255), where: other)
-            np0 = np0.replacing(with: clamp(p0 &+ a1, 0, 255), where: other)
-            nq0 = nq0.replacing(with: clamp(q0 &- a1, 0, 255), where: other)
-            px.5 = q1.replacing(with: clamp(q1 &- a2, 0, 255), where: other)
-            px.6 = q2.replacing(with: clamp(q2 &- a3, 0, 255), where: other)
+            let r = splat(63), s7 = splat(7)
+            let a1 = (splat(27) &* w &+ r) &>> s7, a2 = (splat(18) &* w &+ r) &>> s7, a3 = (splat(9) &* w &+ r) &>> s7
+            px.1 = select(other, clamp(p2 &+ a3, 0, 255), p2)
+            px.2 = select(other, clamp(p1 &+ a2, 0, 255), p1)
+            np0 = select(other, clamp(p0 &+ a1, 0, 255), np0)
+            nq0 = select(other, clamp(q0 &- a1, 0, 255), nq0)
+            px.5 = select(other, clamp(q1 &- a2, 0, 255), q1)
+            px.6 = select(other, clamp(q2 &- a3, 0, 255), q2)
         } else {
-            let a1 = clamp((d3 &+ 4) &>> 3, -16, 15), a2 = clamp((d3 &+ 3) &>> 3, -16, 15)
-            let a3 = (a1 &+ 1) &>> 1
-            px.2 = p1.replacing(with: clamp(p1 &+ a3, 0, 255), where: other)
-            np0 = np0.replacing(with: clamp(p0 &+ a2, 0, 255), where: other)
-            nq0 = nq0.replacing(with: clamp(q0 &- a1, 0, 255), where: other)
-            px.5 = q1.replacing(with: clamp(q1 &- a3, 0, 255), where: other)
+            let a1 = clamp((d3 &+ splat(4)) &>> splat(3), -16, 15), a2 = clamp((d3 &+ splat(3)) &>> splat(3), -16, 15)
+            let a3 = (a1 &+ splat(1)) &>> splat(1)
+            px.2 = select(other, clamp(p1 &+ a3, 0, 255), p1)
+            np0 = select(other, clamp(p0 &+ a2, 0, 255), np0)
+            nq0 = select(other, clamp(q0 &- a1, 0, 255), nq0)
+            px.5 = select(other, clamp(q1 &- a3, 0, 255), q1)
         }
         px.3 = np0
         px.4 = nq0
