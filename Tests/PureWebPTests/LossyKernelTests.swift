@@ -59,3 +59,40 @@ import TestSupport
         #expect(filtered > 1000)
     }
 }
+
+extension LossyKernelTests {
+    /// The 16-lane YUV to RGB(A) conversion equals the scalar per-pixel one (libwebp's yuv.h),
+    /// and the full-row chroma upsampler the packed-pair one, on random rows of all widths.
+    @Test func colorConversionSIMDMatchesScalar() {
+        var rng = SplitMix64(seed: 11)
+        for width in [1, 2, 3, 15, 16, 17, 31, 32, 33, 64, 77] {
+            for _ in 0 ..< 40 {
+                let y = (0 ..< width).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                let half = (width + 1) / 2
+                let nu = (0 ..< half).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                let nv = (0 ..< half).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                let fu = (0 ..< half).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                let fv = (0 ..< half).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                for bpp in [3, 4] {
+                    var scalar = [UInt8](repeating: 0, count: width * bpp)
+                    var simd = scalar
+                    var uFull = [UInt8](repeating: 0, count: width), vFull = uFull
+                    VP8Upsample.fancyRow(y: y, nearU: nu, nearV: nv, farU: fu, farV: fv, dst: &scalar, width: width,
+                                         bytesPerPixel: bpp)
+                    if bpp == 4 { for x in 0 ..< width { scalar[4 * x + 3] = 255 } }
+                    VP8Upsample.fancyChroma(near: nu, far: fu, out: &uFull, width: width)
+                    VP8Upsample.fancyChroma(near: nv, far: fv, out: &vFull, width: width)
+                    VP8Upsample.convertRow(y: y, u: uFull, v: vFull, dst: &simd, width: width, bytesPerPixel: bpp)
+                    #expect(scalar == simd, "width \(width) bpp \(bpp)")
+                    var point = [UInt8](repeating: 0, count: width * bpp)
+                    VP8Upsample.pointRow(y: y, u: nu, v: nv, dst: &point, width: width, bytesPerPixel: bpp)
+                    if bpp == 4 { for x in 0 ..< width { point[4 * x + 3] = 255 } }
+                    VP8Upsample.pointChroma(nu, out: &uFull, width: width)
+                    VP8Upsample.pointChroma(nv, out: &vFull, width: width)
+                    VP8Upsample.convertRow(y: y, u: uFull, v: vFull, dst: &simd, width: width, bytesPerPixel: bpp)
+                    #expect(point == simd, "point width \(width) bpp \(bpp)")
+                }
+            }
+        }
+    }
+}

@@ -204,12 +204,16 @@ struct VP8Decoder: Sendable {
                     let w = work.baseAddress!
                     let yDst = cy + lumaTop * yStride + mbX * 16
                     for j in 0 ..< 16 {
-                        (yDst + j * yStride).update(from: w + VP8MacroblockContext.lumaOffset + j * VP8Predict.stride, count: 16)
+                        let row = UnsafeRawPointer(w + VP8MacroblockContext.lumaOffset + j * VP8Predict.stride)
+                        UnsafeMutableRawPointer(yDst + j * yStride).storeBytes(
+                            of: row.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
                     }
                     let uDst = cu + chromaTop * uvStride + mbX * 8, vDst = cv + chromaTop * uvStride + mbX * 8
                     for j in 0 ..< 8 {
-                        (uDst + j * uvStride).update(from: w + VP8MacroblockContext.uOffset + j * VP8Predict.stride, count: 8)
-                        (vDst + j * uvStride).update(from: w + VP8MacroblockContext.vOffset + j * VP8Predict.stride, count: 8)
+                        let u = UnsafeRawPointer(w + VP8MacroblockContext.uOffset + j * VP8Predict.stride)
+                        let v = UnsafeRawPointer(w + VP8MacroblockContext.vOffset + j * VP8Predict.stride)
+                        UnsafeMutableRawPointer(uDst + j * uvStride).storeBytes(of: u.loadUnaligned(as: UInt64.self), as: UInt64.self)
+                        UnsafeMutableRawPointer(vDst + j * uvStride).storeBytes(of: v.loadUnaligned(as: UInt64.self), as: UInt64.self)
                     }
                     mbX += 1
                 }
