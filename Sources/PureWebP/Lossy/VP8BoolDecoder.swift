@@ -135,6 +135,17 @@ struct VP8BoolDecoder {
     /// `v` with a sign read at probability 1/2 (libwebp's VP8GetSigned).
     @inline(__always)
     mutating func signed(_ v: Int) -> Int {
-        bit(UInt32(0x80)) ? -v : v
+        // bit(0x80) without the multiply and the normalisation (the range halves, so exactly
+        // one shift), as libwebp's VP8GetSigned.
+        if bits < 0 { loadNewBytes() }
+        let pos = UInt64(truncatingIfNeeded: bits)
+        let split = range &>> 1
+        let window = UInt32(truncatingIfNeeded: value &>> pos)
+        let mask = Int32(bitPattern: split &- window) &>> 31
+        bits &-= 1
+        range = (range &+ UInt32(bitPattern: mask)) | 1
+        value = value &- (UInt64((split &+ 1) & UInt32(bitPattern: mask)) &<< pos)
+        let m = Int(mask)
+        return (v ^ m) &- m
     }
 }

@@ -68,7 +68,7 @@ struct VP8Decoder: Sendable {
         rowModes = [UInt8](repeating: 0, count: 16 * mbW)
         nzTop = [UInt8](repeating: 0, count: mbW)
         nzDcTop = [UInt8](repeating: 0, count: mbW)
-        work = [UInt8](repeating: 0, count: VP8MacroblockContext.workSize)
+        work = [UInt8](repeating: 0, count: VP8MacroblockContext.workSize + 20 * 16)
         topSamples = [UInt8](repeating: 0, count: 32 * mbW + 32)
         coefficients = [Int16](repeating: 0, count: 384)
     }
@@ -204,12 +204,16 @@ struct VP8Decoder: Sendable {
                     let w = work.baseAddress!
                     let yDst = cy + lumaTop * yStride + mbX * 16
                     for j in 0 ..< 16 {
-                        (yDst + j * yStride).update(from: w + VP8MacroblockContext.lumaOffset + j * VP8Predict.stride, count: 16)
+                        let row = UnsafeRawPointer(w + VP8MacroblockContext.lumaOffset + j * VP8Predict.stride)
+                        UnsafeMutableRawPointer(yDst + j * yStride).storeBytes(
+                            of: row.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
                     }
                     let uDst = cu + chromaTop * uvStride + mbX * 8, vDst = cv + chromaTop * uvStride + mbX * 8
                     for j in 0 ..< 8 {
-                        (uDst + j * uvStride).update(from: w + VP8MacroblockContext.uOffset + j * VP8Predict.stride, count: 8)
-                        (vDst + j * uvStride).update(from: w + VP8MacroblockContext.vOffset + j * VP8Predict.stride, count: 8)
+                        let u = UnsafeRawPointer(w + VP8MacroblockContext.uOffset + j * VP8Predict.stride)
+                        let v = UnsafeRawPointer(w + VP8MacroblockContext.vOffset + j * VP8Predict.stride)
+                        UnsafeMutableRawPointer(uDst + j * uvStride).storeBytes(of: u.loadUnaligned(as: UInt64.self), as: UInt64.self)
+                        UnsafeMutableRawPointer(vDst + j * uvStride).storeBytes(of: v.loadUnaligned(as: UInt64.self), as: UInt64.self)
                     }
                     mbX += 1
                 }
@@ -219,11 +223,11 @@ struct VP8Decoder: Sendable {
                     for x in 0 ..< mbW {
                         let info = rowInfo.baseAddress! + x * VP8Modes.infoSize
                         let s = strengths[Int(info[VP8Modes.segment]) * 2 + Int(info[VP8Modes.isI4x4])]
-                        VP8LoopFilter.filterMacroblock(
+                        VP8LoopFilterSIMD.filterMacroblock(
                             y: cy + lumaTop * yStride + x * 16, u: cu + chromaTop * uvStride + x * 8,
                             v: cv + chromaTop * uvStride + x * 8, yStride: yStride, uvStride: uvStride,
                             strength: s, inner: info[VP8Modes.inner] != 0, left: x > 0, top: mbY > 0,
-                            simple: filterType == 1)
+                            simple: filterType == 1, scratch: work.baseAddress! + VP8MacroblockContext.workSize)
                     }
                 }
                 // Hand out the rows that are final.

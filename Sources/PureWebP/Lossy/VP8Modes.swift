@@ -12,9 +12,11 @@ enum VP8Modes {
     /// Parses one macroblock row's headers into `info` (infoSize bytes a macroblock) and `modes`
     /// (16 4x4 modes a macroblock). `top` holds 4 context modes a macroblock column and is
     /// updated; the left context starts at DC for each row.
-    static func parseRow(_ d: inout VP8BoolDecoder, width: Int, frame: VP8FrameHeader,
+    static func parseRow(_ decoder: inout VP8BoolDecoder, width: Int, frame: VP8FrameHeader,
                          top: UnsafeMutablePointer<UInt8>, info: UnsafeMutablePointer<UInt8>,
                          modes: UnsafeMutablePointer<UInt8>) {
+        var d = decoder  // in registers
+        defer { decoder = d }
         var left: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
         let segmentProbs = frame.segment.treeProbabilities
         let updateMap = frame.segment.updateMap
@@ -32,7 +34,7 @@ enum VP8Modes {
                                 : (d.bit(segmentProbs[2]) ? 3 : 2)
                         }
                         inf[segment] = seg
-                        inf[skip] = skipProb.map { d.bit($0) ? 1 : 0 } ?? 0
+                        if let skipProb { inf[skip] = d.bit(skipProb) ? 1 : 0 } else { inf[skip] = 0 }
                         let i4 = !d.bit(UInt32(145))
                         inf[isI4x4] = i4 ? 1 : 0
                         if !i4 {

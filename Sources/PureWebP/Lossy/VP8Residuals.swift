@@ -19,8 +19,11 @@ enum VP8Residuals {
     /// token (0 for an immediate end of block, 16 when the block is full), as GetCoeffs does.
     /// `probs` points at the block type's [position 17][context 3][node 11] probabilities.
     @inline(__always)
-    static func coefficients(_ d: inout VP8BoolDecoder, _ probs: UnsafePointer<UInt8>, context: Int,
+    static func coefficients(_ decoder: inout VP8BoolDecoder, _ probs: UnsafePointer<UInt8>, context: Int,
                              dc: Int32, ac: Int32, first: Int, _ out: UnsafeMutablePointer<Int16>) -> Int {
+        // A local copy keeps the decoder in registers.
+        var d = decoder
+        defer { decoder = d }
         var n = first
         var p = probs + (n * 3 + context) * 11
         while n < 16 {
@@ -41,7 +44,9 @@ enum VP8Residuals {
             }
             let q = n > 0 ? ac : dc
             let s = Int32(truncatingIfNeeded: d.signed(v))
-            out[zigzag[n]] = Int16(truncatingIfNeeded: s &* q)
+            // Zigzag order packed in nibbles: position n holds coefficient (zigzag >> 4n) & 15.
+            let z = Int(truncatingIfNeeded: (0xFEB7_ADC9_6325_8410 as UInt64) &>> UInt64(truncatingIfNeeded: n &* 4)) & 15
+            out[z] = Int16(truncatingIfNeeded: s &* q)
             n &+= 1
         }
         return 16

@@ -32,26 +32,27 @@ struct VP8RowBand {
     func write(to destination: UnsafeMutablePointer<UInt8>, stride: Int, bytesPerPixel: Int,
                alpha: UnsafePointer<UInt8>? = nil, alphaStride: Int = 0) {
         let lastChroma = (height + 1) / 2 - 1
-        for (i, row) in rows.enumerated() {
-            let dst = destination + i * stride
-            let y = lumaRow(row)
-            if fancyUpsampling {
-                let near = row == 0 ? 0 : (row & 1 == 1 ? (row - 1) >> 1 : row >> 1)
-                var far = row == 0 ? 0 : (row & 1 == 1 ? (row + 1) >> 1 : (row >> 1) - 1)
-                if far > lastChroma { far = near }
-                let n = chromaRows(near), f = chromaRows(far)
-                VP8Upsample.fancyRow(y: y, nearU: n.u, nearV: n.v, farU: f.u, farV: f.v, dst: dst, width: width,
-                                     bytesPerPixel: bytesPerPixel)
-            } else {
-                let c = chromaRows(row >> 1)
-                VP8Upsample.pointRow(y: y, u: c.u, v: c.v, dst: dst, width: width, bytesPerPixel: bytesPerPixel)
-            }
-            if bytesPerPixel == 4 {
-                if let alpha {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * width + 32) { scratch in
+            let uFull = scratch.baseAddress!, vFull = uFull + width + 16
+            for (i, row) in rows.enumerated() {
+                let dst = destination + i * stride
+                if fancyUpsampling {
+                    let near = row == 0 ? 0 : (row & 1 == 1 ? (row - 1) >> 1 : row >> 1)
+                    var far = row == 0 ? 0 : (row & 1 == 1 ? (row + 1) >> 1 : (row >> 1) - 1)
+                    if far > lastChroma { far = near }
+                    let n = chromaRows(near), f = chromaRows(far)
+                    VP8Upsample.fancyChroma(near: n.u, far: f.u, out: uFull, width: width)
+                    VP8Upsample.fancyChroma(near: n.v, far: f.v, out: vFull, width: width)
+                } else {
+                    let c = chromaRows(row >> 1)
+                    VP8Upsample.pointChroma(c.u, out: uFull, width: width)
+                    VP8Upsample.pointChroma(c.v, out: vFull, width: width)
+                }
+                VP8Upsample.convertRow(y: lumaRow(row), u: uFull, v: vFull, dst: dst, width: width,
+                                       bytesPerPixel: bytesPerPixel)
+                if bytesPerPixel == 4, let alpha {
                     let a = alpha + i * alphaStride
                     for x in 0 ..< width { dst[4 * x + 3] = a[x] }
-                } else {
-                    for x in 0 ..< width { dst[4 * x + 3] = 255 }
                 }
             }
         }

@@ -1,0 +1,98 @@
+import Testing
+import TestSupport
+@testable import PureWebP
+
+/// Each SIMD kernel of the lossy decoder gives its scalar twin's output.
+@Suite struct LossyKernelTests {
+    /// Planes around one macroblock (with 8 rows and columns of context above and left), smooth
+    /// with steps and noise so that every filter branch (skip, 2-tap, 4-tap, 6-tap) is taken.
+    static func planes(_ rng: inout SplitMix64, step: Int) -> ([UInt8], [UInt8], [UInt8]) {
+        func plane(_ size: Int) -> [UInt8] {
+            let w = size + 8
+            var p = [UInt8](repeating: 0, count: w * w)
+            let base = Int.random(in: 0 ... 255, using: &rng)
+            let noise = [0, 1, 2, 4, 8, 40][Int.random(in: 0 ..< 6, using: &rng)]
+            for y in 0 ..< w {
+                for x in 0 ..< w {
+                    var v = base + (x >= 8 ? step : 0) + (y >= 8 ? -step / 2 : 0) + (x % 4 == 0 ? step / 3 : 0)
+                    v += Int.random(in: -noise ... noise, using: &rng)
+                    p[y * w + x] = UInt8(max(0, min(255, v)))
+                }
+            }
+            return p
+        }
+        return (plane(16), plane(8), plane(8))
+    }
+
+    @Test func loopFilterSIMDMatchesScalar() {
+        var rng = SplitMix64(seed: 7)
+        var filtered = 0
+        for trial in 0 ..< 3000 {
+            let step = [0, 3, 10, 30, 80][trial % 5]
+            let (y0, u0, v0) = Self.planes(&rng, step: step)
+            let level = Int32.random(in: 1 ... 63, using: &rng)
+            let interior = Int32.random(in: 1 ... 9, using: &rng)
+            let strength = VP8FilterStrength(limit: 2 * level + interior, interiorLimit: interior,
+                                             hevThreshold: Int32.random(in: 0 ... 2, using: &rng))
+            let inner = Bool.random(using: &rng), left = Bool.random(using: &rng), top = Bool.random(using: &rng)
+            let simple = Bool.random(using: &rng)
+            var (y1, u1, v1) = (y0, u0, v0)
+            var (y2, u2, v2) = (y0, u0, v0)
+            var scratch = [UInt8](repeating: 0, count: 320)
+            y1.withUnsafeMutableBufferPointer { y in u1.withUnsafeMutableBufferPointer { u in v1.withUnsafeMutableBufferPointer { v in
+                VP8LoopFilter.filterMacroblock(y: y.baseAddress! + 8 * 24 + 8, u: u.baseAddress! + 8 * 16 + 8,
+                                               v: v.baseAddress! + 8 * 16 + 8, yStride: 24, uvStride: 16,
+                                               strength: strength, inner: inner, left: left, top: top, simple: simple)
+            }}}
+            y2.withUnsafeMutableBufferPointer { y in u2.withUnsafeMutableBufferPointer { u in v2.withUnsafeMutableBufferPointer { v in
+                scratch.withUnsafeMutableBufferPointer { s in
+                    VP8LoopFilterSIMD.filterMacroblock(y: y.baseAddress! + 8 * 24 + 8, u: u.baseAddress! + 8 * 16 + 8,
+                                                       v: v.baseAddress! + 8 * 16 + 8, yStride: 24, uvStride: 16,
+                                                       strength: strength, inner: inner, left: left, top: top,
+                                                       simple: simple, scratch: s.baseAddress!)
+                }
+            }}}
+            if y1 != y0 || u1 != u0 { filtered += 1 }
+            #expect(y1 == y2 && u1 == u2 && v1 == v2, "trial \(trial)")
+            if y1 != y2 || u1 != u2 || v1 != v2 { break }
+        }
+        #expect(filtered > 1000)
+    }
+}
+
+extension LossyKernelTests {
+    /// The 16-lane YUV to RGB(A) conversion equals the scalar per-pixel one (libwebp's yuv.h),
+    /// and the full-row chroma upsampler the packed-pair one, on random rows of all widths.
+    @Test func colorConversionSIMDMatchesScalar() {
+        var rng = SplitMix64(seed: 11)
+        for width in [1, 2, 3, 15, 16, 17, 31, 32, 33, 64, 77] {
+            for _ in 0 ..< 40 {
+                let y = (0 ..< width).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                let half = (width + 1) / 2
+                let nu = (0 ..< half).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                let nv = (0 ..< half).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                let fu = (0 ..< half).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                let fv = (0 ..< half).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                for bpp in [3, 4] {
+                    var scalar = [UInt8](repeating: 0, count: width * bpp)
+                    var simd = scalar
+                    var uFull = [UInt8](repeating: 0, count: width), vFull = uFull
+                    VP8Upsample.fancyRow(y: y, nearU: nu, nearV: nv, farU: fu, farV: fv, dst: &scalar, width: width,
+                                         bytesPerPixel: bpp)
+                    if bpp == 4 { for x in 0 ..< width { scalar[4 * x + 3] = 255 } }
+                    VP8Upsample.fancyChroma(near: nu, far: fu, out: &uFull, width: width)
+                    VP8Upsample.fancyChroma(near: nv, far: fv, out: &vFull, width: width)
+                    VP8Upsample.convertRow(y: y, u: uFull, v: vFull, dst: &simd, width: width, bytesPerPixel: bpp)
+                    #expect(scalar == simd, "width \(width) bpp \(bpp)")
+                    var point = [UInt8](repeating: 0, count: width * bpp)
+                    VP8Upsample.pointRow(y: y, u: nu, v: nv, dst: &point, width: width, bytesPerPixel: bpp)
+                    if bpp == 4 { for x in 0 ..< width { point[4 * x + 3] = 255 } }
+                    VP8Upsample.pointChroma(nu, out: &uFull, width: width)
+                    VP8Upsample.pointChroma(nv, out: &vFull, width: width)
+                    VP8Upsample.convertRow(y: y, u: uFull, v: vFull, dst: &simd, width: width, bytesPerPixel: bpp)
+                    #expect(point == simd, "point width \(width) bpp \(bpp)")
+                }
+            }
+        }
+    }
+}
