@@ -2,10 +2,11 @@
 ///
 /// Every table entry's string is somewhere in the output already: an entry made from code p
 /// followed by code q is p's string plus the first byte of q's, and q's string is written right
-/// after p's. So the table keeps, for each entry, where in the output its string starts and its
-/// length, and a code is decoded by copying those bytes forward (eight at a time where the
-/// source is at least eight bytes back), as an LZ77 match is: no chain of table lookups, no
-/// stack, no allocation per code. The output passed to every call for one image must therefore
+/// after p's. So the table keeps, for each entry, its length, its first eight bytes packed in a
+/// `UInt64`, and where in the output its string starts. A string of at most eight bytes (most
+/// of them) is written with one store of the packed bytes; a longer one is copied forward from
+/// the output (eight bytes at a time where the source is at least eight bytes back), as an LZ77
+/// match is: no chain of table lookups, no stack, no allocation per code. The output passed to every call for one image must therefore
 /// be the same buffer (positions are offsets in it), holding what earlier calls wrote. Codes are
 /// read least-significant bit first; the code width grows when the next free entry reaches
 /// `1 << width` (the decoder's view of the encoder's "early change"), stops growing at 12 bits,
@@ -37,6 +38,9 @@
     private var start: [UInt32]
     /// Entry `c`: length of its string.
     private var length: [UInt16]
+    /// Entry `c`: the first eight bytes of its string, first byte lowest (zero past the end of
+    /// a shorter string). Literal codes hold their own value.
+    private var head: [UInt64]
     /// Where the previous code's string starts in the output.
     private var previousStart: Int = 0
     /// The LZW minimum code size of the image (the byte before its data sub-blocks).
@@ -61,6 +65,7 @@
         previous = -1
         start = [UInt32](repeating: 0, count: LZWDecoder.maxCodes)
         length = [UInt16](repeating: 1, count: LZWDecoder.maxCodes)
+        head = (0 ..< LZWDecoder.maxCodes).map { UInt64($0 < 1 << minimumCodeSize ? $0 : 0) }
     }
 
     /// Whole bytes taken from the input but not yet decoded: `used - bufferedBytes - 1` is the
@@ -89,12 +94,15 @@
         let (clearCode, minimumCodeSize) = (self.clearCode, self.minimumCodeSize)
         let result = start.withUnsafeMutableBufferPointer { startBuffer in
             length.withUnsafeMutableBufferPointer { lengthBuffer in
-                guard let start = startBuffer.baseAddress, let length = lengthBuffer.baseAddress else {
-                    return (Status.needInput, 0)
+                head.withUnsafeMutableBufferPointer { headBuffer in
+                    guard let start = startBuffer.baseAddress, let length = lengthBuffer.baseAddress,
+                          let head = headBuffer.baseAddress else {
+                        return (Status.needInput, 0)
+                    }
+                    return LZWDecoder.kernel(&registers, start: start, length: length, head: head, input: base,
+                                             count: input.count, output: output, capacity: capacity,
+                                             clearCode: clearCode, minimumCodeSize: minimumCodeSize)
                 }
-                return LZWDecoder.kernel(&registers, start: start, length: length, input: base, count: input.count,
-                                         output: output, capacity: capacity, clearCode: clearCode,
-                                         minimumCodeSize: minimumCodeSize)
             }
         }
         bits = registers.bits; bitCount = registers.bitCount
@@ -109,10 +117,11 @@
         var bits: UInt64, bitCount: Int, codeSize: Int, nextCode: Int, previous: Int, previousStart: Int, position: Int
     }
 
-    /// The hot loop, over pointers whose extents the caller checked: `start` and `length` hold
-    /// 4096 entries, `input` `count` bytes, `output` `capacity` bytes.
+    /// The hot loop, over pointers whose extents the caller checked: `start`, `length` and
+    /// `head` hold 4096 entries, `input` `count` bytes, `output` `capacity` bytes.
     @inline(never)
     private static func kernel(_ r: inout Registers, start: UnsafeMutablePointer<UInt32>, length: UnsafeMutablePointer<UInt16>,
+                               head: UnsafeMutablePointer<UInt64>,
                                input base: UnsafePointer<UInt8>, count n: Int, output: UnsafeMutablePointer<UInt8>,
                                capacity: Int, clearCode: Int, minimumCodeSize: Int) -> (Status, Int) {
         var bits = r.bits, bitCount = r.bitCount, codeSize = r.codeSize
@@ -121,6 +130,8 @@
         var i = 0
         var status = Status.needInput
         var mask = (UInt64(1) << UInt64(codeSize)) &- 1
+        // The next free code at which the width grows (never once it is 12 bits).
+        var growAt = codeSize < 12 ? 1 << codeSize : Int.max
         while true {
             if bitCount < codeSize {
                 if i &+ 8 <= n {
@@ -143,14 +154,18 @@
             bitCount &-= codeSize
 
             let stringLength: Int
+            /// The string's first byte (the last byte of the entry this code completes).
+            let first: UInt64
             if code < clearCode {
                 // A literal: one byte.
                 output[pos] = UInt8(truncatingIfNeeded: code)
                 stringLength = 1
+                first = UInt64(truncatingIfNeeded: code)
             } else if code == clearCode {
                 nextCode = clearCode &+ 2
                 codeSize = minimumCodeSize &+ 1
                 mask = (UInt64(1) << UInt64(codeSize)) &- 1
+                growAt = 1 << codeSize
                 previous = -1
                 continue
             } else if code == endCode {
@@ -159,33 +174,48 @@
             } else {
                 // A table entry, or the entry being defined (the KwKwK case, appendix F: the
                 // previous string and its own first byte, which the forward copy reads back).
-                let from: Int
+                let packed: UInt64
                 if code < nextCode {
-                    from = Int(truncatingIfNeeded: start[code])
                     stringLength = Int(truncatingIfNeeded: length[code])
+                    packed = head[code]
                 } else if code == nextCode && previous >= 0 {
-                    from = previousStart
-                    stringLength = Int(truncatingIfNeeded: length[previous]) &+ 1
+                    let previousLength = Int(truncatingIfNeeded: length[previous])
+                    stringLength = previousLength &+ 1
+                    let p = head[previous]
+                    packed = previousLength < 8 ? p | (p & 0xFF) &<< UInt64(previousLength &* 8) : p
                 } else {
                     status = .invalidCode(code)
                     break
                 }
-                copy(output, from: from, to: pos, count: min(stringLength, capacity &- pos), capacity: capacity)
+                first = packed & 0xFF
+                if stringLength <= 8 && pos &+ 8 <= capacity {
+                    // Bytes past the string are scratch: nobody reads the output past the
+                    // decoded position, and the next strings overwrite them.
+                    UnsafeMutableRawPointer(output + pos).storeBytes(of: packed.littleEndian, as: UInt64.self)
+                } else {
+                    let from = code < nextCode ? Int(truncatingIfNeeded: start[code]) : previousStart
+                    copy(output, from: from, to: pos, count: min(stringLength, capacity &- pos), capacity: capacity)
+                }
             }
             if previous >= 0 && nextCode < LZWDecoder.maxCodes {
                 // The previous string and this one's first byte, which follows it in the output.
+                let previousLength = Int(truncatingIfNeeded: length[previous])
+                let p = head[previous]
+                head[nextCode] = previousLength < 8 ? p | first &<< UInt64(previousLength &* 8) : p
                 start[nextCode] = UInt32(truncatingIfNeeded: previousStart)
-                length[nextCode] = length[previous] &+ 1
+                length[nextCode] = UInt16(truncatingIfNeeded: previousLength &+ 1)
                 nextCode &+= 1
-                if nextCode == 1 << codeSize && codeSize < 12 {
+                if nextCode == growAt {
                     codeSize &+= 1
                     mask = (UInt64(1) << UInt64(codeSize)) &- 1
+                    growAt = codeSize < 12 ? 1 << codeSize : Int.max
                 }
-            } else if nextCode == 1 << codeSize && codeSize < 12 {
+            } else if nextCode == growAt {
                 // Minimum code size 1: the first free code (4) already needs 3 bits, so the
                 // width grows after the first code following a clear (as giflib and Pillow read it).
                 codeSize &+= 1
                 mask = (UInt64(1) << UInt64(codeSize)) &- 1
+                growAt = codeSize < 12 ? 1 << codeSize : Int.max
             }
             previous = code
             previousStart = pos
@@ -199,12 +229,21 @@
 
     /// Copies `count` bytes of `output` from `from` to `to` (`from < to`, `to + count <=
     /// capacity`), front to back, so an overlapping source repeats itself as LZ77 matches do.
-    /// Eight bytes at a time when the source is at least eight bytes back; the last bytes of a
-    /// string are merged into the word already there, so nothing past the string changes.
+    /// Eight bytes at a time when the source is at least eight bytes back. Away from the end of
+    /// the output the last word may run up to seven bytes past the string: nobody reads the
+    /// output past the decoded position, and the next strings overwrite those bytes. Near the
+    /// end the last bytes are merged into the word already there.
     @inline(__always)
     private static func copy(_ output: UnsafeMutablePointer<UInt8>, from: Int, to: Int, count: Int, capacity: Int) {
         let s = UnsafeRawPointer(output + from), d = UnsafeMutableRawPointer(output + to)
         var k = 0
+        if to &- from >= 8 && to &+ count &+ 8 <= capacity {
+            repeat {
+                d.storeBytes(of: s.loadUnaligned(fromByteOffset: k, as: UInt64.self), toByteOffset: k, as: UInt64.self)
+                k &+= 8
+            } while k < count
+            return
+        }
         if to &- from >= 8 {
             while k &+ 8 <= count {
                 d.storeBytes(of: s.loadUnaligned(fromByteOffset: k, as: UInt64.self), toByteOffset: k, as: UInt64.self)
