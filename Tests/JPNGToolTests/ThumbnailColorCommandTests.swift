@@ -28,3 +28,39 @@ import Testing
         #expect(all.metadata.exif.flatMap(EXIF.orientation) == .up)
     }
 }
+
+/// `jpng thumbnail` of the committed photos of `Vectors/color-photos` (Adobe RGB, ProPhoto,
+/// Display P3, and CMYK with Ghostscript's default_cmyk profile; EXIF Orientation 6 and a GPS
+/// IFD) against lcms2's float conversion of Pillow's Lanczos reduction (`make_photos.py`).
+@Suite struct ThumbnailProfileAccuracyTests {
+    static func meanDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {
+        Double(zip(a, b).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(max(a.count, 1))
+    }
+
+    @Test(arguments: ["adobergb", "prophoto", "p3", "cmyk"])
+    func thumbnailMatchesLcms2(photo: String) throws {
+        let dir = try CLI.scratchFolder()
+        let input = TestVectors.url("color-photos/photo-\(photo).jpg").path
+        let output = dir.appendingPathComponent("\(photo).png").path
+        let result = try CLI.run(["thumbnail", input, "-o", output, "--size", "160"])
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+        let thumbnail = try PNGDecoder.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))).converted(to: .rgb8)
+        let reference = try PNGDecoder.decode(try TestVectors.bytes("color-photos/photo-\(photo).ref.png")).converted(to: .rgb8)
+        // Upright (Orientation 6 applied), no profile, no EXIF (so no GPS).
+        #expect(thumbnail.width == 120 && thumbnail.height == 160)
+        #expect(thumbnail.width == reference.width && thumbnail.height == reference.height)
+        #expect(thumbnail.metadata.iccProfile == nil && thumbnail.metadata.exif == nil)
+        let mean = Self.meanDifference(thumbnail.pixels, reference.pixels)
+        #expect(mean <= 1.5, "mean difference \(mean)")
+        // Without the profile the colours are far off: the test can tell.
+        let stored = try CLI.run(["thumbnail", input, "-o", output + ".kept.png", "--size", "160", "--keep-profile"])
+        #expect(stored.status == 0)
+        let kept = try PNGDecoder.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: output + ".kept.png")))).converted(to: .rgb8)
+        #expect(Self.meanDifference(kept.pixels, reference.pixels) > 3)
+        // With all metadata kept, EXIF says Orientation 1.
+        let all = try CLI.run(["thumbnail", input, "-o", output + ".all.png", "--size", "160", "--metadata", "all"])
+        #expect(all.status == 0)
+        let withExif = try PNGDecoder.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: output + ".all.png"))))
+        #expect(withExif.metadata.exif.flatMap(EXIF.orientation) == .up)
+    }
+}
