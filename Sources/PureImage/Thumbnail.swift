@@ -92,6 +92,8 @@ public struct ThumbnailDecoder: Sendable {
     public var warnings: [String] { rows.warnings + colorWarnings }
     /// What the colour conversion at the end reported (a profile it could not use).
     private var colorWarnings: [String] = []
+    /// Colour conversions `finish` made (0 for sRGB and untagged sources: no transform built).
+    private(set) var colorConversions = 0
 
     /// Feeds the next bytes.
     @discardableResult
@@ -136,6 +138,7 @@ public struct ThumbnailDecoder: Sendable {
             // or the inverted formula without a usable one; the profile is dropped.
             let (rgb, warning) = image.cmykInSRGB(threads: options.threads)
             if let warning { colorWarnings.append(warning) }
+            colorConversions += 1
             image = rgb
         }
         if image.format == .rgb8, let mask = try jpngMask(width: image.width, height: image.height) {
@@ -144,6 +147,7 @@ public struct ThumbnailDecoder: Sendable {
         }
         if options.applyOrientation { image = image.oriented(metadata.orientation) }
         // Colour after the reduction, so its cost follows the thumbnail's size, not the image's.
+        if image.needsColorConversion(to: options.colorSpace ?? .sRGB) { colorConversions += 1 }
         let (converted, warning) = image.inColorSpace(options.colorSpace ?? .sRGB, threads: options.threads)
         if let warning { colorWarnings.append(warning) }
         image = converted
