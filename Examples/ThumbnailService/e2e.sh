@@ -36,6 +36,7 @@ if grep -E "Examples/ThumbnailService/Sources/.*(warning|error):" "$WORK/build.l
 fi
 echo "built in $((SECONDS - start)) s"
 BIN="$(swift build -c release --show-bin-path)"
+export BIN
 
 echo "== test images"
 "$BIN/make-test-images" "$WORK"
@@ -208,6 +209,26 @@ info = png_info(body) if status == 200 and ctype == "image/png" else (0, 0, -1)
 check("PNG with alpha -> 200 image/png with alpha, <= 300",
       status == 200 and info[2] in (4, 6) and 0 < max(info[:2]) <= 300,
       f"{status} {ctype} {info[0]}x{info[1]} colour type {info[2]}")
+
+# Colour: a CMYK JPEG with its CMYK profile and an Adobe RGB JPEG (Vectors/color-photos, EXIF
+# Orientation 6): the answer is upright, in sRGB, within a few code values of lcms2's float
+# conversion of Pillow's Lanczos reduction (JPEG quality 85 adds its own error).
+import subprocess
+for name in ("cmyk", "adobergb"):
+    source = read(os.path.join(vectors, "color-photos", f"photo-{name}.jpg"))
+    status, ctype, body = post("/thumbnail?size=160", pieces(source))
+    answer = os.path.join(work, f"colour-{name}.jpg")
+    with open(answer, "wb") as f:
+        f.write(body)
+    mean = subprocess.run([os.path.join(os.environ["BIN"], "make-test-images"), "--mean-difference", answer,
+                           os.path.join(vectors, "color-photos", f"photo-{name}.ref.png")],
+                          capture_output=True, text=True).stdout.strip() if status == 200 else "no answer"
+    try:
+        ok = float(mean) <= 2.5
+    except ValueError:
+        ok = False
+    check(f"{name} photo with its profile -> sRGB colours (mean |diff| vs lcms2 <= 2.5)",
+          status == 200 and ctype == "image/jpeg" and ok, f"{status} {ctype} mean {mean}")
 
 gif_path = os.path.join(vectors, "gif", "pillow_anim.gif")
 status, ctype, body = post("/thumbnail?size=32", pieces(read(gif_path), size=512))

@@ -58,11 +58,15 @@ struct Convert: ParsableCommand {
     @Flag(help: "Print a line per converted file.")
     var verbose = false
 
+    @Option(help: "srgb: convert the pixels to sRGB through the ICC profile and write none. By default an RGB or gray profile stays with its pixels (a CMYK image written as RGB is always converted through its profile).")
+    var profile: String?
+
     func validate() throws {
         guard to == "auto" || OutputFormat(fileExtension: to) != nil else {
             throw ValidationError("--to must be auto or one of \(OutputFormat.names)")
         }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        guard profile == nil || profile == "srgb" else { throw ValidationError("--profile must be srgb") }
         if force && skipExisting { throw ValidationError("--force and --skip-existing exclude each other") }
     }
 
@@ -73,7 +77,7 @@ struct Convert: ParsableCommand {
         let settings = encoder.settings
         let queue = WorkQueue(count: tasks.count)
         let (force, verbose, auto, skipExisting) = (self.force, self.verbose, to == "auto", self.skipExisting)
-        let request = DecodeRequest(strict: strict)
+        let request = DecodeRequest(strict: strict, colorSpace: profile == "srgb" ? .sRGB : nil)
         // The outputs an input may have: the one format asked for, or any that auto picks.
         let candidates = fixed.map { [$0] } ?? [.png, .jpeg, .jpng, .apng]
         DispatchQueue.concurrentPerform(iterations: min(jobs, max(tasks.count, 1))) { _ in
@@ -84,7 +88,8 @@ struct Convert: ParsableCommand {
                     continue
                 }
                 do {
-                    if let fixed, canStreamEncode(fixed, settings: settings, input: task.input) {
+                    if let fixed, request.colorSpace == nil, canStreamEncode(fixed, settings: settings, input: task.input),
+                       !isCMYKJPEGFile(task.input) {
                         // PNG and baseline JPEG: rows stream from the decoder to the encoder.
                         let output = task.outputBase + "." + fixed.fileExtension
                         if output == task.input { throw CLIError("\(task.input): the output would overwrite the input (use --out-dir)") }

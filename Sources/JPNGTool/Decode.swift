@@ -56,12 +56,16 @@ struct Decode: ParsableCommand {
     @Flag(help: "Overwrite existing output files.")
     var force = false
 
+    @Option(help: "srgb: convert the pixels to sRGB through the ICC profile and write none. By default an RGB or gray profile stays with its pixels (a CMYK image written as RGB is always converted through its profile).")
+    var profile: String?
+
     func validate() throws {
         if output == nil && frames == nil { throw ValidationError("give -o OUTPUT or --frames DIR") }
         if output == "-" && format == nil { throw ValidationError("writing to stdout needs --format") }
         if frames != nil && format == nil { throw ValidationError("--frames needs --format") }
         guard subsample != nil else { throw ValidationError("--scale must be 1, 1/2, 1/4 or 1/8") }
         guard frame >= 0 else { throw ValidationError("--frame must be 0 or more") }
+        guard profile == nil || profile == "srgb" else { throw ValidationError("--profile must be srgb") }
     }
 
     private var subsample: Int? {
@@ -77,7 +81,7 @@ struct Decode: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let request = DecodeRequest(subsample: subsample ?? 1, autoOrient: autoOrient, frame: frame, threads: encoder.threads,
-                                        strict: strict)
+                                        strict: strict, colorSpace: profile == "srgb" ? .sRGB : nil)
             if let frames { return try writeFrames(to: frames, request: request) }
             guard let output else { return }
             let ext = output == "-" ? (format ?? "") : (format ?? fileExtension(output))
@@ -91,11 +95,13 @@ struct Decode: ParsableCommand {
             // goes whole too, since a JPNG is known only at its end).
             let netpbm = outputFormat == .ppm || outputFormat == .pgm
                 || outputFormat == .pam && input != "-" && !isJPNGFile(input)
-            if netpbm && subsample == 1 && !autoOrient && frame == 0 {
+            // Streaming hands out rows as stored: not for a conversion, nor a CMYK JPEG.
+            let asStored = request.colorSpace == nil && !isCMYKJPEGFile(input)
+            if netpbm && subsample == 1 && !autoOrient && frame == 0 && request.colorSpace == nil {
                 // Rows stream from the decoder to the file, as djpeg writes them.
                 return try streamDecodeToNetpbm(input: input, output: output, format: outputFormat, strict: strict)
             }
-            if subsample == 1 && !autoOrient && frame == 0 && canStreamEncode(outputFormat, settings: encoder.settings, input: input) {
+            if subsample == 1 && !autoOrient && frame == 0 && asStored && canStreamEncode(outputFormat, settings: encoder.settings, input: input) {
                 // Rows stream from the decoder to the encoder: the image is never held.
                 return try streamDecodeToEncoded(input: input, output: output, format: outputFormat,
                                                  settings: encoder.settings, strict: strict)

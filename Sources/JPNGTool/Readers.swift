@@ -16,6 +16,9 @@ struct DecodeRequest {
     var threads: Int?
     /// Damaged files are errors instead of being decoded as libjpeg-turbo, libpng and browsers do.
     var strict = false
+    /// `--profile srgb`: the pixels converted to sRGB, the profile dropped. nil keeps an RGB or
+    /// gray profile with its pixels; a CMYK source is always converted through its profile.
+    var colorSpace: OutputColorSpace?
 }
 
 /// Decodes any readable image into its native pixel format.
@@ -24,10 +27,20 @@ func decodeImage(_ bytes: [UInt8], name: String, request: DecodeRequest = Decode
         guard request.frame > 0 else {
             let options = ImageSourceOptions(limits: DecodingLimits.default.knowingInputSize(bytes.count),
                                              applyOrientation: request.autoOrient, subsampleFactor: request.subsample,
-                                             threads: request.threads, strict: request.strict)
+                                             threads: request.threads, strict: request.strict, colorSpace: request.colorSpace)
             var source = ImageSource(options: options)
             _ = try source.append(bytes)
-            let image = try source.finish()
+            var image = try source.finish()
+            if request.colorSpace == nil, let icc = image.metadata.iccProfile, ImageMetadata.iccColorSpace(of: icc) == "CMYK" {
+                // CMYK written as RGB: through its profile (the formula's RGB would be wrong
+                // under any profile), decoded again as sRGB.
+                var converted = ImageSource(options: ImageSourceOptions(limits: options.limits, applyOrientation: options.applyOrientation,
+                                                                        subsampleFactor: options.subsampleFactor, threads: options.threads,
+                                                                        strict: options.strict, colorSpace: .sRGB))
+                _ = try converted.append(bytes)
+                image = try converted.finish()
+                source = converted
+            }
             // Damage decoded past is reported as djpeg reports its warnings, and the decode succeeds.
             for warning in source.warnings { printNotice("\(name): warning: \(warning)") }
             return image

@@ -37,6 +37,31 @@ func isJPNGFile(_ path: String) -> Bool {
     return JPNGFooter.looksLikeJPNG(head + [UInt8](repeating: 0, count: 16) + tail)
 }
 
+/// True when the regular file at `path` is a JPEG whose frame header (within its first
+/// 1 MiB) declares four components: CMYK, which goes whole through its profile instead of
+/// streaming the formula's RGB.
+func isCMYKJPEGFile(_ path: String) -> Bool {
+    guard path != "-" else { return false }
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var head = [UInt8](repeating: 0, count: 1 << 20)
+    let count = pread(fd, &head, head.count, 0)
+    guard count > 4, head[0] == 0xFF, head[1] == 0xD8 else { return false }
+    var at = 2
+    while at + 9 < count {
+        guard head[at] == 0xFF else { return false }
+        let marker = head[at + 1]
+        if marker == 0xFF { at += 1; continue }
+        let length = Int(head[at + 2]) << 8 | Int(head[at + 3])
+        // SOF0-SOF15 but DHT (C4), JPG (C8) and DAC (CC): byte 9 is the component count.
+        if (0xC0 ... 0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker) { return head[at + 9] == 4 }
+        if marker == 0xDA || length < 2 { return false }
+        at += 2 + length
+    }
+    return false
+}
+
 /// `decode` to PNG or baseline JPEG without holding the image: the input is read in pieces,
 /// rows go from `RowStreamDecoder` to `PNGStreamEncoder` or `JPEGStreamEncoder` band by band,
 /// and the output is a temporary file renamed at the end (or stdout). The bytes are those of

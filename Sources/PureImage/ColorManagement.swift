@@ -25,6 +25,13 @@ extension Image {
     public func inColorSpace(_ space: OutputColorSpace, threads: Int? = nil) -> (image: Image, warning: String?) {
         guard space == .sRGB, let profile = metadata.iccProfile else { return (self, nil) }
         if format == .rgba8, ImageMetadata.iccColorSpace(of: profile) == "CMYK" { return cmykInSRGB(threads: threads) }
+        guard needsColorConversion(to: space) else {
+            // An sRGB profile: nothing to convert, the profile dropped.
+            var out = self
+            out.metadata.iccProfile = nil
+            out.metadata.iccProfileName = nil
+            return (out, nil)
+        }
         // Samples of fewer bits than the format (12-bit JPEG) are brought to the full range first.
         let base = metadata.sampleBits != nil ? fullRange() : self
         var out = base
@@ -44,6 +51,20 @@ extension Image {
         out = source.apply(to: base, threads: threads)
         out.metadata.sRGBIntent = nil
         return (out, nil)
+    }
+}
+
+extension Image {
+    /// Whether ``inColorSpace(_:threads:)`` builds a transform: false for ``OutputColorSpace/asStored``,
+    /// untagged images and RGB images (full-range samples) whose profile is sRGB
+    /// (`ICCProfile.isEquivalentToSRGB`), which cost no colour work beyond reading the profile.
+    func needsColorConversion(to space: OutputColorSpace) -> Bool {
+        guard space == .sRGB, let profile = metadata.iccProfile else { return false }
+        if metadata.sampleBits == nil, format.channels >= 3, !(format == .rgba8 && ImageMetadata.iccColorSpace(of: profile) == "CMYK"),
+           let parsed = try? ICCProfile(profile), parsed.isEquivalentToSRGB {
+            return false
+        }
+        return true
     }
 }
 

@@ -50,6 +50,10 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
     /// A JPEG decodes at 1/8 (its blocks' averages) whenever that is at least this on its
     /// longer side (`JPEGDecodingOptions.dcScaleToFit`).
     var jpegDCScaleToFit: Int?
+    /// A CMYK JPEG hands out its C, M, Y, K samples as `.rgba8` (Adobe-inverted, as
+    /// `JPEGDecodingOptions.outputCMYK` gives them) instead of the formula's RGB, so a thumbnail
+    /// can convert them through the file's CMYK profile after reducing them.
+    var jpegOutputCMYK = false
     /// The DCT scale a JPEG decodes at, in eighths, once its header is read (nil before, and
     /// for other formats).
     var jpegScale: Int? { jpeg?.header != nil ? jpeg?.options.scale : nil }
@@ -132,6 +136,7 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
             var jpegOptions = JPEGDecodingOptions(strict: options.strict)
             jpegOptions.scaleToFit = jpegScaleToFit
             jpegOptions.dcScaleToFit = jpegDCScaleToFit
+            jpegOptions.outputCMYK = jpegOutputCMYK
             jpegOptions.spillAbove = spillAbove
             jpegOptions.spillDirectory = spillDirectory
             jpeg = JPEGRowDecoder(limits: options.limits, options: jpegOptions)

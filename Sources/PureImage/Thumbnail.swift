@@ -62,6 +62,9 @@ public struct ThumbnailDecoder: Sendable {
         // than libvips' 1/4), and a progressive file's AC scans then go unread.
         rows.jpegScaleToFit = 2 * self.maxPixelSize
         rows.jpegDCScaleToFit = self.maxPixelSize
+        // An sRGB thumbnail of a CMYK JPEG reduces the C, M, Y, K samples (four channels, no
+        // alpha among them) and converts the small result through the file's CMYK profile.
+        rows.jpegOutputCMYK = (options.colorSpace ?? .sRGB) == .sRGB
         // A thumbnailer is often one of many running at once: a store over 64 MB (a 192 MP
         // progressive photo's at 1/8 takes 93 MB, a 12 MP one's whole 36 MB) goes to a
         // temporary file.
@@ -89,6 +92,8 @@ public struct ThumbnailDecoder: Sendable {
     public var warnings: [String] { rows.warnings + colorWarnings }
     /// What the colour conversion at the end reported (a profile it could not use).
     private var colorWarnings: [String] = []
+    /// Colour conversions `finish` made (0 for sRGB and untagged sources: no transform built).
+    private(set) var colorConversions = 0
 
     /// Feeds the next bytes.
     @discardableResult
@@ -121,19 +126,28 @@ public struct ThumbnailDecoder: Sendable {
     /// throws its truncation error, as the codec's `finish` does).
     public mutating func finish() throws -> Image {
         var sink = Sink(reducer: reducer, header: rows.header, cellAverages: rows.jpegScale == 1, maxPixelSize: maxPixelSize,
-                        target: targetSize, background: background)
+                        target: targetSize, background: background, isJPEG: rows.format == .jpeg)
         defer { reducer = sink.reducer }
         try rows.finish { band in sink.take(band) }
         sink.drain(header: rows.header, cellAverages: rows.jpegScale == 1)
         guard let stage = sink.reducer else { throw ImageSourceError.noData }
         let metadata = rows.metadata
         var image = stage.finish(metadata: metadata)
+        if rows.format == .jpeg && image.format == .rgba8 {
+            // CMYK samples (only a 4-component JPEG gives `.rgba8`): through the CMYK profile,
+            // or the inverted formula without a usable one; the profile is dropped.
+            let (rgb, warning) = image.cmykInSRGB(threads: options.threads)
+            if let warning { colorWarnings.append(warning) }
+            colorConversions += 1
+            image = rgb
+        }
         if image.format == .rgb8, let mask = try jpngMask(width: image.width, height: image.height) {
             image = try JPNGDecoder.combine(color: image, mask: mask)
             image.metadata = metadata
         }
         if options.applyOrientation { image = image.oriented(metadata.orientation) }
         // Colour after the reduction, so its cost follows the thumbnail's size, not the image's.
+        if image.needsColorConversion(to: options.colorSpace ?? .sRGB) { colorConversions += 1 }
         let (converted, warning) = image.inColorSpace(options.colorSpace ?? .sRGB, threads: options.threads)
         if let warning { colorWarnings.append(warning) }
         image = converted
@@ -145,7 +159,7 @@ public struct ThumbnailDecoder: Sendable {
         let start = received
         received += piece.count
         var sink = Sink(reducer: reducer, header: rows.header, cellAverages: rows.jpegScale == 1, maxPixelSize: maxPixelSize,
-                        target: targetSize, background: background)
+                        target: targetSize, background: background, isJPEG: rows.format == .jpeg)
         defer { reducer = sink.reducer }
         let events = try rows.append(piece) { band in sink.take(band) }
         sink.drain(header: rows.header, cellAverages: rows.jpegScale == 1)
@@ -164,6 +178,8 @@ public struct ThumbnailDecoder: Sendable {
         let maxPixelSize: Int
         let target: (width: Int, height: Int)?
         let background: Bool
+        /// The rows are a JPEG's: `.rgba8` ones are C, M, Y, K, reduced alike (no alpha).
+        let isJPEG: Bool
         var waiting: [UInt8] = []
         var waitingRows = 0, waitingWidth = 0
         var waitingFormat: PixelFormat = .rgb8
@@ -199,8 +215,9 @@ public struct ThumbnailDecoder: Sendable {
 
         private mutating func start(_ header: ImageHeader, format: PixelFormat) {
             let size = target ?? RowReducer.size(width: header.width, height: header.height, maxPixelSize: maxPixelSize)
+            let cmyk = isJPEG && format == .rgba8
             reducer = ReducerStage(RowReducer(sourceWidth: header.width, sourceHeight: header.height, format: format,
-                                              width: size.width, height: size.height, sourceIsCellAverages: cellAverages),
+                                              isPremultiplied: cmyk, width: size.width, height: size.height, sourceIsCellAverages: cellAverages),
                                    background: background)
         }
     }

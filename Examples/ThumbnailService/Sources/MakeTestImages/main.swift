@@ -2,6 +2,7 @@
 //   photo-12mp.jpg  4000x3000 baseline JPEG: gradients with noise (photo-like size, ~q90)
 //   alpha.png       1600x1200 RGBA PNG: colour with a radial alpha falloff to fully transparent
 // Usage: make-test-images OUTPUT_DIRECTORY
+//        make-test-images --mean-difference A B   (prints the mean |A - B| of their RGB samples)
 import PureImage
 
 #if canImport(Glibc)
@@ -81,6 +82,22 @@ func write(_ bytes: [UInt8], to path: String) {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 4 && arguments[1] == "--mean-difference" {
+    // make-test-images --mean-difference A B: the mean absolute difference of two images' RGB
+    // samples (decoded as stored), or "size" when their sizes differ.
+    func load(_ path: String) -> Image {
+        guard let file = fopen(path, "rb") else { fail("cannot read \(path)") }
+        defer { fclose(file) }
+        var bytes: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 65536)
+        while case let n = fread(&buffer, 1, buffer.count, file), n > 0 { bytes += buffer[0 ..< n] }
+        do { return try ImageSource.decode(bytes).converted(to: .rgb8) } catch { fail("\(path): \(error)") }
+    }
+    let a = load(arguments[2]), b = load(arguments[3])
+    guard a.width == b.width && a.height == b.height else { print("size \(a.width)x\(a.height) \(b.width)x\(b.height)"); exit(0) }
+    let total = zip(a.pixels, b.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+    print(Double(total) / Double(max(a.pixels.count, 1)))
+    exit(0)
+}
 guard arguments.count == 2 else { fail("usage: make-test-images OUTPUT_DIRECTORY", status: 2) }
 let directory = arguments[1]
 do {
