@@ -212,7 +212,8 @@ check("PNG with alpha -> 200 image/png with alpha, <= 300",
 
 # Colour: a CMYK JPEG with its CMYK profile and an Adobe RGB JPEG (Vectors/color-photos, EXIF
 # Orientation 6): the answer is upright, in sRGB, within a few code values of lcms2's float
-# conversion of Pillow's Lanczos reduction (JPEG quality 85 adds its own error).
+# conversion of Pillow's Lanczos reduction. JPEG quality 85 at 160 px adds about 2.5 of its own;
+# the pixels left unconverted are 11 (Adobe RGB) to 35 (CMYK) off, so a bound of 4 tells them apart.
 import subprocess
 for name in ("cmyk", "adobergb"):
     source = read(os.path.join(vectors, "color-photos", f"photo-{name}.jpg"))
@@ -224,10 +225,10 @@ for name in ("cmyk", "adobergb"):
                            os.path.join(vectors, "color-photos", f"photo-{name}.ref.png")],
                           capture_output=True, text=True).stdout.strip() if status == 200 else "no answer"
     try:
-        ok = float(mean) <= 2.5
+        ok = float(mean) <= 4
     except ValueError:
         ok = False
-    check(f"{name} photo with its profile -> sRGB colours (mean |diff| vs lcms2 <= 2.5)",
+    check(f"{name} photo with its profile -> sRGB colours (mean |diff| vs lcms2 <= 4)",
           status == 200 and ctype == "image/jpeg" and ok, f"{status} {ctype} mean {mean}")
 
 gif_path = os.path.join(vectors, "gif", "pillow_anim.gif")
