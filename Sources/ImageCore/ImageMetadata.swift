@@ -15,6 +15,9 @@ public struct ImageMetadata: Sendable, Equatable {
     public var sRGBIntent: UInt8?
     /// The white point and primaries (PNG cHRM).
     public var chromaticities: Chromaticities?
+    /// Coding-independent code points (PNG cICP, ITU-T H.273): primaries, transfer function,
+    /// matrix, full range.
+    public var cicp: CICP?
     /// Text entries (PNG tEXt, zTXt, iTXt; JPEG COM and GIF comments have keyword "Comment").
     public var texts: [TextEntry]
     /// The pixel density or aspect ratio (PNG pHYs, JPEG JFIF).
@@ -37,7 +40,7 @@ public struct ImageMetadata: Sendable, Equatable {
                 orientation: Orientation = .up, gamma: Double? = nil, sRGBIntent: UInt8? = nil,
                 chromaticities: Chromaticities? = nil, texts: [TextEntry] = [], density: Density? = nil,
                 modificationTime: Timestamp? = nil, background: [UInt16]? = nil,
-                significantBits: [UInt8]? = nil) {
+                significantBits: [UInt8]? = nil, cicp: CICP? = nil) {
         self.iccProfile = iccProfile
         self.iccProfileName = iccProfileName
         self.exif = exif
@@ -50,6 +53,7 @@ public struct ImageMetadata: Sendable, Equatable {
         self.modificationTime = modificationTime
         self.background = background
         self.significantBits = significantBits
+        self.cicp = cicp
     }
 
     /// True when nothing is set.
@@ -64,6 +68,7 @@ public struct ImageMetadata: Sendable, Equatable {
         if gamma != nil { keys.append("gamma") }
         if sRGBIntent != nil { keys.append("srgb") }
         if chromaticities != nil { keys.append("chromaticities") }
+        if cicp != nil { keys.append("cicp") }
         if !texts.isEmpty { keys.append("text") }
         if density != nil { keys.append("density") }
         if modificationTime != nil { keys.append("time") }
@@ -160,6 +165,25 @@ public struct Chromaticities: Sendable, Equatable {
     }
 }
 
+/// ITU-T H.273 coding-independent code points (PNG cICP, an ICC `cicp` tag).
+public struct CICP: Sendable, Hashable {
+    /// Colour primaries (1: BT.709/sRGB, 9: BT.2020, 12: Display P3 (D65), ...).
+    public var colorPrimaries: UInt8
+    /// Transfer characteristics (13: sRGB, 1/6/14/15: BT.709, 8: linear, 16: PQ, 18: HLG, ...).
+    public var transferCharacteristics: UInt8
+    /// Matrix coefficients (0 for RGB: PNG allows nothing else).
+    public var matrixCoefficients: UInt8
+    /// True for full-range samples.
+    public var fullRange: Bool
+    /// Code points from their four values.
+    public init(colorPrimaries: UInt8, transferCharacteristics: UInt8, matrixCoefficients: UInt8 = 0, fullRange: Bool = true) {
+        self.colorPrimaries = colorPrimaries
+        self.transferCharacteristics = transferCharacteristics
+        self.matrixCoefficients = matrixCoefficients
+        self.fullRange = fullRange
+    }
+}
+
 /// A calendar time in UTC (PNG tIME).
 public struct Timestamp: Sendable, Equatable {
     /// Year (e.g. 2024), month (1-12), day (1-31), hour (0-23), minute (0-59), second (0-60).
@@ -203,7 +227,7 @@ extension ImageMetadata {
 /// | policy | kept |
 /// | --- | --- |
 /// | ``all`` | everything |
-/// | ``colorOnly`` | what says how to show the pixels: ICC profile, sRGB intent, gamma, chromaticities, significant bits, orientation |
+/// | ``colorOnly`` | what says how to show the pixels: ICC profile, sRGB intent, gamma, chromaticities, cICP, significant bits, orientation |
 /// | ``dropAll`` | nothing but how to read the samples (``ImageMetadata/sampleBits``) |
 public enum MetadataPolicy: String, Sendable, Equatable, CaseIterable {
     /// Every field, EXIF (camera, GPS position, serial numbers) and text included.
@@ -227,7 +251,8 @@ extension ImageMetadata {
             return self
         case .colorOnly:
             var out = ImageMetadata(iccProfile: iccProfile, iccProfileName: iccProfileName, orientation: orientation, gamma: gamma,
-                                    sRGBIntent: sRGBIntent, chromaticities: chromaticities, significantBits: significantBits)
+                                    sRGBIntent: sRGBIntent, chromaticities: chromaticities, significantBits: significantBits,
+                                    cicp: cicp)
             out.sampleBits = sampleBits
             return out
         case .dropAll:

@@ -1,14 +1,14 @@
 /// A LUT-based source's whole chain to the destination, precomputed once as a device link
 /// (as lcms2's optimiser does): a grid over the source device space (33^3 for RGB, 17^4 for
 /// CMYK) holding the destination's encoded values, not clipped (see `LUTSource.destination`),
-/// in 1/8192 steps (`scale`) as `Int32`, four lanes a node (R, G, B, 0). Pixels are
+/// in 1/16384 steps (`scale`) as `Int16`, four lanes a node (R, G, B, 0). Pixels are
 /// interpolated in it: tetrahedral for 3 inputs; for 4, tetrahedral in the two slices around
 /// the first input (C), blended linearly along it; then clipped to [0, 1] and rounded to 8 bits
 /// through the 16-bit code (as lcms2 rounds).
 ///
 /// Interpolation is integer: each 8-bit input gives a node offset and a weight in 1/32768
 /// (`cells`); the four tetrahedron corners are weighted by non-negative weights summing to
-/// 32768, and node values are clamped to +-65535 (+-8 full scales), so sums stay inside `Int32`.
+/// 32768, and node values fit `Int16` (+-2 full scales), so sums stay inside `Int32`.
 final class DeviceLink: Sendable {
     /// Weight of a whole cell step.
     static let one: Int32 = 1 << 15
@@ -20,8 +20,10 @@ final class DeviceLink: Sendable {
     let points: Int
     /// Input channels: 3 or 4.
     let inputs: Int
-    /// Node `(i0, i1, ...)` at `4 * sum(i_k * pointStride_k)`: lanes R, G, B, 0.
-    let grid: [Int32]
+    /// Node `(i0, i1, ...)` at `4 * sum(i_k * pointStride_k)`: lanes R, G, B, 0, as `Int16`
+    /// (8 bytes a node: a 17^4 CMYK link is 668 KB, 21^4 1.6 MB, half what `Int32` took, so
+    /// more of it stays in cache for random pixels). Values are clamped to [-2, 2) full scales.
+    let grid: [Int16]
     /// For each input channel and 8-bit value: the lane offset of the cell's first node and the
     /// weight of the next node (0...32768). Channel c at `c * 256 + v`. `inverted` holds the
     /// same for `255 - v` (CMYK stored with 255 = no ink).
@@ -51,7 +53,7 @@ final class DeviceLink: Sendable {
         self.strides = strides
         var nodes = 1
         for _ in 0 ..< inputs { nodes *= points }
-        var grid = [Int32](repeating: 0, count: nodes * 4)
+        var grid = [Int16](repeating: 0, count: nodes * 4)
         let levels = (0 ..< points).map { Double(ICCLut.quantize(Double($0) / Double(points - 1))) / 65535 }
         var index = [Int](repeating: 0, count: inputs)
         var input = [Double](repeating: 0, count: inputs)
@@ -63,7 +65,10 @@ final class DeviceLink: Sendable {
                 input[k] = levels[index[k]]
             }
             let out = source.destination(input, encoded: false, from: leading == nil ? 0 : 1)
-            for c in 0 ..< 3 { grid[node * 4 + c] = Int32((min(max(out[c], -3.99), 3.99) * Double(Self.scale)).rounded()) }
+            for c in 0 ..< 3 {
+                let v = (out[c].isFinite ? out[c] : 0) * Double(Self.scale)
+                grid[node * 4 + c] = Int16(min(max(v.rounded(), -32768), 32767))
+            }
         }
         self.grid = grid
         encode = (0 ... Int(Self.scale)).map { ColorTransform.to8(ColorTransform.encode16(Double($0) / Double(Self.scale))) }
@@ -127,7 +132,7 @@ final class DeviceLink: Sendable {
     /// bytes (R, G, B first; a fourth output byte is copied from the input's fourth when both
     /// steps are 4).
     static func scalar3(_ input: UnsafePointer<UInt8>, _ inStep: Int, _ output: UnsafeMutablePointer<UInt8>,
-                        _ outStep: Int, _ count: Int, _ grid: UnsafePointer<Int32>, _ cells: UnsafePointer<SIMD2<Int32>>,
+                        _ outStep: Int, _ count: Int, _ grid: UnsafePointer<Int16>, _ cells: UnsafePointer<SIMD2<Int32>>,
                         _ strides: (Int32, Int32, Int32), _ encode: UnsafePointer<UInt8>) {
         let half: Int32 = one >> 1
         var i = 0, o = 0
@@ -138,8 +143,8 @@ final class DeviceLink: Sendable {
             let base = grid + Int(a.x &+ b.x &+ c.x)
             let n3 = Int(strides.0 &+ strides.1 &+ strides.2)
             for lane in 0 ..< 3 {
-                var sum = t.w.x &* (base[lane]) &+ t.w.y &* (base[t.n1 + lane])
-                sum = sum &+ t.w.z &* (base[t.n2 + lane]) &+ t.w.w &* (base[n3 + lane])
+                var sum = t.w.x &* Int32(base[lane]) &+ t.w.y &* Int32(base[t.n1 + lane])
+                sum = sum &+ t.w.z &* Int32(base[t.n2 + lane]) &+ t.w.w &* Int32(base[n3 + lane])
                 output[o + lane] = to8((sum &+ half) &>> 15, encode)
             }
             if outStep == 4 { output[o + 3] = inStep == 4 ? alpha : 255 }
@@ -150,7 +155,7 @@ final class DeviceLink: Sendable {
 
     /// 8-bit, 4 inputs (CMYK, 4 bytes a pixel) to pixels of `outStep` bytes (R, G, B, then 255).
     static func scalar4(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, _ outStep: Int,
-                        _ count: Int, _ grid: UnsafePointer<Int32>, _ cells: UnsafePointer<SIMD2<Int32>>,
+                        _ count: Int, _ grid: UnsafePointer<Int16>, _ cells: UnsafePointer<SIMD2<Int32>>,
                         _ strides: (Int32, Int32, Int32, Int32), _ encode: UnsafePointer<UInt8>) {
         let half: Int32 = one >> 1
         var i = 0, o = 0
@@ -161,10 +166,10 @@ final class DeviceLink: Sendable {
             let n3 = Int(strides.1 &+ strides.2 &+ strides.3)
             let low = grid + Int(k.x &+ a.x &+ b.x &+ c.x), high = low + Int(strides.0)
             for lane in 0 ..< 3 {
-                var s0 = t.w.x &* (low[lane]) &+ t.w.y &* (low[t.n1 + lane])
-                s0 = s0 &+ t.w.z &* (low[t.n2 + lane]) &+ t.w.w &* (low[n3 + lane])
-                var s1 = t.w.x &* (high[lane]) &+ t.w.y &* (high[t.n1 + lane])
-                s1 = s1 &+ t.w.z &* (high[t.n2 + lane]) &+ t.w.w &* (high[n3 + lane])
+                var s0 = t.w.x &* Int32(low[lane]) &+ t.w.y &* Int32(low[t.n1 + lane])
+                s0 = s0 &+ t.w.z &* Int32(low[t.n2 + lane]) &+ t.w.w &* Int32(low[n3 + lane])
+                var s1 = t.w.x &* Int32(high[lane]) &+ t.w.y &* Int32(high[t.n1 + lane])
+                s1 = s1 &+ t.w.z &* Int32(high[t.n2 + lane]) &+ t.w.w &* Int32(high[n3 + lane])
                 let v0 = (s0 &+ half) &>> 15, v1 = (s1 &+ half) &>> 15
                 let v = ((one &- k.y) &* v0 &+ k.y &* v1 &+ half) &>> 15
                 output[o + lane] = to8(v, encode)

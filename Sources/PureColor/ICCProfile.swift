@@ -1,3 +1,5 @@
+import ImageCore
+
 /// One entry of a profile's tag table.
 public struct ICCTagEntry: Sendable, Hashable {
     /// The tag signature, such as `rXYZ`.
@@ -211,16 +213,4 @@ public struct ICCProfileSummary: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         "\(name ?? "(unnamed)"): \(profileClass) \(colorSpace) -> \(pcs), v\(version)"
     }
-}
-
-/// Coding-independent code points (ITU-T H.273) from a `cicp` tag.
-public struct CICP: Sendable, Hashable {
-    /// Colour primaries (1: BT.709/sRGB, 12: Display P3, 9: BT.2020, ...).
-    public var colorPrimaries: UInt8
-    /// Transfer characteristics (13: sRGB, 16: PQ, 18: HLG, ...).
-    public var transferCharacteristics: UInt8
-    /// Matrix coefficients (0 for RGB).
-    public var matrixCoefficients: UInt8
-    /// True for full-range video signal.
-    public var fullRange: Bool
 }

@@ -1,3 +1,5 @@
+import ImageCore
+
 /// Decodes tag types from a validated profile: every read is checked against the tag's
 /// declared size (which the tag table check already placed inside the profile).
 struct ICCReader {

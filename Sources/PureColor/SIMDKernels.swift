@@ -40,19 +40,19 @@ extension DeviceLink {
 
     /// The tetrahedron's four corners at `base` weighted (sum of weights 32768), rounded.
     @inline(__always)
-    static func corners(_ base: UnsafePointer<Int32>, _ n1: Int, _ n2: Int, _ n3: Int, _ w: SIMD4<Int32>) -> SIMD4<Int32> {
+    static func corners(_ base: UnsafePointer<Int16>, _ n1: Int, _ n2: Int, _ n3: Int, _ w: SIMD4<Int32>) -> SIMD4<Int32> {
         let raw = UnsafeRawPointer(base)
-        let c0 = raw.loadUnaligned(as: SIMD4<Int32>.self)
-        let c1 = raw.loadUnaligned(fromByteOffset: 4 * n1, as: SIMD4<Int32>.self)
-        let c2 = raw.loadUnaligned(fromByteOffset: 4 * n2, as: SIMD4<Int32>.self)
-        let c3 = raw.loadUnaligned(fromByteOffset: 4 * n3, as: SIMD4<Int32>.self)
+        let c0 = SIMD4<Int32>(truncatingIfNeeded: raw.loadUnaligned(as: SIMD4<Int16>.self))
+        let c1 = SIMD4<Int32>(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: 2 * n1, as: SIMD4<Int16>.self))
+        let c2 = SIMD4<Int32>(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: 2 * n2, as: SIMD4<Int16>.self))
+        let c3 = SIMD4<Int32>(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: 2 * n3, as: SIMD4<Int16>.self))
         let sum = c0 &* w.x &+ c1 &* w.y &+ c2 &* w.z &+ c3 &* w.w
         return (sum &+ (one >> 1)) &>> 15
     }
 
     /// SIMD twin of ``scalar3(_:_:_:_:_:_:_:_:_:)``.
     static func simd3(_ input: UnsafePointer<UInt8>, _ inStep: Int, _ output: UnsafeMutablePointer<UInt8>,
-                      _ outStep: Int, _ count: Int, _ grid: UnsafePointer<Int32>, _ cells: UnsafePointer<SIMD2<Int32>>,
+                      _ outStep: Int, _ count: Int, _ grid: UnsafePointer<Int16>, _ cells: UnsafePointer<SIMD2<Int32>>,
                       _ strides: (Int32, Int32, Int32), _ encode: UnsafePointer<UInt8>) {
         let n3 = Int(strides.0 &+ strides.1 &+ strides.2)
         var i = 0, o = 0
@@ -69,7 +69,7 @@ extension DeviceLink {
 
     /// SIMD twin of ``scalar4(_:_:_:_:_:_:_:_:)``.
     static func simd4(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, _ outStep: Int,
-                      _ count: Int, _ grid: UnsafePointer<Int32>, _ cells: UnsafePointer<SIMD2<Int32>>,
+                      _ count: Int, _ grid: UnsafePointer<Int16>, _ cells: UnsafePointer<SIMD2<Int32>>,
                       _ strides: (Int32, Int32, Int32, Int32), _ encode: UnsafePointer<UInt8>) {
         let n3 = Int(strides.1 &+ strides.2 &+ strides.3)
         let half = SIMD4<Int32>(repeating: one >> 1)

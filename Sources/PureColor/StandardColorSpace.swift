@@ -25,12 +25,6 @@ public enum StandardColorSpace: String, Sendable, Hashable, CaseIterable {
     /// 0.143046). An ICC profile file stores them rounded to s15Fixed16, a change below 8e-6,
     /// far below one 16-bit code value after the curve.
     public var toXYZD50: Matrix3 {
-        let p = primaries
-        let primaries = Matrix3(SIMD3(p[0].x, p[1].x, p[2].x), SIMD3(p[0].y, p[1].y, p[2].y),
-                                SIMD3(1 - p[0].x - p[0].y, 1 - p[1].x - p[1].y, 1 - p[2].x - p[2].y))
-        let white = XYZ(chromaticityX: whitePoint.x, y: whitePoint.y)
-        let coefficients = (primaries.inverse ?? .identity) * white.vector
-        let scale = Matrix3(SIMD3(coefficients.x, 0, 0), SIMD3(0, coefficients.y, 0), SIMD3(0, 0, coefficients.z))
-        return Matrix3.bradfordAdaptation(from: white, to: .d50) * (primaries * scale)
+        Matrix3.rgbToXYZD50(primaries: primaries, white: whitePoint) ?? .identity
     }
 }

@@ -11,60 +11,63 @@ public enum OutputColorSpace: String, Sendable, Equatable, CaseIterable {
 }
 
 extension Image {
-    /// This image in `space`: converted from its ICC profile through `ColorTransform` and the
-    /// profile dropped, or unchanged for ``OutputColorSpace/asStored`` and untagged images.
-    /// A profile that cannot be used (a damaged one, one PureColor does not support, one whose
-    /// colour space is not the pixels') is dropped and the pixels are taken as sRGB, with a
-    /// warning saying so. An `.rgba8` image with a CMYK profile holds CMYK samples (as
-    /// `JPEGDecodingOptions.outputCMYK` returns them) and becomes `.rgb8` through the profile
-    /// (``cmykInSRGB(threads:)``). The conversion never fails.
+    /// This image in `space`: for ``OutputColorSpace/sRGB``, converted from the colour space
+    /// its metadata describes and that description dropped; unchanged for
+    /// ``OutputColorSpace/asStored``. Which description counts follows browsers (PNG third
+    /// edition, 4.3): `cICP` (``ImageMetadata/cicp``), then the ICC profile, then the sRGB
+    /// chunk, then cHRM and gAMA (gAMA alone with sRGB primaries and D65 white; cHRM alone with
+    /// the sRGB curve); nothing (GIF, untagged) is sRGB. A description that cannot be used (a
+    /// damaged or unsupported profile, one whose colour space is not the pixels', PQ or HLG
+    /// code points) is skipped with a warning and the next one is taken. An `.rgba8` image
+    /// with a CMYK profile holds CMYK samples (as `JPEGDecodingOptions.outputCMYK` returns
+    /// them) and becomes `.rgb8` through the profile (``cmykInSRGB(threads:)``). The
+    /// conversion never fails.
     ///
     /// ```swift
     /// let (display, warning) = try ImageSource.decode(bytes).inColorSpace(.sRGB)
     /// ```
     public func inColorSpace(_ space: OutputColorSpace, threads: Int? = nil) -> (image: Image, warning: String?) {
-        guard space == .sRGB, let profile = metadata.iccProfile else { return (self, nil) }
-        if format == .rgba8, ImageMetadata.iccColorSpace(of: profile) == "CMYK" { return cmykInSRGB(threads: threads) }
-        guard needsColorConversion(to: space) else {
-            // An sRGB profile: nothing to convert, the profile dropped.
-            var out = self
-            out.metadata.iccProfile = nil
-            out.metadata.iccProfileName = nil
-            return (out, nil)
+        let result = convertedToSRGB(space, threads: threads)
+        return (result.image, result.warning)
+    }
+
+    /// ``inColorSpace(_:threads:)``, also saying whether a colour transform was built and run
+    /// (false for ``OutputColorSpace/asStored``, untagged and sRGB images).
+    func convertedToSRGB(_ space: OutputColorSpace, threads: Int?) -> (image: Image, warning: String?, converted: Bool) {
+        guard space == .sRGB else { return (self, nil, false) }
+        if format == .rgba8, let profile = metadata.iccProfile, ImageMetadata.iccColorSpace(of: profile) == "CMYK" {
+            let (rgb, warning) = cmykInSRGB(threads: threads)
+            return (rgb, warning, true)
+        }
+        let (transform, warnings) = sRGBSourceTransform()
+        let warning = warnings.isEmpty ? nil : warnings.joined(separator: "; ")
+        var out = self
+        out.metadata.clearColorDescription()
+        guard let transform else {
+            // Already sRGB: nothing to convert. An sRGB chunk (with no profile or cICP) stays.
+            if metadata.iccProfile == nil && metadata.cicp == nil { out.metadata.sRGBIntent = metadata.sRGBIntent }
+            return (out, warning, false)
         }
         // Samples of fewer bits than the format (12-bit JPEG) are brought to the full range first.
         let base = metadata.sampleBits != nil ? fullRange() : self
-        var out = base
-        out.metadata.iccProfile = nil
-        out.metadata.iccProfileName = nil
-        let transform: ColorTransform
-        do {
-            transform = try ColorTransform(iccProfile: profile, destination: .sRGB)
-        } catch {
-            return (out, "the ICC profile cannot be used (\(error)); the pixels are taken as sRGB")
-        }
         let source = base.format.is16Bit ? transform.withSixteenBitTables() : transform
-        guard source.supports(base.format) else {
-            let space = ImageMetadata.iccColorSpace(of: profile) ?? "?"
-            return (out, "the ICC profile's colour space (\(space)) is not the \(base.format) pixels'; the pixels are taken as sRGB")
-        }
+        guard source.supports(base.format) else { return (out, warning, false) }
         out = source.apply(to: base, threads: threads)
-        out.metadata.sRGBIntent = nil
-        return (out, nil)
+        out.metadata.clearColorDescription()
+        return (out, warning, true)
     }
 }
 
-extension Image {
-    /// Whether ``inColorSpace(_:threads:)`` builds a transform: false for ``OutputColorSpace/asStored``,
-    /// untagged images and RGB images (full-range samples) whose profile is sRGB
-    /// (`ICCProfile.isEquivalentToSRGB`), which cost no colour work beyond reading the profile.
-    func needsColorConversion(to space: OutputColorSpace) -> Bool {
-        guard space == .sRGB, let profile = metadata.iccProfile else { return false }
-        if metadata.sampleBits == nil, format.channels >= 3, !(format == .rgba8 && ImageMetadata.iccColorSpace(of: profile) == "CMYK"),
-           let parsed = try? ICCProfile(profile), parsed.isEquivalentToSRGB {
-            return false
-        }
-        return true
+extension ImageMetadata {
+    /// Removes what says which colour space the pixels are in (profile, sRGB chunk, gamma,
+    /// chromaticities, cICP): after a conversion the pixels are sRGB.
+    mutating func clearColorDescription() {
+        iccProfile = nil
+        iccProfileName = nil
+        sRGBIntent = nil
+        gamma = nil
+        chromaticities = nil
+        cicp = nil
     }
 }
 
@@ -86,9 +89,7 @@ extension Image {
         guard format == .rgba8 else { return (self, nil) }
         var out = Image(width: width, height: height, format: .rgb8)
         out.metadata = metadata
-        out.metadata.iccProfile = nil
-        out.metadata.iccProfileName = nil
-        out.metadata.sRGBIntent = nil
+        out.metadata.clearColorDescription()
         var warning: String?
         if let profile = metadata.iccProfile {
             do {

@@ -147,8 +147,8 @@ public struct ThumbnailDecoder: Sendable {
         }
         if options.applyOrientation { image = image.oriented(metadata.orientation) }
         // Colour after the reduction, so its cost follows the thumbnail's size, not the image's.
-        if image.needsColorConversion(to: options.colorSpace ?? .sRGB) { colorConversions += 1 }
-        let (converted, warning) = image.inColorSpace(options.colorSpace ?? .sRGB, threads: options.threads)
+        let (converted, warning, didConvert) = image.convertedToSRGB(options.colorSpace ?? .sRGB, threads: options.threads)
+        if didConvert { colorConversions += 1 }
         if let warning { colorWarnings.append(warning) }
         image = converted
         image.metadata = image.metadata.kept(options.metadata ?? .colorOnly)

@@ -34,6 +34,8 @@ public struct ChunkType: Hashable, Sendable, CustomStringConvertible {
     public static let IHDR = ChunkType("IHDR"), PLTE = ChunkType("PLTE"), IDAT = ChunkType("IDAT"), IEND = ChunkType("IEND")
     /// Transparency and colour-space chunks: tRNS, gAMA, cHRM, sRGB (PNG 11.3.2, 11.3.3).
     public static let tRNS = ChunkType("tRNS"), gAMA = ChunkType("gAMA"), cHRM = ChunkType("cHRM"), sRGB = ChunkType("sRGB")
+    /// Coding-independent code points (PNG third edition, 11.3.2.6).
+    public static let cICP = ChunkType("cICP")
     /// ICC profile and text chunks: iCCP, tEXt, zTXt, iTXt (PNG 11.3.3, 11.3.4).
     public static let iCCP = ChunkType("iCCP"), tEXt = ChunkType("tEXt"), zTXt = ChunkType("zTXt"), iTXt = ChunkType("iTXt")
     /// Miscellaneous ancillary chunks: pHYs, tIME, bKGD, sBIT (PNG 11.3.3, 11.3.5, 11.3.6).

@@ -277,7 +277,7 @@ extension PNGDecoder {
                 throw .limitExceeded(.metadata(limit: limits.maxMetadataBytes), offset: chunk.start)
             }
             state = .chunkBody(chunk)
-        case .tRNS, .gAMA, .cHRM, .sRGB, .pHYs, .tIME, .bKGD, .sBIT:
+        case .tRNS, .gAMA, .cHRM, .sRGB, .cICP, .pHYs, .tIME, .bKGD, .sBIT:
             state = .chunkBody(chunk)
         default:
             if type.isCritical { throw .unknownCriticalChunk(chunk: type.description, offset: chunk.start) }

@@ -5,7 +5,7 @@ extension PNGDecoder {
     /// Where PNG 5.6 (Table 5.3) allows each ancillary chunk; nil when this one is in place.
     static func placementProblem(_ type: ChunkType, seenPLTE: Bool, seenIDAT: Bool, colorType: PNGColorType) -> String? {
         switch type {
-        case .gAMA, .cHRM, .sRGB, .iCCP, .sBIT:
+        case .gAMA, .cHRM, .sRGB, .iCCP, .cICP, .sBIT:
             if seenPLTE || seenIDAT { return "must come before PLTE and IDAT" }
         case .bKGD:
             if seenIDAT { return "must come before IDAT" }

@@ -48,6 +48,11 @@ enum PNGMetadata {
         case .sRGB:
             guard d.count == 1, d[0] <= 3 else { return .skipped("invalid sRGB chunk") }
             metadata.sRGBIntent = d[0]
+        case .cICP:
+            guard d.count == 4 else { return .skipped("cICP length \(d.count), expected 4") }
+            // PNG carries RGB only (matrix 0) and a full-range flag of 0 or 1.
+            guard d[2] == 0, d[3] <= 1 else { return .skipped("cICP matrix \(d[2]) or range flag \(d[3]) invalid") }
+            metadata.cicp = CICP(colorPrimaries: d[0], transferCharacteristics: d[1], matrixCoefficients: d[2], fullRange: d[3] == 1)
         case .iCCP:
             guard let nul = d.firstIndex(of: 0), (1 ... 79).contains(nul), d.count >= nul + 2 else {
                 return .skipped("iCCP without a valid profile name")
