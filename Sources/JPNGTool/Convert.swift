@@ -125,7 +125,7 @@ struct Convert: ParsableCommand {
         var outputBase: String
     }
 
-    static let readableExtensions: Set<String> = ["png", "jpg", "jpeg", "jpe", "gif", "jpng"]
+    static let readableExtensions: Set<String> = ["png", "jpg", "jpeg", "jpe", "gif", "webp", "jpng"]
 
     private func collectTasks() throws -> [Task] {
         var tasks: [Task] = []
