@@ -1,16 +1,26 @@
 /* The libwebp side of the diff-webp fuzz target: a still through WebPDecodeRGBA (what dwebp
  * -pam gives: fancy upsampling), an animation through WebPAnimDecoder (RGBA, threads off),
- * the canvases kept in order. See diff_webp.h. */
+ * the canvases kept in order. See diff_webp.h.
+ *
+ * libwebp runs its portable C kernels here, not SSE2: VP8GetCPUInfo (exported by libwebp.so)
+ * is cleared before the first decode. The SSE2 inverse transform computes in 16-bit lanes, so
+ * the huge dequantized coefficients of a mutated file wrap differently from the C code's int
+ * arithmetic (the first diff-webp run found it: a 64x64 VP8 whose U plane differed; PureWebP
+ * equals the C kernels there, and SSE2 and C agree on anything an encoder writes). */
 #include "diff_webp.h"
 #include <stdlib.h>
 #include <string.h>
 #include <webp/decode.h>
 #include <webp/demux.h>
 
+typedef int (*diff_webp_cpu_info)(int feature);
+extern diff_webp_cpu_info VP8GetCPUInfo;
+
 void diff_webp_decode(const unsigned char *data, size_t size, long max_pixels, int max_frames,
                       diff_webp_result *result) {
     memset(result, 0, sizeof *result);
     result->status = DIFF_WEBP_ERROR;
+    VP8GetCPUInfo = NULL;   /* libwebp's C kernels (see above) */
     WebPBitstreamFeatures features;
     VP8StatusCode code = WebPGetFeatures(data, size, &features);
     result->vp8_status = (int)code;
