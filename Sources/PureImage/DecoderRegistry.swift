@@ -244,7 +244,7 @@ public struct ImageSourceOptions: Sendable, Equatable {
     public var threads: Int?
     /// Damaged files throw instead of being decoded the way libjpeg-turbo, libpng and browsers
     /// decode them (`JPEGDecodingOptions.strict`, `PNGDecodingOptions.strict`,
-    /// `GIFDecodingOptions.strict`). Off by default.
+    /// `GIFDecodingOptions.strict`, `WebPDecodingOptions.strict`). Off by default.
     public var strict: Bool
     /// The colour space of the result (``OutputColorSpace``): nil, the operation's default,
     /// which is the pixels as stored for ``ImageSource`` decodes (bit-exact with djpeg and
