@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "JPNG", dependencies: ["ImageCore", "PureJPEG", "PurePNG"], exclude: ["Notes.md"]),
         .target(name: "PureColor", dependencies: ["ImageCore"], exclude: ["Notes.md"]),
         .target(name: "PureWebP", dependencies: ["ImageCore"], exclude: ["Notes.md"]),
-        .target(name: "PureImage", dependencies: ["ImageCore", "PurePNG", "PureJPEG", "PureGIF", "JPNG", "PureColor"],
+        .target(name: "PureImage", dependencies: ["ImageCore", "PurePNG", "PureJPEG", "PureGIF", "JPNG", "PureColor", "PureWebP"],
                 exclude: ["Notes.md"]),
         .executableTarget(
             name: "JPNGTool",

@@ -2,9 +2,10 @@
 # Builds the libFuzzer targets with swiftc (no SwiftPM) and runs one of them.
 #   Fuzz/run.sh TARGET [SECONDS] [extra libFuzzer flags...]
 #   Fuzz/run.sh build            # build every target only
-# TARGET: png apng jpeg gif jpng imagesource icc, or a differential target diff-jpeg diff-png diff-gif
-# (PureJPEG / PurePNG / PureGIF against libjpeg-turbo / libpng / giflib, whose C side is in Fuzz/C;
-# needs clang and Debian's libjpeg62-turbo-dev, libpng-dev, libgif-dev). Exits non-zero on a
+# TARGET: png apng jpeg gif jpng webp imagesource icc, or a differential target diff-jpeg diff-png
+# diff-gif diff-webp (PureJPEG / PurePNG / PureGIF / PureWebP against libjpeg-turbo / libpng / giflib /
+# libwebp, whose C side is in Fuzz/C; needs clang and Debian's libjpeg62-turbo-dev, libpng-dev,
+# libgif-dev, libwebp-dev). Exits non-zero on a
 # crash, leaving crash-*/timeout-*/oom-* files in Fuzz/out/artifacts-TARGET/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,7 @@ if ! command -v swiftc >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swiftc ]; then
 fi
 # The toolchain's clang, whose ASan and libFuzzer runtimes are the ones swiftc links.
 clang=$(dirname "$(command -v swiftc)")/clang
-targets="png apng jpeg gif jpng imagesource icc diff-jpeg diff-png diff-gif"
+targets="png apng jpeg gif jpng webp imagesource icc diff-jpeg diff-png diff-gif diff-webp"
 
 # Library modules are compiled with ASan and libFuzzer's coverage instrumentation
 # (-sanitize=fuzzer on a library adds edge/cmp coverage without a main), optimised like release.
@@ -46,7 +47,8 @@ build_all_modules() {
     build_module PureGIF "$out/libImageCore.a"
     build_module JPNG "$out/libPurePNG.a" "$out/libPureJPEG.a"
     build_module PureColor "$out/libImageCore.a"
-    build_module PureImage "$out/libJPNG.a" "$out/libPureGIF.a" "$out/libPureColor.a"
+    build_module PureWebP "$out/libImageCore.a"
+    build_module PureImage "$out/libJPNG.a" "$out/libPureGIF.a" "$out/libPureColor.a" "$out/libPureWebP.a"
 }
 
 build_target() {
@@ -65,6 +67,7 @@ build_target() {
                 "$clang" -O1 -g -fsanitize=address,fuzzer-no-link -c "Fuzz/C/diff_$c.c" -o "$out/diff_$c.o"
             fi
             extra=(-import-objc-header "Fuzz/C/diff_$c.h" "$out/diff_$c.o" -ljpeg -lpng -lgif)
+            [ "$c" = webp ] && extra+=(-lwebpdemux -lwebp)
             ;;
     esac
     local deps=("$out"/lib*.a "${sources[@]}")
@@ -77,7 +80,7 @@ build_target() {
     echo "fuzz: linking fuzz-$t" >&2
     # gold warns once per ASan helper that the C object's "local symbols" cannot be exported: noise.
     swiftc "${flags[@]}" -module-name "Fuzz_${t//-/_}" -o "$bin" "${sources[@]}" "${extra[@]}" \
-        -L "$out" -lPureImage -lJPNG -lPureGIF -lPureJPEG -lPurePNG -lPureColor -lImageCore -lz \
+        -L "$out" -lPureImage -lJPNG -lPureGIF -lPureJPEG -lPurePNG -lPureColor -lPureWebP -lImageCore -lz \
         2> >(grep -v "Cannot export local symbol '__asan" >&2)
 }
 
@@ -93,14 +96,16 @@ seed_corpus() {
         apng) dirs=(Vectors/apng); exts=(png) ;;
         jpeg) dirs=(Vectors/jpeg Vectors/jpeg-encoder Vectors/jpeg-arithmetic Vectors/jpeg-encoder-arithmetic Vectors/jpeg-lossless Vectors/jpeg-12bit); exts=(jpg jpeg) ;;
         gif) dirs=(Vectors/gif); exts=(gif) ;;
+        webp) dirs=(Vectors/webp); exts=(webp) ;;
         icc) dirs=(Vectors/icc/profiles); exts=(icc) ;;
         jpng) dirs=(Vectors/jpeg-encoder Fuzz/seeds/jpng); exts=(jpg jpng) ;;
-        imagesource) dirs=(Vectors Fuzz/seeds); exts=(png jpg gif jpng pbm pgm ppm pam) ;;
+        imagesource) dirs=(Vectors Fuzz/seeds); exts=(png jpg gif webp jpng pbm pgm ppm pam) ;;
         # The differential targets: their plain counterparts' seeds plus the damaged files, whose
         # libjpeg / libpng behaviour the decoders follow.
         diff-jpeg) dirs=(Vectors/jpeg Vectors/jpeg-encoder Vectors/jpeg-damaged Vectors/jpeg-extra Vectors/jpeg-smoothing Vectors/jpeg-idct-overflow Vectors/jpeg-arithmetic); exts=(jpg jpeg) ;;
         diff-png) dirs=(Vectors/png); exts=(png) ;;
         diff-gif) dirs=(Vectors/gif); exts=(gif) ;;
+        diff-webp) dirs=(Vectors/webp); exts=(webp) ;;
     esac
     # Past findings (Vectors/regressions) are always part of the corpus.
     [ -d Vectors/regressions ] && dirs+=(Vectors/regressions) && exts+=(bin)

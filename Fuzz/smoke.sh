@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every fuzz target, the differential ones (diff-*: PureJPEG, PurePNG, PureGIF against
-# libjpeg-turbo, libpng, giflib) included; fails on a crash, hang, OOM or divergence. The total
+# Runs every fuzz target, the differential ones (diff-*: PureJPEG, PurePNG, PureGIF, PureWebP against
+# libjpeg-turbo, libpng, giflib, libwebp) included; fails on a crash, hang, OOM or divergence. The total
 # time is 9 x SECONDS (default 60), shared evenly among the targets, so a new target takes its
 # time from the others instead of lengthening CI.
 #   Fuzz/smoke.sh [SECONDS]
@@ -12,7 +12,7 @@ seconds=${1:-60}
 seed=${FUZZ_SEED:-1}
 Fuzz/run.sh build
 status=0
-targets=(png apng jpeg gif jpng imagesource icc diff-jpeg diff-png diff-gif)
+targets=(png apng jpeg gif jpng webp imagesource icc diff-jpeg diff-png diff-gif diff-webp)
 seconds=$(( seconds * 9 / ${#targets[@]} ))
 for t in "${targets[@]}"; do
     echo "== fuzz $t for ${seconds}s" >&2

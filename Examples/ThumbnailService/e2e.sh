@@ -239,6 +239,37 @@ except ValueError:
     w = h = -1
 check("animated GIF -> 200, <= 32", status == 200 and 0 < max(w, h) <= 32, f"{status} {ctype} {w}x{h}")
 
+# WebP (Vectors/webp, made by cwebp and img2webp from libwebp 1.2.4): a lossy still, a lossless
+# still with alpha, an animation (its first frame).
+webp_lossy = read(os.path.join(vectors, "webp", "lossy", "blocks40x24_q50_strong.webp"))
+status, ctype, body = post("/thumbnail?size=20", pieces(webp_lossy, size=100))
+try:
+    w, h = image_size(ctype, body) if status == 200 else (0, 0)
+except ValueError:
+    w = h = -1
+check("lossy WebP -> 200 image/jpeg 20x12", status == 200 and ctype == "image/jpeg" and (w, h) == (20, 12),
+      f"{status} {ctype} {w}x{h}")
+webp_alpha = read(os.path.join(vectors, "webp", "ll_photo_alpha.webp"))
+status, ctype, body = post("/thumbnail?size=24", webp_alpha)
+info = png_info(body) if status == 200 and ctype == "image/png" else (0, 0, -1)
+check("lossless WebP with alpha -> 200 image/png with alpha, 24 on the long side",
+      status == 200 and info[2] == 6 and max(info[:2]) == 24, f"{status} {ctype} {info[0]}x{info[1]} colour type {info[2]}")
+webp_anim_path = os.path.join(vectors, "webp", "anim_img2webp_mixed.webp")
+status, ctype, body = post("/thumbnail?size=32", pieces(read(webp_anim_path), size=256))
+try:
+    w, h = image_size(ctype, body) if status == 200 else (0, 0)
+except ValueError:
+    w = h = -1
+check("animated WebP -> 200, 32 on the long side", status == 200 and max(w, h) == 32, f"{status} {ctype} {w}x{h}")
+status, ctype, body = post("/info", read(webp_anim_path))
+doc = json.loads(body) if status == 200 else {}
+check("POST /info animated WebP -> WebP, 4 frames listed",
+      status == 200 and doc.get("format") == "WebP" and doc.get("frames") == 4 and len(doc.get("frameList", [])) == 4,
+      f"{status} format={doc.get('format')} frames={doc.get('frames')}")
+status, ctype, body = post("/thumbnail?size=16", pieces(webp_lossy[:len(webp_lossy) // 2], size=100))
+check("truncated WebP (chunked) -> 422", status == 422 and "\n" not in body.decode("utf-8", "replace").strip(),
+      f"{status} {body[:120]!r}")
+
 # -- /info --------------------------------------------------------------------------------------
 status, ctype, body = post("/info", read(gif_path))
 doc = json.loads(body) if status == 200 else {}

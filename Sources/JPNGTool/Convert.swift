@@ -21,7 +21,7 @@ struct Convert: ParsableCommand {
         would be both larger and worse), JPNG for photographs with real transparency, JPEG for \
         opaque photographs, APNG for animations (every frame kept); it says what it chose. A failure \
         in one file does not stop the others; the exit status is non-zero if any failed. A progress \
-        bar shows on a terminal.
+        bar shows on a terminal. Folders are read for .png, .jpg/.jpeg/.jpe, .gif, .webp and .jpng files.
 
         Examples:
           jpng convert photos/ --to jpeg --out-dir small/ --quality 80 --recursive
@@ -130,7 +130,7 @@ struct Convert: ParsableCommand {
         var outputBase: String
     }
 
-    static let readableExtensions: Set<String> = ["png", "jpg", "jpeg", "jpe", "gif", "jpng"]
+    static let readableExtensions: Set<String> = ["png", "jpg", "jpeg", "jpe", "gif", "webp", "jpng"]
 
     private func collectTasks() throws -> [Task] {
         var tasks: [Task] = []

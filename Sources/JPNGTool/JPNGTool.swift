@@ -5,7 +5,7 @@ import ArgumentParser
 struct JPNGTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jpng",
-        abstract: "Encode, decode, convert, inspect and benchmark PNG, JPEG, GIF and JPNG images.",
+        abstract: "Encode, decode, convert, inspect and benchmark PNG, JPEG, GIF, WebP (decode) and JPNG images.",
         discussion: """
         Examples:
           jpng info photo.png --json

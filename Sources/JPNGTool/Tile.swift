@@ -19,8 +19,9 @@ struct Tile: ParsableCommand {
         Writes OUT/NAME.dzi and OUT/NAME_files/LEVEL/COLUMN_ROW.jpg (or .png), the layout \
         OpenSeadragon and other Deep Zoom viewers open. Level 0 is 1x1, the highest level the full \
         image. The input is read in 64 KiB pieces and tiles are written while it arrives ('-' reads \
-        stdin). Baseline JPEG and non-interlaced PNG stream with memory independent of the image \
-        height; progressive JPEG, interlaced PNG and GIF are decoded whole first, so a huge one \
+        stdin). Baseline JPEG, non-interlaced PNG and still WebP stream with memory independent of \
+        the image height (a lossless WebP keeps its coded pixels); progressive JPEG, interlaced PNG, \
+        GIF and animated WebP are decoded whole first, so a huge one \
         fails with the decoding-limit error. The pyramid appears only when complete; a failure \
         leaves none behind. A progress bar shows on a terminal.
 

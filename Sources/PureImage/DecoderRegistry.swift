@@ -244,7 +244,7 @@ public struct ImageSourceOptions: Sendable, Equatable {
     public var threads: Int?
     /// Damaged files throw instead of being decoded the way libjpeg-turbo, libpng and browsers
     /// decode them (`JPEGDecodingOptions.strict`, `PNGDecodingOptions.strict`,
-    /// `GIFDecodingOptions.strict`). Off by default.
+    /// `GIFDecodingOptions.strict`, `WebPDecodingOptions.strict`). Off by default.
     public var strict: Bool
     /// The colour space of the result (``OutputColorSpace``): nil, the operation's default,
     /// which is the pixels as stored for ``ImageSource`` decodes (bit-exact with djpeg and
@@ -328,7 +328,7 @@ public struct ImageDecoderRegistry: Sendable {
     /// Adds a format, checked before those already registered.
     public mutating func register(_ entry: Entry) { entries.insert(entry, at: 0) }
 
-    /// PNG, JPEG (and JPNG, which starts as a JPEG), GIF, Netpbm (PBM, PGM, PPM, PAM).
+    /// PNG, JPEG (and JPNG, which starts as a JPEG), GIF, WebP, Netpbm (PBM, PGM, PPM, PAM).
     public static let standard = ImageDecoderRegistry(entries: [
         Entry(format: .png, minimumBytes: 8, matches: { $0.starts(with: pngSignature) },
               make: { PNGDecoder(limits: $0.limits, options: PNGDecodingOptions(strict: $0.strict, threads: $0.threads)) },
@@ -355,6 +355,14 @@ public struct ImageDecoderRegistry: Sendable {
               make: { GIFDecoder(limits: $0.limits, options: $0.strict ? .strict : .init()) },
               makeAnimation: { bytes, options in
                   try GIFAnimation(bytes: bytes, limits: options.limits, options: options.strict ? .strict : .init())
+              }),
+        // `RIFF` size `WEBP`, as libwebp's `WebPGetInfo` checks it.
+        Entry(format: .webp, minimumBytes: 12, matches: isWebP,
+              make: { WebPDecoder(limits: $0.limits, options: WebPDecodingOptions(strict: $0.strict)) },
+              makeAnimation: { bytes, options in
+                  let animation = try WebPAnimation(bytes: bytes, limits: options.limits,
+                                                    options: WebPDecodingOptions(strict: options.strict))
+                  return animation.animLoopCount != nil ? animation : nil
               }),
         // `P1` ... `P7`, as cjpeg recognises its input.
         Entry(format: .netpbm, minimumBytes: 2,

@@ -1,5 +1,5 @@
 /// Errors of ``ImageSource`` itself; decoding errors come through as the codec's own type
-/// (`PNGError`, `JPEGError`, `GIFError`, `JPNGError`).
+/// (`PNGError`, `JPEGError`, `GIFError`, `WebPError`, `JPNGError`).
 public enum ImageSourceError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The first bytes match no registered format.
     case unknownFormat(prefix: [UInt8])
@@ -136,7 +136,7 @@ public struct ImageSource: Sendable {
         return description
     }
 
-    /// The animation of a whole file that is one (a GIF, an APNG), frames composited on
+    /// The animation of a whole file that is one (a GIF, an APNG, an animated WebP), frames composited on
     /// request; nil for a still image. Throws ``ImageSourceError/unknownFormat(prefix:)``
     /// for bytes no registered format matches, and the codec's error for a broken animation.
     ///

@@ -5,7 +5,9 @@
 /// first scan holds every component, non-interlaced PNGs and Netpbm files stream: rows are
 /// handed out by `append` as the bytes arrive, and memory does not grow with the image height
 /// (a few MCU rows, one inflate block of rows or about 256 KB of raster, see `JPEGRowDecoder`,
-/// `PNGRowDecoder` and ``NetpbmDecoder``). Formats whose
+/// `PNGRowDecoder` and ``NetpbmDecoder``); a still WebP streams too (`WebPRowDecoder`: a lossy
+/// one holds a few macroblock rows, a lossless one its coded pixels, no RGBA image), an
+/// animated one hands out its first frame at the end. Formats whose
 /// rows only become final at the end are decoded whole and their rows handed out at their end:
 /// a progressive or multi-scan JPEG keeps its coefficients (in a temporary file above
 /// ``spillAbove``) and renders its rows a band at a time, an interlaced PNG keeps its image
@@ -35,6 +37,7 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
     private var jpeg: JPEGRowDecoder?
     private var png: PNGRowDecoder?
     private var netpbm: NetpbmDecoder?
+    private var webp: WebPRowDecoder?
     private var whole: ImageSource?
     /// A progressive or multi-scan JPEG whose coefficients, or an interlaced PNG whose image,
     /// exceed this many bytes keeps them in a temporary file in ``spillDirectory``
@@ -71,25 +74,29 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
         if jpeg != nil { return .jpeg }
         if png != nil { return .png }
         if netpbm != nil { return .netpbm }
+        if webp != nil { return .webp }
         return whole?.format
     }
 
     /// Size and pixel format of the rows to come, after the first `.header` event.
-    public var header: ImageHeader? { jpeg?.header ?? png?.header ?? netpbm?.header ?? whole?.header }
+    public var header: ImageHeader? { jpeg?.header ?? png?.header ?? netpbm?.header ?? webp?.header ?? whole?.header }
 
     /// The metadata read so far.
-    public var metadata: ImageMetadata { jpeg?.metadata ?? png?.metadata ?? whole?.metadata ?? ImageMetadata() }
+    public var metadata: ImageMetadata { jpeg?.metadata ?? png?.metadata ?? webp?.metadata ?? whole?.metadata ?? ImageMetadata() }
 
     /// Damage decoded past so far (a file cut short warns in ``finish(rows:)``). Bytes after a
     /// JPEG's EOI are not damage here: they may be a JPNG's mask, as ``ImageSource`` reads them.
     public var warnings: [String] {
         if let jpeg { return jpeg.warnings.filter { !$0.hasPrefix("data after EOI") } }
-        return png?.warnings ?? whole?.warnings ?? []
+        return png?.warnings ?? webpWarnings ?? whole?.warnings ?? []
     }
 
     /// True when rows come out as the bytes arrive (a streamable JPEG or PNG), false when they
     /// come at the end. Known at the first scan of a JPEG, at the `.header` event of a PNG.
-    public var isStreaming: Bool { jpeg?.isStreaming ?? png?.isStreaming ?? (netpbm?.header != nil) }
+    public var isStreaming: Bool { jpeg?.isStreaming ?? png?.isStreaming ?? webp?.isStreaming ?? (netpbm?.header != nil) }
+
+    /// The `.warning` events of a WebP (its decoder keeps none).
+    private var webpWarnings: [String]?
 
     /// Feeds the next bytes; `rows` receives every band that became final.
     @discardableResult
@@ -97,6 +104,7 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
         if jpeg != nil { return try jpeg?.append(bytes, rows: rows) ?? [] }
         if png != nil { return try png?.append(bytes, rows: rows) ?? [] }
         if netpbm != nil { return try netpbm?.append(bytes, rows: rows) ?? [] }
+        if webp != nil { return noteWarnings(try webp?.append(bytes, rows: rows) ?? []) }
         if whole != nil { return try whole?.append(bytes) ?? [] }
         prefix.append(contentsOf: bytes)
         return try start(final: false, rows: rows)
@@ -105,7 +113,7 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
     /// Ends the input: `rows` receives the rows not handed out yet. Throws the codec's error
     /// (a truncation error after the rows decoded so far).
     public mutating func finish(rows: (RowBand) throws -> Void) throws {
-        if jpeg == nil && png == nil && netpbm == nil && whole == nil { _ = try start(final: true, rows: rows) }
+        if jpeg == nil && png == nil && netpbm == nil && webp == nil && whole == nil { _ = try start(final: true, rows: rows) }
         if jpeg != nil {
             try jpeg?.finish(rows: rows)
             return
@@ -116,6 +124,10 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
         }
         if netpbm != nil {
             try netpbm?.finish(rows: rows)
+            return
+        }
+        if webp != nil {
+            try webp?.finish(rows: rows)
             return
         }
         var source = whole ?? ImageSource(options: ImageSourceOptions(limits: options.limits, strict: options.strict))
@@ -129,7 +141,8 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
     private mutating func start(final: Bool, rows: (RowBand) throws -> Void) throws -> [DecodingEvent] {
         let isJPEG = prefix.starts(with: [0xFF, 0xD8])
         let isPNG = prefix.starts(with: pngSignature)
-        guard isJPEG || isPNG || final || prefix.count >= pngSignature.count else { return [] }
+        let mayBeWebP = prefix.count < 12 && Array("RIFF".utf8).starts(with: prefix.prefix(4))
+        guard isJPEG || isPNG || final || prefix.count >= pngSignature.count && !mayBeWebP else { return [] }
         let bytes = prefix
         prefix = []
         if isJPEG {
@@ -149,6 +162,11 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
             png = PNGRowDecoder(limits: options.limits, options: pngOptions)
             return try png?.append(bytes, rows: rows) ?? []
         }
+        if isWebP(bytes) {
+            webp = WebPRowDecoder(limits: options.limits, options: WebPDecodingOptions(strict: options.strict))
+            webpWarnings = []
+            return noteWarnings(try bytes.withUnsafeBytes { try webp?.append($0, rows: rows) } ?? [])
+        }
         // Netpbm (`P1` ... `P7`, as cjpeg recognises it): rows as the raster arrives.
         if bytes.count >= 2 && bytes[0] == UInt8(ascii: "P") && (0x31 ... 0x37).contains(bytes[1]) {
             netpbm = NetpbmDecoder(streamingRowsWithin: options.limits)
@@ -157,5 +175,10 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
         var source = ImageSource(options: ImageSourceOptions(limits: options.limits, strict: options.strict))
         defer { whole = source }
         return bytes.isEmpty ? [] : try source.append(bytes)
+    }
+
+    private mutating func noteWarnings(_ events: [DecodingEvent]) -> [DecodingEvent] {
+        for case let .warning(text) in events where (webpWarnings?.count ?? 0) < 100 { webpWarnings?.append(text) }
+        return events
     }
 }

@@ -43,6 +43,11 @@ public struct WebPDecoder: IncrementalImageDecoder {
     /// The ANIM chunk's background colour as stored (bytes B, G, R, A in a little-endian
     /// word); libwebp's compositing does not use it.
     public internal(set) var backgroundColor: UInt32?
+    /// A still image's bitstream: true for VP8L (lossless), false for VP8 (lossy); nil before
+    /// its header and for an animation (see ``WebPFrameInfo/isLossless``).
+    public internal(set) var stillIsLossless: Bool?
+    /// True when a lossy still image takes its alpha from an ALPH chunk.
+    public internal(set) var stillHasALPH = false
     /// The VP8X chunk, if the file has one.
     var vp8x: VP8XInfo?
 
@@ -85,6 +90,9 @@ public struct WebPDecoder: IncrementalImageDecoder {
     var decodePixels = true
     /// Stop (leaving the rest of the input buffered) once this many frames are complete.
     var pauseAfterFrame: Int?
+    /// A still image's rows go to the `sink` of ``append(_:sink:)`` instead of into `image`
+    /// (``WebPRowDecoder``); the decoder then keeps no image.
+    var streamRows = false
 
     /// A decoder waiting for the first bytes.
     public init(limits: DecodingLimits = .default, options: WebPDecodingOptions = .init()) {
@@ -121,12 +129,27 @@ public struct WebPDecoder: IncrementalImageDecoder {
         return try run()
     }
 
+    /// Where a streamed still image's rows go: `y`, the row as RGBA8, the image's pixel format.
+    typealias RowSink = (Int, UnsafeBufferPointer<UInt8>, PixelFormat) -> Void
+
+    /// ``append(_:)`` handing a still image's rows to `sink` as they become final (with
+    /// ``streamRows`` set).
+    mutating func append(_ bytes: UnsafeRawBufferPointer,
+                         sink: RowSink) throws(WebPError) -> [DecodingEvent] {
+        if let failure { throw failure }
+        if state != .ended { input.append(contentsOf: bytes) }
+        return try run(sink: sink)
+    }
+
+    /// The offset just past the input buffered so far.
+    var endOffset: Int { input.offset(input.count) }
+
     /// Goes on decoding buffered input after a pause (``WebPAnimation`` uses it).
-    mutating func run() throws(WebPError) -> [DecodingEvent] {
+    mutating func run(sink: RowSink = { _, _, _ in }) throws(WebPError) -> [DecodingEvent] {
         if let failure { throw failure }
         var events: [DecodingEvent] = []
         do {
-            try step(&events)
+            try step(&events, sink)
         } catch {
             failure = error
             throw error
@@ -185,7 +208,7 @@ public struct WebPDecoder: IncrementalImageDecoder {
 
     // MARK: - The chunk loop
 
-    private mutating func step(_ events: inout [DecodingEvent]) throws(WebPError) {
+    private mutating func step(_ events: inout [DecodingEvent], _ sink: RowSink) throws(WebPError) {
         while true {
             switch state {
             case .ended:
@@ -260,7 +283,7 @@ public struct WebPDecoder: IncrementalImageDecoder {
                 if decodePixels, frame != nil {
                     frame!.append(input.unread.prefix(n))
                     input.consume(n)
-                    try decodeRows(&events)
+                    try decodeRows(&events, sink)
                 } else {
                     input.consume(n)
                 }

@@ -8,7 +8,7 @@ struct AnimationVectorTests {
     func iteration(_ v: WebPVector) throws {
         let animation = try WebPAnimation(bytes: try v.bytes())
         #expect(animation.width == v.width && animation.height == v.height)
-        #expect(animation.loopCount ?? 1 == v.loop)
+        #expect(animation.animLoopCount ?? 1 == v.loop)
         #expect(animation.frames.count == v.frames.count)
         for (info, f) in zip(animation.frames, v.frames) {
             #expect(info.x == f.x && info.y == f.y && info.width == f.width && info.height == f.height)

@@ -22,8 +22,9 @@ public struct WebPAnimation: Sendable, Sequence {
     public var width: Int, height: Int
     /// Every frame (a still image is one frame covering the canvas).
     public var frames: [WebPFrameInfo]
-    /// The ANIM loop count: 0 forever, nil for a still image.
-    public var loopCount: Int?
+    /// The ANIM loop count as stored (total plays): 0 forever, nil for a still image.
+    /// ``loopCount`` gives it in the shared (GIF) terms.
+    public var animLoopCount: Int?
     /// The ANIM background colour as stored (unused when compositing, as in libwebp).
     public var backgroundColor: UInt32?
     /// ICC profile, EXIF, XMP.
@@ -45,7 +46,7 @@ public struct WebPAnimation: Sendable, Sequence {
         frames = decoder.isAnimated ? decoder.frames
             : [WebPFrameInfo(index: 0, x: 0, y: 0, width: header.width, height: header.height, durationMilliseconds: 0,
                              disposeToBackground: false, blend: true, isLossless: false, hasAlpha: header.pixelFormat.hasAlpha)]
-        loopCount = decoder.loopCount
+        animLoopCount = decoder.loopCount
         backgroundColor = decoder.backgroundColor
         metadata = decoder.metadata
     }
@@ -117,7 +118,13 @@ extension WebPAnimation: ImageAnimation {
     /// ``frames`` in the shared terms.
     public var frameInfo: [AnimationFrameInfo] { frames.map(\.animationFrameInfo) }
     /// Total plays: nil (forever) for loop count 0, else the count; 1 for a still image.
-    public var playCount: Int? { loopCount.map { $0 == 0 ? nil : $0 } ?? 1 }
+    public var playCount: Int? { animLoopCount.map { $0 == 0 ? nil : $0 } ?? 1 }
+    /// Loops after the first play, as ``ImageAnimation`` counts them (GIF's terms): 0 forever,
+    /// N plays are N - 1 loops, one play (or a still image) is nil.
+    public var loopCount: Int? {
+        guard let plays = animLoopCount, plays != 1 else { return nil }
+        return plays == 0 ? 0 : plays - 1
+    }
     /// The composited frames through ``Iterator``.
     public func makeFrameIterator() -> any AnimationFrameIterator { makeIterator() }
 }

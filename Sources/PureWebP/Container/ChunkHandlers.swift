@@ -179,9 +179,11 @@ extension WebPDecoder {
         }
         let h = ImageHeader(fileFormat: .webp, width: width, height: height, pixelFormat: format)
         header = h
+        stillIsLossless = lossless
+        stillHasALPH = pendingAlpha != nil
         events.append(.header(h))
         if decodePixels {
-            image = [UInt8](repeating: 0, count: width * height * format.bytesPerPixel)
+            if !streamRows { image = [UInt8](repeating: 0, count: width * height * format.bytesPerPixel) }
             frame = try makeFrame(lossless, width: width, height: height, payloadOffset: at, size: size)
         }
     }
@@ -200,7 +202,7 @@ extension WebPDecoder {
     }
 
     /// Decodes the rows the payload so far allows and reports them.
-    mutating func decodeRows(_ events: inout [DecodingEvent]) throws(WebPError) {
+    mutating func decodeRows(_ events: inout [DecodingEvent], _ sink: RowSink) throws(WebPError) {
         guard var f = frame else { return }
         frame = nil
         defer { frame = f }
@@ -209,8 +211,12 @@ extension WebPDecoder {
         let bpp = header?.pixelFormat.bytesPerPixel ?? 4
         let still = compositor == nil
         let width = f.width
+        let stream = streamRows
+        let format = header?.pixelFormat ?? .rgba8
         try f.run { y, row in
-            if still {
+            if still && stream {
+                sink(y, row, format)
+            } else if still {
                 image.withUnsafeMutableBufferPointer { out in
                     let base = y * width * bpp
                     if bpp == 4 {

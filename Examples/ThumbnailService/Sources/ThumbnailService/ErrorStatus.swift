@@ -17,7 +17,7 @@ func uploadStatus(for error: any Error) -> HTTPResponse.Status? {
         return .unsupportedMediaType
     case is UploadTooLarge:
         return .contentTooLarge
-    case is PNGError, is JPEGError, is GIFError, is JPNGError:
+    case is PNGError, is JPEGError, is GIFError, is JPNGError, is WebPError:
         return isLimitExceeded(error) ? .contentTooLarge : .unprocessableContent
     default:
         return nil
@@ -29,7 +29,7 @@ func uploadStatus(for error: any Error) -> HTTPResponse.Status? {
 /// errors of its colour (JPEG) and mask (PNG) parts.
 func isLimitExceeded(_ error: any Error) -> Bool {
     switch error {
-    case PNGError.limitExceeded, JPEGError.limitExceeded, JPEGError.tooManyScans, GIFError.limitExceeded:
+    case PNGError.limitExceeded, JPEGError.limitExceeded, JPEGError.tooManyScans, GIFError.limitExceeded, WebPError.limit:
         return true
     case let JPNGError.colorPart(inner):
         return isLimitExceeded(inner)

@@ -7,7 +7,7 @@ import PureImage
 struct ThumbnailServer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ThumbnailService",
-        abstract: "An HTTP service that makes thumbnails of uploaded PNG, JPEG, GIF and JPNG images with PureImage."
+        abstract: "An HTTP service that makes thumbnails of uploaded PNG, JPEG, GIF, WebP and JPNG images with PureImage."
     )
 
     @Option(help: "Address to listen on ($HOST when set).")
