@@ -63,6 +63,25 @@ import TestSupport
 extension LossyKernelTests {
     /// The 16-lane YUV to RGB(A) conversion equals the scalar per-pixel one (libwebp's yuv.h),
     /// and the full-row chroma upsampler the packed-pair one, on random rows of all widths.
+    @Test func inverseTransformSIMDMatchesScalar() {
+        var rng = SplitMix64(seed: 11)
+        for trial in 0 ..< 20000 {
+            // Typical magnitudes, then the whole Int16 range (hostile streams).
+            let bound = [64, 600, 2048, 32767][trial % 4]
+            var coefficients = (0 ..< 16).map { _ in Int16(Int.random(in: -bound ... bound, using: &rng)) }
+            if trial % 3 == 0 { for k in 1 ..< 16 where Bool.random(using: &rng) { coefficients[k] = 0 } }
+            if trial % 97 == 0 { coefficients = (0 ..< 16).map { _ in Bool.random(using: &rng) ? Int16.min : Int16.max } }
+            let block = (0 ..< 4 * VP8Predict.stride).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+            var scalar = block, simd = block
+            coefficients.withUnsafeBufferPointer { c in
+                scalar.withUnsafeMutableBufferPointer { VP8Transform.inverse(c.baseAddress!, $0.baseAddress!) }
+                simd.withUnsafeMutableBufferPointer { VP8Transform.inverseSIMD(c.baseAddress!, $0.baseAddress!) }
+            }
+            #expect(scalar == simd, "trial \(trial)")
+            if scalar != simd { return }
+        }
+    }
+
     @Test func colorConversionSIMDMatchesScalar() {
         var rng = SplitMix64(seed: 11)
         for width in [1, 2, 3, 15, 16, 17, 31, 32, 33, 64, 77] {

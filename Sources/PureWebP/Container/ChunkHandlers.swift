@@ -195,7 +195,8 @@ extension WebPDecoder {
         if let pendingAlpha {
             alpha = try AlphaPlane.decode(pendingAlpha, width: width, height: height, base: pendingAlphaOffset)
         }
-        let lossy = LossyFrame(width: width, height: height, alpha: alpha, fancyUpsampling: options.fancyUpsampling, limits: limits)
+        let lossy = LossyFrame(width: width, height: height, alpha: alpha, fancyUpsampling: options.fancyUpsampling,
+                               useThreads: options.useThreads, limits: limits)
         return FrameDecoder(codec: .lossy(lossy), width: width, height: height, payloadOffset: payloadOffset, payloadSize: size)
     }
 
@@ -209,6 +210,12 @@ extension WebPDecoder {
         let bpp = header?.pixelFormat.bytesPerPixel ?? 4
         let still = compositor == nil
         let width = f.width
+        if still, case .lossy = f.codec, image.count == width * f.height * bpp {
+            // Lossy stills write their rows in place, in the output format.
+            try image.withUnsafeMutableBufferPointer { out throws(WebPError) in
+                try f.run(direct: (out.baseAddress!, bpp)) { y, _ in low = min(low, y); high = max(high, y) }
+            }
+        } else {
         try f.run { y, row in
             if still {
                 image.withUnsafeMutableBufferPointer { out in
@@ -225,6 +232,7 @@ extension WebPDecoder {
                 compositor?.drawRow(y, row)
             }
             low = min(low, y); high = max(high, y)
+        }
         }
         if high >= low {
             let range = (low + offsetY) ..< (high + 1 + offsetY)

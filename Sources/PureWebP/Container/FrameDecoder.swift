@@ -34,7 +34,9 @@ struct FrameDecoder: Sendable {
     mutating func append(_ bytes: ArraySlice<UInt8>) { payload.append(contentsOf: bytes) }
 
     /// Decodes as far as the payload allows; `emit(y, rgba)` gets each row that became final.
-    mutating func run(emit: (Int, UnsafeBufferPointer<UInt8>) -> Void) throws(WebPError) {
+    /// `direct`: see `LossyFrame.advance` (lossy frames only; lossless ones always emit rows).
+    mutating func run(direct: (pixels: UnsafeMutablePointer<UInt8>, bytesPerPixel: Int)? = nil,
+                      emit: (Int, UnsafeBufferPointer<UInt8>) -> Void) throws(WebPError) {
         let complete = payload.count >= payloadSize
         let width = self.width
         var done = rowsDone
@@ -70,7 +72,8 @@ struct FrameDecoder: Sendable {
             codec = .lossy(LossyFrame.placeholder)
             defer { codec = .lossy(frame) }
             try payload.withUnsafeBufferPointer { data throws(WebPError) in
-                try frame.advance(data, complete: complete, payloadOffset: payloadOffset, payloadSize: payloadSize) { y, row in
+                try frame.advance(data, complete: complete, payloadOffset: payloadOffset, payloadSize: payloadSize,
+                              direct: direct) { y, row in
                     emit(y, row)
                     done = y + 1
                 }
