@@ -82,6 +82,29 @@ extension LossyKernelTests {
         }
     }
 
+    /// Every (Y, U, V) triple converts as the scalar per-pixel code does (RGB and RGBA).
+    @Test func colorConversionSIMDAllTriples() {
+        for bpp in [3, 4] {
+            var y = [UInt8](repeating: 0, count: 256), u = y, v = y
+            var simd = [UInt8](repeating: 0, count: 256 * bpp), scalar = simd
+            var mismatches = 0
+            for yv in 0 ..< 256 where bpp == 3 || yv % 5 == 0 {
+                for uv in 0 ..< 256 {
+                    for x in 0 ..< 256 { y[x] = UInt8(yv); u[x] = UInt8(uv); v[x] = UInt8(x) }
+                    VP8Upsample.convertRow(y: y, u: u, v: v, dst: &simd, width: 256, bytesPerPixel: bpp)
+                    scalar.withUnsafeMutableBufferPointer { out in
+                        for x in 0 ..< 256 {
+                            VP8Upsample.writePixel(y[x], Int32(u[x]), Int32(v[x]), out.baseAddress! + x * bpp)
+                            if bpp == 4 { out[4 * x + 3] = 255 }
+                        }
+                    }
+                    if simd != scalar { mismatches += 1 }
+                }
+            }
+            #expect(mismatches == 0, "bpp \(bpp)")
+        }
+    }
+
     @Test func colorConversionSIMDMatchesScalar() {
         var rng = SplitMix64(seed: 11)
         for width in [1, 2, 3, 15, 16, 17, 31, 32, 33, 64, 77] {
