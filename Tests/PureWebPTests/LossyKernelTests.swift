@@ -105,6 +105,41 @@ extension LossyKernelTests {
         }
     }
 
+    @Test func transposeSIMDMatchesBytewise() {
+        var rng = SplitMix64(seed: 5)
+        for left in [false, true] {
+            for _ in 0 ..< 200 {
+                let stride = 40
+                let plane = (0 ..< 16 * stride).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                var a = [UInt8](repeating: 0, count: 20 * 16), b = a
+                plane.withUnsafeBufferPointer { p in
+                    let src = p.baseAddress! + 8
+                    a.withUnsafeMutableBufferPointer { t in
+                        VP8LoopFilterSIMD.transpose(src + (left ? -4 : 0), stride: stride, rows: 16, cols: left ? 20 : 16,
+                                                    into: t.baseAddress! + (left ? 0 : 64))
+                    }
+                    b.withUnsafeMutableBufferPointer { VP8Transpose.lumaIn(src, stride: stride, withLeft: left, into: $0.baseAddress!) }
+                }
+                #expect(a == b)
+                let scratch = (0 ..< 20 * 16).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                var out1 = plane, out2 = plane
+                scratch.withUnsafeBufferPointer { t in
+                    out1.withUnsafeMutableBufferPointer { o in
+                        VP8LoopFilterSIMD.untranspose(t.baseAddress! + (left ? 0 : 64), into: o.baseAddress! + 8 + (left ? -4 : 0),
+                                                      stride: stride, rows: 16, cols: (left ? 1 : 0) ..< (left ? 20 : 16))
+                    }
+                }
+                var copy = scratch
+                copy.withUnsafeMutableBufferPointer { t in
+                    out2.withUnsafeMutableBufferPointer { o in
+                        VP8Transpose.lumaOut(t.baseAddress!, into: o.baseAddress! + 8, stride: stride, withLeft: left)
+                    }
+                }
+                #expect(out1 == out2)
+            }
+        }
+    }
+
     @Test func colorConversionSIMDMatchesScalar() {
         var rng = SplitMix64(seed: 11)
         for width in [1, 2, 3, 15, 16, 17, 31, 32, 33, 64, 77] {

@@ -162,7 +162,7 @@ enum VP8LoopFilterSIMD {
         // the scratch is column c of the macroblock.
         if left || inner {
             let firstCol = left ? -4 : 0
-            transpose(y + firstCol, stride: yStride, rows: 16, cols: 20 + (left ? 0 : -4), into: t + (firstCol + 4) * 16)
+            VP8Transpose.lumaIn(y, stride: yStride, withLeft: left, into: t)
             let base = t + 4 * 16
             if left {
                 horizontalEdge(base, stride: 16, kind: simple ? 0 : 2, thresh: limit + 4, interior: il, hevThresh: hev)
@@ -172,8 +172,7 @@ enum VP8LoopFilterSIMD {
                     horizontalEdge(base + 64 * k, stride: 16, kind: simple ? 0 : 1, thresh: limit, interior: il, hevThresh: hev)
                 }
             }
-            untranspose(t + (firstCol + 4) * 16, into: y + firstCol, stride: yStride, rows: 16,
-                        cols: (left ? 1 : 0) ..< 20 + (left ? 0 : -4))
+            VP8Transpose.lumaOut(t, into: y, stride: yStride, withLeft: left)
             if !simple {
                 // U in lanes 0-7, V in lanes 8-15; row c + 4 is column c.
                 transpose(u + firstCol, stride: uvStride, rows: 8, cols: 12 + (left ? 0 : -4), into: t + (firstCol + 4) * 16)
