@@ -210,8 +210,8 @@ extension WebPDecoder {
         let bpp = header?.pixelFormat.bytesPerPixel ?? 4
         let still = compositor == nil
         let width = f.width
-        if still, case .lossy = f.codec, image.count == width * f.height * bpp {
-            // Lossy stills write their rows in place, in the output format.
+        if still, image.count == width * f.height * bpp {
+            // Stills write their rows in place, in the output format.
             try image.withUnsafeMutableBufferPointer { out throws(WebPError) in
                 try f.run(direct: (out.baseAddress!, bpp)) { y, _ in low = min(low, y); high = max(high, y) }
             }
