@@ -306,21 +306,28 @@ struct VP8Decoder: Sendable {
         }}}}}}}}}}}}}
     }
 
-    /// Runs `a` and `b` on two threads at once and returns when both are done. The caller
-    /// guarantees they touch disjoint memory (one reconstructs into one cache slot, the other
-    /// filters and outputs the other slot), which is what makes the unchecked box sound.
+    /// Runs `a` on a Dispatch worker and `b` on the calling thread, and returns when both are
+    /// done. The caller guarantees they touch disjoint memory (one reconstructs into one cache
+    /// slot, the other filters and outputs the other slot), which is what makes the unchecked
+    /// box sound. (`concurrentPerform` of two iterations ran both on the calling thread here:
+    /// the worker woke after the caller had taken the second one.)
     static func runConcurrently(_ a: () -> Void, _ b: () -> Void) {
         withoutActuallyEscaping(a) { a in
-            withoutActuallyEscaping(b) { b in
-                let tasks = ConcurrentPair(a: a, b: b)
-                DispatchQueue.concurrentPerform(iterations: 2) { $0 == 0 ? tasks.a() : tasks.b() }
+            let job = ConcurrentJob(a)
+            let done = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                job.run?()
+                job.run = nil   // released before the signal: nothing outlives the call
+                done.signal()
             }
+            b()
+            done.wait()
         }
     }
 }
 
-/// Two closures handed to `concurrentPerform` (see `VP8Decoder.runConcurrently`).
-private struct ConcurrentPair: @unchecked Sendable {
-    let a: () -> Void
-    let b: () -> Void
+/// A closure handed to a Dispatch worker (see `VP8Decoder.runConcurrently`).
+private final class ConcurrentJob: @unchecked Sendable {
+    var run: (() -> Void)?
+    init(_ run: @escaping () -> Void) { self.run = run }
 }
