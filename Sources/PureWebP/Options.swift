@@ -16,11 +16,16 @@ public struct WebPDecodingOptions: Sendable, Equatable {
     /// flag is missing, a second image chunk, an ALPH chunk beside a lossless image, bytes
     /// after the last chunk inside the RIFF size. Off: each is a `.warning`.
     public var strict: Bool
+    /// Lossy images use a second thread (libwebp's `use_threads`): the loop filter and the
+    /// output of one macroblock row run while the next row is parsed and reconstructed. The
+    /// output is the same; lossless images always decode on one thread.
+    public var useThreads: Bool
 
     /// Options with libwebp's defaults.
-    public init(fancyUpsampling: Bool = true, strict: Bool = false) {
+    public init(fancyUpsampling: Bool = true, strict: Bool = false, useThreads: Bool = false) {
         self.fancyUpsampling = fancyUpsampling
         self.strict = strict
+        self.useThreads = useThreads
     }
 }
 

@@ -63,6 +63,83 @@ import TestSupport
 extension LossyKernelTests {
     /// The 16-lane YUV to RGB(A) conversion equals the scalar per-pixel one (libwebp's yuv.h),
     /// and the full-row chroma upsampler the packed-pair one, on random rows of all widths.
+    @Test func inverseTransformSIMDMatchesScalar() {
+        var rng = SplitMix64(seed: 11)
+        for trial in 0 ..< 20000 {
+            // Typical magnitudes, then the whole Int16 range (hostile streams).
+            let bound = [64, 600, 2048, 32767][trial % 4]
+            var coefficients = (0 ..< 16).map { _ in Int16(Int.random(in: -bound ... bound, using: &rng)) }
+            if trial % 3 == 0 { for k in 1 ..< 16 where Bool.random(using: &rng) { coefficients[k] = 0 } }
+            if trial % 97 == 0 { coefficients = (0 ..< 16).map { _ in Bool.random(using: &rng) ? Int16.min : Int16.max } }
+            let block = (0 ..< 4 * VP8Predict.stride).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+            var scalar = block, simd = block
+            coefficients.withUnsafeBufferPointer { c in
+                scalar.withUnsafeMutableBufferPointer { VP8Transform.inverse(c.baseAddress!, $0.baseAddress!) }
+                simd.withUnsafeMutableBufferPointer { VP8Transform.inverseSIMD(c.baseAddress!, $0.baseAddress!) }
+            }
+            #expect(scalar == simd, "trial \(trial)")
+            if scalar != simd { return }
+        }
+    }
+
+    /// Every (Y, U, V) triple converts as the scalar per-pixel code does (RGB and RGBA).
+    @Test func colorConversionSIMDAllTriples() {
+        for bpp in [3, 4] {
+            var y = [UInt8](repeating: 0, count: 256), u = y, v = y
+            var simd = [UInt8](repeating: 0, count: 256 * bpp), scalar = simd
+            var mismatches = 0
+            for yv in 0 ..< 256 where bpp == 3 || yv % 5 == 0 {
+                for uv in 0 ..< 256 {
+                    for x in 0 ..< 256 { y[x] = UInt8(yv); u[x] = UInt8(uv); v[x] = UInt8(x) }
+                    VP8Upsample.convertRow(y: y, u: u, v: v, dst: &simd, width: 256, bytesPerPixel: bpp)
+                    scalar.withUnsafeMutableBufferPointer { out in
+                        for x in 0 ..< 256 {
+                            VP8Upsample.writePixel(y[x], Int32(u[x]), Int32(v[x]), out.baseAddress! + x * bpp)
+                            if bpp == 4 { out[4 * x + 3] = 255 }
+                        }
+                    }
+                    if simd != scalar { mismatches += 1 }
+                }
+            }
+            #expect(mismatches == 0, "bpp \(bpp)")
+        }
+    }
+
+    @Test func transposeSIMDMatchesBytewise() {
+        var rng = SplitMix64(seed: 5)
+        for left in [false, true] {
+            for _ in 0 ..< 200 {
+                let stride = 40
+                let plane = (0 ..< 16 * stride).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                var a = [UInt8](repeating: 0, count: 20 * 16), b = a
+                plane.withUnsafeBufferPointer { p in
+                    let src = p.baseAddress! + 8
+                    a.withUnsafeMutableBufferPointer { t in
+                        VP8LoopFilterSIMD.transpose(src + (left ? -4 : 0), stride: stride, rows: 16, cols: left ? 20 : 16,
+                                                    into: t.baseAddress! + (left ? 0 : 64))
+                    }
+                    b.withUnsafeMutableBufferPointer { VP8Transpose.lumaIn(src, stride: stride, withLeft: left, into: $0.baseAddress!) }
+                }
+                #expect(a == b)
+                let scratch = (0 ..< 20 * 16).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                var out1 = plane, out2 = plane
+                scratch.withUnsafeBufferPointer { t in
+                    out1.withUnsafeMutableBufferPointer { o in
+                        VP8LoopFilterSIMD.untranspose(t.baseAddress! + (left ? 0 : 64), into: o.baseAddress! + 8 + (left ? -4 : 0),
+                                                      stride: stride, rows: 16, cols: (left ? 1 : 0) ..< (left ? 20 : 16))
+                    }
+                }
+                var copy = scratch
+                copy.withUnsafeMutableBufferPointer { t in
+                    out2.withUnsafeMutableBufferPointer { o in
+                        VP8Transpose.lumaOut(t.baseAddress!, into: o.baseAddress! + 8, stride: stride, withLeft: left)
+                    }
+                }
+                #expect(out1 == out2)
+            }
+        }
+    }
+
     @Test func colorConversionSIMDMatchesScalar() {
         var rng = SplitMix64(seed: 11)
         for width in [1, 2, 3, 15, 16, 17, 31, 32, 33, 64, 77] {

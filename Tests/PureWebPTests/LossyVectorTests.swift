@@ -21,6 +21,22 @@ import TestSupport
             #expect(result.width == reference.width && result.height == reference.height)
             let diff = LossyVectors.firstDifference(result.pixels, reference.pixels, width: reference.width)
             #expect(diff == nil, "\(name) fancy \(fancy): \(diff ?? "")")
+            // The two-thread pipeline gives the same pixels.
+            let threaded = try payload.withUnsafeBytes { raw in
+                try VP8Image.decode(raw, offset: offset, fancyUpsampling: fancy, useThreads: true)
+            }
+            let threadDiff = LossyVectors.firstDifference(threaded.pixels, reference.pixels, width: reference.width)
+            #expect(threadDiff == nil, "\(name) fancy \(fancy) threads: \(threadDiff ?? "")")
+        }
+    }
+
+    /// The public option reaches the lossy decoder: a whole file decodes the same with threads.
+    @Test func publicThreadsOption() throws {
+        for name in LossyVectors.names.prefix(6) {
+            let file = try LossyVectors.file(name)
+            let plain = try WebPDecoder.decode(file)
+            let threaded = try WebPDecoder.decode(file, options: WebPDecodingOptions(useThreads: true))
+            #expect(plain == threaded, "\(name)")
         }
     }
 

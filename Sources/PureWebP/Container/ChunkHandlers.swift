@@ -197,7 +197,8 @@ extension WebPDecoder {
         if let pendingAlpha {
             alpha = try AlphaPlane.decode(pendingAlpha, width: width, height: height, base: pendingAlphaOffset)
         }
-        let lossy = LossyFrame(width: width, height: height, alpha: alpha, fancyUpsampling: options.fancyUpsampling, limits: limits)
+        let lossy = LossyFrame(width: width, height: height, alpha: alpha, fancyUpsampling: options.fancyUpsampling,
+                               useThreads: options.useThreads, limits: limits)
         return FrameDecoder(codec: .lossy(lossy), width: width, height: height, payloadOffset: payloadOffset, payloadSize: size)
     }
 
@@ -213,6 +214,12 @@ extension WebPDecoder {
         let width = f.width
         let stream = streamRows
         let format = header?.pixelFormat ?? .rgba8
+        if still, !stream, image.count == width * f.height * bpp {
+            // Stills write their rows in place, in the output format.
+            try image.withUnsafeMutableBufferPointer { out throws(WebPError) in
+                try f.run(direct: (out.baseAddress!, bpp)) { y, _ in low = min(low, y); high = max(high, y) }
+            }
+        } else {
         try f.run { y, row in
             if still && stream {
                 sink(y, row, format)
@@ -231,6 +238,7 @@ extension WebPDecoder {
                 compositor?.drawRow(y, row)
             }
             low = min(low, y); high = max(high, y)
+        }
         }
         if high >= low {
             let range = (low + offsetY) ..< (high + 1 + offsetY)

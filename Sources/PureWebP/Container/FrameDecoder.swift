@@ -34,7 +34,10 @@ struct FrameDecoder: Sendable {
     mutating func append(_ bytes: ArraySlice<UInt8>) { payload.append(contentsOf: bytes) }
 
     /// Decodes as far as the payload allows; `emit(y, rgba)` gets each row that became final.
-    mutating func run(emit: (Int, UnsafeBufferPointer<UInt8>) -> Void) throws(WebPError) {
+    /// With `direct` (a still image's pixels and their bytes per pixel, 3 or 4), rows are
+    /// written straight into it and `emit` gets an empty buffer for each row written.
+    mutating func run(direct: (pixels: UnsafeMutablePointer<UInt8>, bytesPerPixel: Int)? = nil,
+                      emit: (Int, UnsafeBufferPointer<UInt8>) -> Void) throws(WebPError) {
         let complete = payload.count >= payloadSize
         let width = self.width
         var done = rowsDone
@@ -48,6 +51,38 @@ struct FrameDecoder: Sendable {
             do throws(VP8LFailure) {
                 try payload.withUnsafeBufferPointer { data throws(VP8LFailure) in
                     try stream.advance(data, complete: complete) { y, row in
+                        if let direct {
+                            // Straight into the image: RGBA words, or RGB with overlapping
+                            // 4-byte stores (each pixel's fourth byte overwritten by the next).
+                            let out = UnsafeMutableRawPointer(direct.pixels + y * width * direct.bytesPerPixel)
+                            guard let src = row.baseAddress else { return }
+                            @inline(__always) func rgba(_ argb: UInt32) -> UInt32 {
+                                UInt32(littleEndian: (argb & 0xFF00_FF00) | ((argb &>> 16) & 0xFF) | ((argb & 0xFF) &<< 16))
+                            }
+                            if direct.bytesPerPixel == 4 {
+                                var x = 0
+                                while x + 4 <= width {
+                                    let v = UnsafeRawPointer(src + x).loadUnaligned(as: SIMD4<UInt32>.self)
+                                    let w = (v & 0xFF00_FF00) | ((v &>> 16) & 0xFF) | ((v & 0xFF) &<< 16)
+                                    out.storeBytes(of: w, toByteOffset: 4 * x, as: SIMD4<UInt32>.self)
+                                    x &+= 4
+                                }
+                                while x < width { out.storeBytes(of: rgba(src[x]), toByteOffset: 4 * x, as: UInt32.self); x &+= 1 }
+                            } else if width > 0 {
+                                var d = out
+                                for x in 0 ..< width - 1 {
+                                    d.storeBytes(of: rgba(src[x]), as: UInt32.self)
+                                    d += 3
+                                }
+                                let last = rgba(src[width - 1])
+                                d.storeBytes(of: UInt8(truncatingIfNeeded: last), as: UInt8.self)
+                                d.storeBytes(of: UInt8(truncatingIfNeeded: last >> 8), toByteOffset: 1, as: UInt8.self)
+                                d.storeBytes(of: UInt8(truncatingIfNeeded: last >> 16), toByteOffset: 2, as: UInt8.self)
+                            }
+                            emit(y, UnsafeBufferPointer(start: nil, count: 0))
+                            done = y + 1
+                            return
+                        }
                         scratch.withUnsafeMutableBufferPointer { out in
                             // ARGB words to R, G, B, A bytes: one word store a pixel.
                             for x in 0 ..< width {
@@ -70,7 +105,8 @@ struct FrameDecoder: Sendable {
             codec = .lossy(LossyFrame.placeholder)
             defer { codec = .lossy(frame) }
             try payload.withUnsafeBufferPointer { data throws(WebPError) in
-                try frame.advance(data, complete: complete, payloadOffset: payloadOffset, payloadSize: payloadSize) { y, row in
+                try frame.advance(data, complete: complete, payloadOffset: payloadOffset, payloadSize: payloadSize,
+                              direct: direct) { y, row in
                     emit(y, row)
                     done = y + 1
                 }

@@ -9,13 +9,16 @@ struct LossyFrame: Sendable {
     /// The decoded ALPH plane (`width * height`), if the frame has one.
     let alpha: [UInt8]?
     let fancyUpsampling: Bool
+    let useThreads: Bool
     let limits: DecodingLimits
     private var decoder: VP8Decoder?
     private var band: [UInt8] = []
 
-    static let placeholder = LossyFrame(width: 0, height: 0, alpha: nil, fancyUpsampling: true, limits: .default)
+    static let placeholder = LossyFrame(width: 0, height: 0, alpha: nil, fancyUpsampling: true, useThreads: false,
+                                          limits: .default)
 
-    init(width: Int, height: Int, alpha: [UInt8]?, fancyUpsampling: Bool, limits: DecodingLimits) {
+    init(width: Int, height: Int, alpha: [UInt8]?, fancyUpsampling: Bool, useThreads: Bool, limits: DecodingLimits) {
+        self.useThreads = useThreads
         self.width = width
         self.height = height
         self.alpha = alpha
@@ -24,12 +27,16 @@ struct LossyFrame: Sendable {
     }
 
     /// Decodes what `data` (the `VP8 ` payload so far) allows; `emit(y, rgba)` gets each final row.
+    /// With `direct` (a still image's pixels and their bytes per pixel, 3 or 4), rows are
+    /// written straight into it and `emit` gets an empty buffer for each row written.
     mutating func advance(_ data: UnsafeBufferPointer<UInt8>, complete: Bool, payloadOffset: Int, payloadSize: Int,
+                          direct: (pixels: UnsafeMutablePointer<UInt8>, bytesPerPixel: Int)? = nil,
                           emit: (Int, UnsafeBufferPointer<UInt8>) -> Void) throws(WebPError) {
         let raw = UnsafeRawBufferPointer(data)
         if decoder == nil {
             let header = try VP8Decoder.readHeader(raw, offset: payloadOffset, payloadSize: payloadSize)
-            decoder = try VP8Decoder(header: header, limits: limits, fancyUpsampling: fancyUpsampling)
+            decoder = try VP8Decoder(header: header, limits: limits, fancyUpsampling: fancyUpsampling,
+                                     useThreads: useThreads)
         }
         guard var d = decoder else { return }
         decoder = nil
@@ -40,6 +47,20 @@ struct LossyFrame: Sendable {
         defer { self.band = band }
         let alpha = self.alpha
         try d.decode(raw, isComplete: complete, offset: payloadOffset) { rows in
+            if let direct {
+                let stride = width * direct.bytesPerPixel
+                let dst = direct.pixels + rows.rows.lowerBound * stride
+                if let alpha, direct.bytesPerPixel == 4 {
+                    alpha.withUnsafeBufferPointer { a in
+                        rows.write(to: dst, stride: stride, bytesPerPixel: 4,
+                                   alpha: a.baseAddress! + rows.rows.lowerBound * width, alphaStride: width)
+                    }
+                } else {
+                    rows.write(to: dst, stride: stride, bytesPerPixel: direct.bytesPerPixel)
+                }
+                for y in rows.rows { emit(y, UnsafeBufferPointer(start: nil, count: 0)) }
+                return
+            }
             let needed = rows.rows.count * width * 4
             if band.count < needed { band = [UInt8](repeating: 0, count: needed) }
             band.withUnsafeMutableBufferPointer { out in

@@ -1,3 +1,4 @@
+import Dispatch
 import ImageCore
 
 /// A resumable VP8 key-frame decoder (RFC 6386), bit-exact with libwebp 1.2.4.
@@ -10,6 +11,8 @@ import ImageCore
 struct VP8Decoder: Sendable {
     let header: VP8Header
     let fancyUpsampling: Bool
+    /// Filter and output of a row beside the next row's reconstruction (`WebPDecodingOptions.useThreads`).
+    let useThreads: Bool
     let limits: DecodingLimits
     private(set) var frame: VP8FrameHeader?
     /// Output rows already handed out; the decode is over when this reaches `header.height`.
@@ -54,17 +57,19 @@ struct VP8Decoder: Sendable {
 
     /// A decoder for a frame of `header`; checks `limits` against the picture and the decoder's
     /// working memory before allocating.
-    init(header: VP8Header, limits: DecodingLimits = .default, fancyUpsampling: Bool = true) throws(WebPError) {
+    init(header: VP8Header, limits: DecodingLimits = .default, fancyUpsampling: Bool = true,
+         useThreads: Bool = false) throws(WebPError) {
         self.header = header
+        self.useThreads = useThreads
         self.fancyUpsampling = fancyUpsampling
         self.limits = limits
         let mbW = header.macroblockWidth
-        let working = mbW * 16 * (Self.historyRows + 8 + 16) * 3 / 2 + mbW * (32 + 8 + 16 + 16) + 4096
+        let working = 2 * mbW * 16 * (Self.historyRows + 8 + 16) * 3 / 2 + mbW * (32 + 16 + 16 + 16) + 4096
         if let violation = limits.check(width: header.width, height: header.height, bytesPerPixel: 0, extraBytes: working) {
             throw .limit(violation, offset: 0)
         }
         intraTop = [UInt8](repeating: 0, count: 4 * mbW)
-        rowInfo = [UInt8](repeating: 0, count: VP8Modes.infoSize * mbW)
+        rowInfo = [UInt8](repeating: 0, count: 2 * VP8Modes.infoSize * mbW)
         rowModes = [UInt8](repeating: 0, count: 16 * mbW)
         nzTop = [UInt8](repeating: 0, count: mbW)
         nzDcTop = [UInt8](repeating: 0, count: mbW)
@@ -120,8 +125,9 @@ struct VP8Decoder: Sendable {
         firstPartition = d.state
         tokenPartitions = parsed.partitionStarts.map { VP8BoolState(position: $0, end: $0) }
         let mbW = header.macroblockWidth
-        cacheY = [UInt8](repeating: 0, count: (cacheLumaTop + 16) * mbW * 16)
-        cacheU = [UInt8](repeating: 0, count: (cacheChromaTop + 8) * mbW * 8)
+        // Two slots: a macroblock row is reconstructed into one while the other is filtered.
+        cacheY = [UInt8](repeating: 0, count: 2 * (cacheLumaTop + 16) * mbW * 16)
+        cacheU = [UInt8](repeating: 0, count: 2 * (cacheChromaTop + 8) * mbW * 8)
         cacheV = cacheU
         return true
     }
@@ -150,7 +156,11 @@ struct VP8Decoder: Sendable {
         let filterType = frame.filter.type
         let yStride = mbW * 16, uvStride = mbW * 8
         let lumaTop = cacheLumaTop, chromaTop = cacheChromaTop
+        let slotY = (lumaTop + 16) * yStride, slotC = (chromaTop + 8) * uvStride
         let extra = Self.filterExtraRows[filterType]
+        let height = header.height, width = header.width, fancy = fancyUpsampling
+        // The pipeline needs every byte (a row that runs out could not be retried later).
+        let threaded = useThreads && isComplete
 
         try frame.tokenProbabilities.withUnsafeBufferPointer { probs throws(WebPError) in
         try frame.quantizers.withUnsafeBufferPointer { quants throws(WebPError) in
@@ -170,21 +180,32 @@ struct VP8Decoder: Sendable {
                 useSkip: frame.skipProbability != nil, nzTop: nzTop.baseAddress!, nzDcTop: nzDcTop.baseAddress!,
                 coefficients: coefficients.baseAddress!, work: work.baseAddress!, topSamples: topSamples.baseAddress!)
             let cy = cacheY.baseAddress!, cu = cacheU.baseAddress!, cv = cacheV.baseAddress!
-            while mbY < mbH {
+            let info0 = rowInfo.baseAddress!
+            // The second half of rowInfo: the headers of the row being filtered (the parser
+            // overwrites the first half with the next row's meanwhile).
+            let finishInfo = info0 + mbW * VP8Modes.infoSize
+            let scratch = work.baseAddress! + VP8MacroblockContext.workSize
+
+            /// Parses and reconstructs row `mbY` from `mbX` on, into its cache slot; false when
+            /// the bytes ran out (the macroblock is rolled back), true once the row is complete.
+            func reconstructRow() throws(WebPError) -> Bool {
                 if !rowModesParsed {
                     var d0 = VP8BoolDecoder(firstPartition, base)
                     VP8Modes.parseRow(&d0, width: mbW, frame: frame, top: intraTop.baseAddress!,
-                                      info: rowInfo.baseAddress!, modes: rowModes.baseAddress!)
+                                      info: info0, modes: rowModes.baseAddress!)
                     if d0.eof { throw .invalid(what: "VP8 first partition (ends early)", offset: offset + firstPartition.position) }
                     firstPartition = d0.state
                     rowModesParsed = true
                 }
                 let part = mbY & partitionMask
+                let slot = mbY & 1
+                let yRow = cy + slot * slotY + lumaTop * yStride
+                let uRow = cu + slot * slotC + chromaTop * uvStride, vRow = cv + slot * slotC + chromaTop * uvStride
                 var d = VP8BoolDecoder(tokenPartitions[part], base)
                 while mbX < mbW {
                     let saved = d.state
                     let savedTop = nzTop[mbX], savedDcTop = nzDcTop[mbX], savedLeft = nzLeft, savedDcLeft = nzDcLeft
-                    let info = rowInfo.baseAddress! + mbX * VP8Modes.infoSize
+                    let info = info0 + mbX * VP8Modes.infoSize
                     let (luma, chroma) = ctx.parseResiduals(&d, x: mbX, info: info, nzLeft: &nzLeft, nzDcLeft: &nzDcLeft)
                     if d.eof {
                         let partitionComplete = frame.partitionEnds[part] <= available
@@ -194,7 +215,7 @@ struct VP8Decoder: Sendable {
                         nzTop[mbX] = savedTop; nzDcTop[mbX] = savedDcTop; nzLeft = savedLeft; nzDcLeft = savedDcLeft
                         tokenPartitions[part] = saved
                         waitForBytes = available + max(available - saved.position, 16)
-                        return
+                        return false
                     }
                     let skip = (ctx.useSkip && info[VP8Modes.skip] != 0) || (luma | chroma) == 0
                     info[VP8Modes.inner] = (info[VP8Modes.isI4x4] != 0 || !skip) ? 1 : 0
@@ -202,13 +223,13 @@ struct VP8Decoder: Sendable {
                                     modes: rowModes.baseAddress! + 16 * mbX, luma: luma, chroma: chroma)
                     // Into the cache.
                     let w = work.baseAddress!
-                    let yDst = cy + lumaTop * yStride + mbX * 16
+                    let yDst = yRow + mbX * 16
                     for j in 0 ..< 16 {
                         let row = UnsafeRawPointer(w + VP8MacroblockContext.lumaOffset + j * VP8Predict.stride)
                         UnsafeMutableRawPointer(yDst + j * yStride).storeBytes(
                             of: row.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
                     }
-                    let uDst = cu + chromaTop * uvStride + mbX * 8, vDst = cv + chromaTop * uvStride + mbX * 8
+                    let uDst = uRow + mbX * 8, vDst = vRow + mbX * 8
                     for j in 0 ..< 8 {
                         let u = UnsafeRawPointer(w + VP8MacroblockContext.uOffset + j * VP8Predict.stride)
                         let v = UnsafeRawPointer(w + VP8MacroblockContext.vOffset + j * VP8Predict.stride)
@@ -218,42 +239,95 @@ struct VP8Decoder: Sendable {
                     mbX += 1
                 }
                 tokenPartitions[part] = d.state
-                // Filter the row (libwebp's FilterRow), left to right.
+                return true
+            }
+
+            /// Filters row `y` in its slot (libwebp's FilterRow, left to right) and hands out the
+            /// rows that became final; returns the new count of rows handed out. Touches only the
+            /// slot, `finishInfo` and the filter scratch, so it may run beside `reconstructRow`.
+            func finishRow(_ y: Int, delivered: Int) -> Int {
+                let slot = y & 1
+                let sy = cy + slot * slotY, su = cu + slot * slotC, sv = cv + slot * slotC
                 if filterType > 0 {
                     for x in 0 ..< mbW {
-                        let info = rowInfo.baseAddress! + x * VP8Modes.infoSize
+                        let info = finishInfo + x * VP8Modes.infoSize
                         let s = strengths[Int(info[VP8Modes.segment]) * 2 + Int(info[VP8Modes.isI4x4])]
                         VP8LoopFilterSIMD.filterMacroblock(
-                            y: cy + lumaTop * yStride + x * 16, u: cu + chromaTop * uvStride + x * 8,
-                            v: cv + chromaTop * uvStride + x * 8, yStride: yStride, uvStride: uvStride,
-                            strength: s, inner: info[VP8Modes.inner] != 0, left: x > 0, top: mbY > 0,
-                            simple: filterType == 1, scratch: work.baseAddress! + VP8MacroblockContext.workSize)
+                            y: sy + lumaTop * yStride + x * 16, u: su + chromaTop * uvStride + x * 8,
+                            v: sv + chromaTop * uvStride + x * 8, yStride: yStride, uvStride: uvStride,
+                            strength: s, inner: info[VP8Modes.inner] != 0, left: x > 0, top: y > 0,
+                            simple: filterType == 1, scratch: scratch)
                     }
                 }
-                // Hand out the rows that are final.
-                let last = mbY == mbH - 1
-                let finalEnd = last ? header.height : 16 * (mbY + 1) - extra
-                let readyEnd = last ? header.height : (fancyUpsampling ? finalEnd - 1 : finalEnd)
-                if readyEnd > rowsDelivered {
-                    let band = VP8RowBand(
-                        rows: rowsDelivered ..< readyEnd, width: header.width, height: header.height,
-                        fancyUpsampling: fancyUpsampling, luma: cy, lumaFirstRow: 16 * mbY - lumaTop, lumaStride: yStride,
-                        u: cu, v: cv, chromaFirstRow: 8 * mbY - chromaTop, chromaStride: uvStride)
-                    rows(band)
-                    rowsDelivered = readyEnd
+                let last = y == mbH - 1
+                let finalEnd = last ? height : 16 * (y + 1) - extra
+                let readyEnd = last ? height : (fancy ? finalEnd - 1 : finalEnd)
+                guard readyEnd > delivered else { return delivered }
+                rows(VP8RowBand(
+                    rows: delivered ..< readyEnd, width: width, height: height,
+                    fancyUpsampling: fancy, luma: sy, lumaFirstRow: 16 * y - lumaTop, lumaStride: yStride,
+                    u: su, v: sv, chromaFirstRow: 8 * y - chromaTop, chromaStride: uvStride))
+                return readyEnd
+            }
+
+            while mbY < mbH {
+                guard try reconstructRow() else { return }
+                // Row mbY is reconstructed: give its slot the rows kept above it (the previous
+                // slot's last ones, final but for this row's top-edge filtering) and its headers.
+                let y = mbY
+                if y > 0 {
+                    let prev = (y - 1) & 1, slot = y & 1
+                    (cy + slot * slotY).update(from: cy + prev * slotY + 16 * yStride, count: lumaTop * yStride)
+                    (cu + slot * slotC).update(from: cu + prev * slotC + 8 * uvStride, count: chromaTop * uvStride)
+                    (cv + slot * slotC).update(from: cv + prev * slotC + 8 * uvStride, count: chromaTop * uvStride)
                 }
-                // Keep the rows above the next macroblock row.
-                if !last {
-                    cy.update(from: cy + 16 * yStride, count: lumaTop * yStride)
-                    cu.update(from: cu + 8 * uvStride, count: chromaTop * uvStride)
-                    cv.update(from: cv + 8 * uvStride, count: chromaTop * uvStride)
-                }
+                finishInfo.update(from: info0, count: mbW * VP8Modes.infoSize)
                 mbY += 1
                 mbX = 0
                 rowModesParsed = false
                 nzLeft = 0
                 nzDcLeft = 0
+                var delivered = rowsDelivered
+                if threaded && mbY < mbH {
+                    // Row y is filtered and handed out while row y + 1 is reconstructed into
+                    // the other slot (libwebp's use_threads split).
+                    var failure: WebPError?
+                    Self.runConcurrently({
+                        do throws(WebPError) { _ = try reconstructRow() } catch { failure = error }
+                    }, {
+                        delivered = finishRow(y, delivered: delivered)
+                    })
+                    rowsDelivered = delivered
+                    if let failure { throw failure }
+                } else {
+                    rowsDelivered = finishRow(y, delivered: delivered)
+                }
             }
         }}}}}}}}}}}}}
     }
+
+    /// Runs `a` on a Dispatch worker and `b` on the calling thread, and returns when both are
+    /// done. The caller guarantees they touch disjoint memory (one reconstructs into one cache
+    /// slot, the other filters and outputs the other slot), which is what makes the unchecked
+    /// box sound. (`concurrentPerform` of two iterations ran both on the calling thread here:
+    /// the worker woke after the caller had taken the second one.)
+    static func runConcurrently(_ a: () -> Void, _ b: () -> Void) {
+        withoutActuallyEscaping(a) { a in
+            let job = ConcurrentJob(a)
+            let done = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                job.run?()
+                job.run = nil   // released before the signal: nothing outlives the call
+                done.signal()
+            }
+            b()
+            done.wait()
+        }
+    }
+}
+
+/// A closure handed to a Dispatch worker (see `VP8Decoder.runConcurrently`).
+private final class ConcurrentJob: @unchecked Sendable {
+    var run: (() -> Void)?
+    init(_ run: @escaping () -> Void) { self.run = run }
 }

@@ -22,10 +22,12 @@ enum VP8Image {
 
     /// Decodes a whole `VP8 ` payload to `bytesPerPixel` (3: RGB, 4: RGBA with alpha 255) pixels.
     static func decode(_ payload: UnsafeRawBufferPointer, offset: Int = 0, fancyUpsampling: Bool = true,
-                       bytesPerPixel: Int = 4, limits: DecodingLimits = .default) throws(WebPError)
+                       bytesPerPixel: Int = 4, limits: DecodingLimits = .default,
+                       useThreads: Bool = false) throws(WebPError)
         -> (width: Int, height: Int, pixels: [UInt8]) {
         let header = try VP8Decoder.readHeader(payload, offset: offset, payloadSize: payload.count)
-        var decoder = try VP8Decoder(header: header, limits: limits, fancyUpsampling: fancyUpsampling)
+        var decoder = try VP8Decoder(header: header, limits: limits, fancyUpsampling: fancyUpsampling,
+                                     useThreads: useThreads)
         var pixels = [UInt8](repeating: 0, count: header.width * header.height * bytesPerPixel)
         let stride = header.width * bytesPerPixel
         try pixels.withUnsafeMutableBufferPointer { out throws(WebPError) in

@@ -31,24 +31,34 @@ enum VP8LoopFilterSIMD {
         return select(gt(a, h), h, a)
     }
 
+    // Widening and narrowing lane by lane: the generic `init(truncatingIfNeeded:)` stays a
+    // call here; these become unpacks and a pack.
+    @inline(__always)
+    static func widen(_ b: SIMD16<UInt8>) -> V {
+        V(Int16(b[0]), Int16(b[1]), Int16(b[2]), Int16(b[3]), Int16(b[4]), Int16(b[5]), Int16(b[6]), Int16(b[7]), Int16(b[8]), Int16(b[9]), Int16(b[10]), Int16(b[11]), Int16(b[12]), Int16(b[13]), Int16(b[14]), Int16(b[15]))
+    }
+    @inline(__always)
+    static func narrow(_ v: V) -> SIMD16<UInt8> {
+        SIMD16<UInt8>(UInt8(truncatingIfNeeded: v[0]), UInt8(truncatingIfNeeded: v[1]), UInt8(truncatingIfNeeded: v[2]), UInt8(truncatingIfNeeded: v[3]), UInt8(truncatingIfNeeded: v[4]), UInt8(truncatingIfNeeded: v[5]), UInt8(truncatingIfNeeded: v[6]), UInt8(truncatingIfNeeded: v[7]), UInt8(truncatingIfNeeded: v[8]), UInt8(truncatingIfNeeded: v[9]), UInt8(truncatingIfNeeded: v[10]), UInt8(truncatingIfNeeded: v[11]), UInt8(truncatingIfNeeded: v[12]), UInt8(truncatingIfNeeded: v[13]), UInt8(truncatingIfNeeded: v[14]), UInt8(truncatingIfNeeded: v[15]))
+    }
     @inline(__always)
     static func load(_ p: UnsafePointer<UInt8>) -> V {
-        V(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self))
+        widen(UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self))
     }
     @inline(__always)
     static func store(_ v: V, _ p: UnsafeMutablePointer<UInt8>) {
-        UnsafeMutableRawPointer(p).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: v), as: SIMD16<UInt8>.self)
+        UnsafeMutableRawPointer(p).storeBytes(of: narrow(v), as: SIMD16<UInt8>.self)
     }
     /// Eight U bytes in lanes 0-7 and eight V bytes in lanes 8-15.
     @inline(__always)
     static func load(_ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>) -> V {
         let a = UnsafeRawPointer(u).loadUnaligned(as: SIMD8<UInt8>.self)
         let b = UnsafeRawPointer(v).loadUnaligned(as: SIMD8<UInt8>.self)
-        return V(truncatingIfNeeded: SIMD16<UInt8>(lowHalf: a, highHalf: b))
+        return widen(SIMD16<UInt8>(lowHalf: a, highHalf: b))
     }
     @inline(__always)
     static func store(_ x: V, _ u: UnsafeMutablePointer<UInt8>, _ v: UnsafeMutablePointer<UInt8>) {
-        let b = SIMD16<UInt8>(truncatingIfNeeded: x)
+        let b = narrow(x)
         UnsafeMutableRawPointer(u).storeBytes(of: b.lowHalf, as: SIMD8<UInt8>.self)
         UnsafeMutableRawPointer(v).storeBytes(of: b.highHalf, as: SIMD8<UInt8>.self)
     }
@@ -162,7 +172,7 @@ enum VP8LoopFilterSIMD {
         // the scratch is column c of the macroblock.
         if left || inner {
             let firstCol = left ? -4 : 0
-            transpose(y + firstCol, stride: yStride, rows: 16, cols: 20 + (left ? 0 : -4), into: t + (firstCol + 4) * 16)
+            VP8Transpose.lumaIn(y, stride: yStride, withLeft: left, into: t)
             let base = t + 4 * 16
             if left {
                 horizontalEdge(base, stride: 16, kind: simple ? 0 : 2, thresh: limit + 4, interior: il, hevThresh: hev)
@@ -172,8 +182,7 @@ enum VP8LoopFilterSIMD {
                     horizontalEdge(base + 64 * k, stride: 16, kind: simple ? 0 : 1, thresh: limit, interior: il, hevThresh: hev)
                 }
             }
-            untranspose(t + (firstCol + 4) * 16, into: y + firstCol, stride: yStride, rows: 16,
-                        cols: (left ? 1 : 0) ..< 20 + (left ? 0 : -4))
+            VP8Transpose.lumaOut(t, into: y, stride: yStride, withLeft: left)
             if !simple {
                 // U in lanes 0-7, V in lanes 8-15; row c + 4 is column c.
                 transpose(u + firstCol, stride: uvStride, rows: 8, cols: 12 + (left ? 0 : -4), into: t + (firstCol + 4) * 16)

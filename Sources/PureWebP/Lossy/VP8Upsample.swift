@@ -107,54 +107,75 @@ enum VP8Upsample {
         }
     }
 
-    typealias U16 = SIMD16<UInt16>
-    typealias I32 = SIMD16<Int32>
+    typealias H = SIMD8<UInt16>
+    typealias S = SIMD8<Int16>
+    typealias W = SIMD8<UInt32>
+
+    // Conversions are written lane by lane: the generic `init(truncatingIfNeeded:)` stays an
+    // out-of-line call here (see PureJPEG's notes), lane-wise ones become shuffles.
 
     /// (a * c) >> 8 for bytes a, as the high half of (a << 8) * c (pmulhuw).
     @inline(__always)
-    static func mulHi(_ a8: U16, _ c: UInt16) -> I32 {
-        let wide = SIMD16<UInt32>(truncatingIfNeeded: a8) &* SIMD16<UInt32>(repeating: UInt32(c))
-        return I32(truncatingIfNeeded: SIMD16<UInt16>(truncatingIfNeeded: wide &>> SIMD16<UInt32>(repeating: 16)))
+    static func mulHi(_ a: H, _ c: UInt32) -> H {
+        let w = (W(UInt32(a[0]), UInt32(a[1]), UInt32(a[2]), UInt32(a[3]),
+                   UInt32(a[4]), UInt32(a[5]), UInt32(a[6]), UInt32(a[7])) &* W(repeating: c)) &>> 16
+        return H(UInt16(truncatingIfNeeded: w[0]), UInt16(truncatingIfNeeded: w[1]), UInt16(truncatingIfNeeded: w[2]),
+                 UInt16(truncatingIfNeeded: w[3]), UInt16(truncatingIfNeeded: w[4]), UInt16(truncatingIfNeeded: w[5]),
+                 UInt16(truncatingIfNeeded: w[6]), UInt16(truncatingIfNeeded: w[7]))
     }
 
-    /// clip8 on 16 lanes: (v >> 6) clamped to 0...255.
+    /// Eight bytes at `p`, each shifted into the high byte of a 16-bit lane.
     @inline(__always)
-    static func clip8(_ v: I32) -> I32 {
-        let s = v &>> I32(repeating: 6)
-        let neg = s &>> I32(repeating: 31)          // -1 where negative
-        let pos = s & ~neg
-        let over = (I32(repeating: 255) &- pos) &>> I32(repeating: 31)  // -1 where > 255
-        return (pos & ~over) | (I32(repeating: 255) & over)
+    static func load8(_ p: UnsafePointer<UInt8>) -> H {
+        let b = UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self)
+        return H(UInt16(b[0]), UInt16(b[1]), UInt16(b[2]), UInt16(b[3]),
+                 UInt16(b[4]), UInt16(b[5]), UInt16(b[6]), UInt16(b[7])) &<< 8
     }
 
-    /// Converts one row of full-width Y, U, V to RGB (3) or RGBA (4, alpha 255) pixels.
+    /// clip8 on signed 16-bit lanes: (v >> 6) clamped to 0...255.
+    @inline(__always)
+    static func clip8(_ v: S) -> H {
+        let s = v &>> 6
+        let pos = s & ~(s &>> 15)
+        let over = (S(repeating: 255) &- pos) &>> 15          // -1 where > 255
+        return unsafeBitCast((pos & ~over) | (S(repeating: 255) & over), to: H.self)
+    }
+
+    /// Converts one row of full-width Y, U, V to RGB (3) or RGBA (4, alpha 255) pixels, eight
+    /// pixels at a time in 16-bit lanes (libwebp's SSE2 arithmetic; the scalar `writePixel` is
+    /// the twin). R and G fit signed 16 bits; B (up to 34238 before the shift) is kept unsigned,
+    /// with sums below 17685 floored at 0 (they clip to 0 anyway).
     static func convertRow(y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>,
                            dst: UnsafeMutablePointer<UInt8>, width: Int, bytesPerPixel: Int) {
         var x = 0
-        while x + 16 <= width {
-            @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> U16 {
-                U16(truncatingIfNeeded: UnsafeRawPointer(p + x).loadUnaligned(as: SIMD16<UInt8>.self)) &<< U16(repeating: 8)
-            }
-            let y8 = load(y), u8 = load(u), v8 = load(v)
+        while x + 8 <= width {
+            let y8 = load8(y + x), u8 = load8(u + x), v8 = load8(v + x)
             let yy = mulHi(y8, 19077)
-            let r = clip8(yy &+ mulHi(v8, 26149) &- I32(repeating: 14234))
-            let g = clip8(yy &- mulHi(u8, 6419) &- mulHi(v8, 13320) &+ I32(repeating: 8708))
-            let b = clip8(yy &+ mulHi(u8, 33050) &- I32(repeating: 17685))
-            let packed = SIMD16<UInt32>(truncatingIfNeeded: r | (g &<< I32(repeating: 8)) | (b &<< I32(repeating: 16)))
+            let r = clip8(unsafeBitCast(yy &+ mulHi(v8, 26149) &- H(repeating: 14234), to: S.self))
+            let g = clip8(unsafeBitCast(yy &- mulHi(u8, 6419) &- mulHi(v8, 13320) &+ H(repeating: 8708), to: S.self))
+            let bs = yy &+ mulHi(u8, 33050)
+            let under = (unsafeBitCast(bs &>> 1, to: S.self) &- S(repeating: 8843)) &>> 15   // -1 where bs <= 17685
+            let b6 = unsafeBitCast(((bs &- H(repeating: 17685)) & ~unsafeBitCast(under, to: H.self)) &>> 6, to: S.self)
+            let bOver = (S(repeating: 255) &- b6) &>> 15
+            let b = unsafeBitCast((b6 & ~bOver) | (S(repeating: 255) & bOver), to: H.self)
+            let rg = r | (g &<< 8)
+            let ba = bytesPerPixel == 4 ? b | H(repeating: 0xff00) : b
+            let packed = unsafeBitCast(SIMD16<UInt16>(rg[0], ba[0], rg[1], ba[1], rg[2], ba[2], rg[3], ba[3],
+                                                      rg[4], ba[4], rg[5], ba[5], rg[6], ba[6], rg[7], ba[7]), to: W.self)
             let d = dst + x * bytesPerPixel
             if bytesPerPixel == 4 {
-                UnsafeMutableRawPointer(d).storeBytes(of: packed | SIMD16<UInt32>(repeating: 0xff00_0000), as: SIMD16<UInt32>.self)
+                UnsafeMutableRawPointer(d).storeBytes(of: packed, as: W.self)
             } else {
                 // Overlapping 4-byte stores, each pixel's fourth byte overwritten by the next;
-                // the last one is written bytewise so nothing past the 16 pixels is touched.
+                // the last one is written bytewise so nothing past the 8 pixels is touched.
                 let raw = UnsafeMutableRawPointer(d)
-                for i in 0 ..< 15 { raw.storeBytes(of: packed[i], toByteOffset: 3 * i, as: UInt32.self) }
-                let last = packed[15]
-                d[45] = UInt8(truncatingIfNeeded: last)
-                d[46] = UInt8(truncatingIfNeeded: last >> 8)
-                d[47] = UInt8(truncatingIfNeeded: last >> 16)
+                for i in 0 ..< 7 { raw.storeBytes(of: packed[i], toByteOffset: 3 * i, as: UInt32.self) }
+                let last = packed[7]
+                d[21] = UInt8(truncatingIfNeeded: last)
+                d[22] = UInt8(truncatingIfNeeded: last >> 8)
+                d[23] = UInt8(truncatingIfNeeded: last >> 16)
             }
-            x &+= 16
+            x &+= 8
         }
         while x < width {
             let d = dst + x * bytesPerPixel
