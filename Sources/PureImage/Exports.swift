@@ -6,3 +6,4 @@
 @_exported import PureJPEG
 @_exported import PurePNG
 @_exported import PureColor
+@_exported import PureQuant
