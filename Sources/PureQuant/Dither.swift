@@ -10,7 +10,7 @@ extension Remapper {
         var error = 0.0, mapped = 0
         var current = [Point](repeating: Point(), count: width + 2)
         var below = [Point](repeating: Point(), count: width + 2)
-        let cap = max(spacing * 2, 1e-3)
+        let cap = max(spacing * 0.75, 1e-3)
         let cap2 = cap * cap
         let w = Perceptual.weights
         Perceptual.gammaTable.withUnsafeBufferPointer { gt in
@@ -31,7 +31,7 @@ extension Remapper {
                         indices[i] = UInt8(t)
                         continue
                     }
-                    var e = carried * strength
+                    var e = carried * (strength * Self.ditherWeight(pixels, width, height, x, y))
                     let e2 = (e * e).sum()
                     if e2 > cap2 { e *= (cap2 / e2).squareRoot() }
                     var q = p + e
@@ -57,5 +57,30 @@ extension Remapper {
             }
         }
         return (indices, error, mapped)
+    }
+
+    /// libimagequant's dither map in small: full error in flat areas, a quarter at edges and
+    /// in noise (which hide the banding dithering is for), from the largest RGBA difference to
+    /// the four neighbours.
+    @inline(__always)
+    static func ditherWeight(_ pixels: [UInt32], _ width: Int, _ height: Int, _ x: Int, _ y: Int) -> Float {
+        let i = y * width + x
+        let c = pixels[i]
+        @inline(__always) func diff(_ o: UInt32) -> Int {
+            var d = 0, s: UInt32 = 0
+            while s < 32 {
+                let a = Int((c &>> s) & 0xFF), b = Int((o &>> s) & 0xFF)
+                d = max(d, a > b ? a &- b : b &- a)
+                s &+= 8
+            }
+            return d
+        }
+        var e = 0
+        if x > 0 { e = max(e, diff(pixels[i - 1])) }
+        if x + 1 < width { e = max(e, diff(pixels[i + 1])) }
+        if y > 0 { e = max(e, diff(pixels[i - width])) }
+        if y + 1 < height { e = max(e, diff(pixels[i + width])) }
+        let t = 1 - Float(min(e, 48)) / 48
+        return 0.25 + 0.75 * t * t
     }
 }

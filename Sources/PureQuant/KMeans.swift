@@ -7,10 +7,12 @@ enum KMeans {
     static let pieceSize = 16_384
 
     /// Refines `palette` in place; returns the weighted mean squared error of the last
-    /// assignment.
+    /// assignment and, per entry, the share of its weight that came from opaque buckets.
     static func refine(palette: inout [Point], points: [Point], weights: [Float], iterations: Int,
-                       threads: Int) -> Double {
-        guard !palette.isEmpty, !points.isEmpty else { return 0 }
+                       threads: Int) -> (error: Double, opaqueShare: [Double]) {
+        guard !palette.isEmpty, !points.isEmpty else { return (0, []) }
+        let opaqueAlpha = Perceptual.weights[3]
+        var opaqueShare = [Double](repeating: 0, count: palette.count)
         var lastError = Double.infinity
         var error = 0.0
         var totalWeight = 0.0
@@ -19,9 +21,10 @@ enum KMeans {
             let search = NearestSearch(palette: palette)
             let pieces = (points.count + pieceSize - 1) / pieceSize
             let n = palette.count
-            let results = inPieces(pieces, threads: threads) { piece -> ([SIMD4<Double>], [Double], Double) in
+            let results = inPieces(pieces, threads: threads) { piece -> ([SIMD4<Double>], [Double], Double, [Double]) in
                 var sums = [SIMD4<Double>](repeating: SIMD4<Double>(), count: n)
                 var totals = [Double](repeating: 0, count: n)
+                var opaque = [Double](repeating: 0, count: n)
                 var err = 0.0
                 var guess = 0
                 let end = min(points.count, (piece + 1) * pieceSize)
@@ -32,26 +35,29 @@ enum KMeans {
                     let w = Double(weights[i])
                     sums[k] += SIMD4<Double>(Double(p[0]), Double(p[1]), Double(p[2]), Double(p[3])) * w
                     totals[k] += w
+                    if p[3] == opaqueAlpha { opaque[k] += w }
                     err += Double(d) * w
                 }
-                return (sums, totals, err)
+                return (sums, totals, err, opaque)
             }
             var sums = [SIMD4<Double>](repeating: SIMD4<Double>(), count: n)
             var totals = [Double](repeating: 0, count: n)
+            var opaque = [Double](repeating: 0, count: n)
             error = 0
-            for (s, t, e) in results {
-                for k in 0 ..< n { sums[k] += s[k]; totals[k] += t[k] }
+            for (s, t, e, o) in results {
+                for k in 0 ..< n { sums[k] += s[k]; totals[k] += t[k]; opaque[k] += o[k] }
                 error += e
             }
+            for k in 0 ..< n { opaqueShare[k] = totals[k] > 0 ? opaque[k] / totals[k] : 0 }
             error /= max(totalWeight, 1e-30)
             // The last round only measures; earlier rounds move the entries.
-            if round == iterations || error >= lastError * 0.9995 { break }
+            if round == iterations || error >= lastError * 0.99995 { break }
             lastError = error
             for k in 0 ..< n where totals[k] > 0 {
                 let m = sums[k] / totals[k]
                 palette[k] = Point(Float(m[0]), Float(m[1]), Float(m[2]), Float(m[3]))
             }
         }
-        return error
+        return (error, opaqueShare)
     }
 }

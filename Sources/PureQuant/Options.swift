@@ -33,10 +33,12 @@ public struct QuantizationOptions: Sendable, Equatable, Hashable {
     public var maxColors: Int
     /// How pixels are mapped to the palette.
     public var dithering: Dithering
-    /// Rounds of k-means refinement after median cut (0 keeps median cut's boxes' means).
+    /// At most this many rounds of k-means refinement after median cut (0 keeps median cut's
+    /// boxes' means); rounds stop early once the error stops improving.
     public var kMeansIterations: Int
     /// Weigh smooth areas above noisy ones and edges when building the palette (libimagequant's
-    /// importance map): errors in flat areas show, errors in texture hide.
+    /// importance map): errors in flat areas show, errors in texture hide. Off by default: it
+    /// lowers PSNR.
     public var importanceMap: Bool
     /// When set, median cut stops splitting once the palette's mean error reaches what this
     /// quality (0...100, pngquant's scale) allows, giving fewer colours for simple images.
@@ -47,7 +49,7 @@ public struct QuantizationOptions: Sendable, Equatable, Hashable {
     public var threads: Int?
 
     public init(maxColors: Int = 256, dithering: Dithering = .floydSteinberg(strength: 1),
-                kMeansIterations: Int = 6, importanceMap: Bool = true, targetQuality: Int? = nil,
+                kMeansIterations: Int = 25, importanceMap: Bool = false, targetQuality: Int? = nil,
                 threads: Int? = nil) {
         self.maxColors = maxColors
         self.dithering = dithering

@@ -8,15 +8,14 @@ import Darwin
 
 /// A colour in the quantizer's space: lanes r, g, b, a. Colour lanes hold the sample raised to
 /// libimagequant's internal gamma (1.21: sRGB values pulled a little towards linear light),
-/// multiplied by alpha (premultiplied, so every fully transparent colour is the same point) and
-/// by a channel weight; the alpha lane is alpha times its weight. Squared Euclidean distance
+/// multiplied by alpha (premultiplied, so every fully transparent colour is the same point); the alpha lane is alpha times its weight. Squared Euclidean distance
 /// here is the quantizer's error.
 typealias Point = SIMD4<Float>
 
-/// libimagequant's channel weights (R 0.5, G 1, B 0.45, A 0.625) and internal gamma
-/// (0.5499 / 0.45455).
+/// Channel weights (colour alike, alpha libimagequant's 0.625) and libimagequant's internal
+/// gamma (0.5499 / 0.45455).
 enum Perceptual {
-    static let weights = Point(0.5, 1.0, 0.45, 0.625)
+    static let weights = Point(1, 1, 1, 0.625)
     static let gamma = 0.5499 / 0.45455
 
     /// `(v / 255)^gamma` for every 8-bit value.

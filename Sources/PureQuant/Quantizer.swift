@@ -92,8 +92,15 @@ public enum Quantizer {
         let target = options.targetQuality.map(QuantizationQuality.maximumError(forQuality:))
         var palette = MedianCut.palette(points: points, weights: weights, count: options.maxColors - start,
                                         targetError: target)
-        _ = KMeans.refine(palette: &palette, points: points, weights: weights,
-                          iterations: options.kMeansIterations, threads: options.threads ?? Processors.online)
+        let refined = KMeans.refine(palette: &palette, points: points, weights: weights,
+                                    iterations: options.kMeansIterations, threads: options.threads ?? Processors.online)
+        // An entry serving mostly opaque pixels is made opaque (its colour kept): opaque
+        // pixels map to opaque entries only, and a mean alpha of 250 would waste it.
+        let full = Perceptual.weights[3]
+        for k in palette.indices where k < refined.opaqueShare.count && refined.opaqueShare[k] >= 0.5 && palette[k][3] > 0 {
+            let scale = full / palette[k][3]
+            palette[k] = Point(palette[k][0] * scale, palette[k][1] * scale, palette[k][2] * scale, full)
+        }
         var colors = Set(palette.map(Perceptual.color))
         if reserve { colors.insert(0) }
         return BuiltPalette(colors: sorted(colors), exact: false)
