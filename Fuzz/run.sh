@@ -16,7 +16,7 @@ if ! command -v swiftc >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swiftc ]; then
 fi
 # The toolchain's clang, whose ASan and libFuzzer runtimes are the ones swiftc links.
 clang=$(dirname "$(command -v swiftc)")/clang
-targets="png apng jpeg gif jpng imagesource icc diff-jpeg diff-png diff-gif"
+targets="png apng jpeg gif jpng imagesource icc quant diff-jpeg diff-png diff-gif"
 
 # Library modules are compiled with ASan and libFuzzer's coverage instrumentation
 # (-sanitize=fuzzer on a library adds edge/cmp coverage without a main), optimised like release.
@@ -41,9 +41,10 @@ build_module() {
 
 build_all_modules() {
     build_module ImageCore
-    build_module PurePNG "$out/libImageCore.a"
+    build_module PureQuant "$out/libImageCore.a"
+    build_module PurePNG "$out/libImageCore.a" "$out/libPureQuant.a"
     build_module PureJPEG "$out/libImageCore.a"
-    build_module PureGIF "$out/libImageCore.a"
+    build_module PureGIF "$out/libImageCore.a" "$out/libPureQuant.a"
     build_module JPNG "$out/libPurePNG.a" "$out/libPureJPEG.a"
     build_module PureColor "$out/libImageCore.a"
     build_module PureImage "$out/libJPNG.a" "$out/libPureGIF.a" "$out/libPureColor.a"
@@ -77,7 +78,7 @@ build_target() {
     echo "fuzz: linking fuzz-$t" >&2
     # gold warns once per ASan helper that the C object's "local symbols" cannot be exported: noise.
     swiftc "${flags[@]}" -module-name "Fuzz_${t//-/_}" -o "$bin" "${sources[@]}" "${extra[@]}" \
-        -L "$out" -lPureImage -lJPNG -lPureGIF -lPureJPEG -lPurePNG -lPureColor -lImageCore -lz \
+        -L "$out" -lPureImage -lJPNG -lPureGIF -lPureJPEG -lPurePNG -lPureQuant -lPureColor -lImageCore -lz \
         2> >(grep -v "Cannot export local symbol '__asan" >&2)
 }
 

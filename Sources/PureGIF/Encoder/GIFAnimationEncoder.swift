@@ -10,6 +10,8 @@ import PureQuant
 /// - only the rectangle around the changed pixels is written;
 /// - pixels inside it that did not change are written as the transparent index or as their
 ///   shown colour, whichever LZW-codes smaller;
+/// - every palette holds `maxColors - 1` colours and a transparent entry (two colours and the
+///   transparent entry when `maxColors` is 2);
 /// - the first frame's palette is the global colour table; a later frame whose changed pixels
 ///   the global palette serves clearly worse than a palette of their own (mean error over 1.5
 ///   times) gets a local table;
@@ -197,7 +199,7 @@ public struct GIFAnimationEncoder: Sendable {
 
     private func ownPalette(_ words: [UInt32], _ w: Int, _ h: Int, _ mask: [UInt8]) -> QuantizedImage {
         var q = GIFEncoder.quantize(words, width: w, height: h, mask: mask,
-                                    options: options.quantization(colors: options.maxColors - 1))
+                                    options: options.quantization(colors: max(2, options.maxColors - 1)))
         if !q.palette.contains(where: { $0.a == 0 }) { q.palette.append(RGBAColor(r: 0, g: 0, b: 0, a: 0)) }
         return q
     }
