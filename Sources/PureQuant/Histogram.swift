@@ -53,12 +53,12 @@ struct Histogram: Sendable {
         var totals: [Double] = []
         let gammaTable = Perceptual.gammaTable
         gammaTable.withUnsafeBufferPointer { gt in
-            var lastColor: UInt32 = 1, lastSlot = -1, lastPoint = Point()
+            var lastColor: UInt32 = 0, lastSlot = -1, lastPoint = Point()
             for i in 0 ..< count {
                 if let mask, mask[i] == 0 { continue }
                 var c = UInt32(bigEndian: pixels[i])
                 if c & 0xFF == 0 { c = 0 }
-                if c != lastColor {
+                if c != lastColor || lastSlot < 0 {
                     lastColor = c
                     lastPoint = Perceptual.point(c, gt)
                     let (slot, inserted) = table.insert(c & keyMask)

@@ -73,7 +73,7 @@ struct Remapper: Sendable {
             var out = [UInt8](repeating: 0, count: (y1 - y0) * width)
             var error = 0.0, mapped = 0
             Perceptual.gammaTable.withUnsafeBufferPointer { gt in
-                var guess = 0, lastColor: UInt32 = 1, lastIndex = 0
+                var guess = 0, lastColor: UInt32 = 0, lastIndex = -1
                 for y in y0 ..< y1 {
                     for x in 0 ..< width {
                         let i = y * width + x
@@ -81,7 +81,7 @@ struct Remapper: Sendable {
                         mapped += 1
                         var c = UInt32(bigEndian: pixels[i])
                         if c & 0xFF == 0 { c = 0 }
-                        if ordered == 0 && c == lastColor { out[i - y0 * width] = UInt8(lastIndex); error += Double(Perceptual.distance(Perceptual.point(c, gt), points[lastIndex])); continue }
+                        if ordered == 0 && c == lastColor && lastIndex >= 0 { out[i - y0 * width] = UInt8(lastIndex); error += Double(Perceptual.distance(Perceptual.point(c, gt), points[lastIndex])); continue }
                         let p = Perceptual.point(c, gt)
                         let k: Int
                         if c == 0, let t = transparentIndex {

@@ -78,6 +78,18 @@ func psnr(_ a: Image, _ b: Image) -> Double {
         }
     }
 
+    /// Fuzz finding: the colour packed as 1 (black at alpha 1) was the "no previous colour"
+    /// sentinel of the histogram and remap loops (index -1, a trap).
+    @Test func blackAtAlphaOne() throws {
+        let image = Image(width: 2, height: 1, format: .rgba8, pixels: [0, 0, 0, 1, 9, 9, 9, 255])
+        for colors in [2, 256] {
+            let q = try Quantizer.quantize(image, options: QuantizationOptions(maxColors: colors, dithering: .none))
+            #expect(q.rgbaImage().pixels == image.pixels)
+            let r = try Quantizer.remap(image, palette: [RGBAColor(r: 9, g: 9, b: 9), RGBAColor(r: 0, g: 0, b: 0, a: 1)])
+            #expect(r.indices == [1, 0])
+        }
+    }
+
     @Test func alphaKept() throws {
         let image = testPicture(alpha: true)
         for dithering in [Dithering.none, .floydSteinberg(strength: 1)] {
