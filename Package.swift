@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "PureImage", targets: ["PureImage"]),
         .library(name: "PureColor", targets: ["PureColor"]),
         .library(name: "PureWebP", targets: ["PureWebP"]),
+        .library(name: "PureQuant", targets: ["PureQuant"]),
         .executable(name: "jpng", targets: ["JPNGTool"]),
     ],
     dependencies: [
@@ -27,9 +28,10 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
-        .target(name: "PurePNG", dependencies: ["ImageCore", "CZlib"], exclude: ["Notes.md", "Encoder/EncoderNotes.md"]),
+        .target(name: "PurePNG", dependencies: ["ImageCore", "CZlib", "PureQuant"], exclude: ["Notes.md", "Encoder/EncoderNotes.md"]),
         .target(name: "PureJPEG", dependencies: ["ImageCore"], exclude: ["Notes.md", "Encoder/EncoderNotes.md"]),
-        .target(name: "PureGIF", dependencies: ["ImageCore"], exclude: ["Notes.md"]),
+        .target(name: "PureQuant", dependencies: ["ImageCore"], exclude: ["Notes.md"]),
+        .target(name: "PureGIF", dependencies: ["ImageCore", "PureQuant"], exclude: ["Notes.md"]),
         .target(name: "JPNG", dependencies: ["ImageCore", "PureJPEG", "PurePNG"], exclude: ["Notes.md"]),
         .target(name: "PureColor", dependencies: ["ImageCore"], exclude: ["Notes.md"]),
         .target(name: "PureWebP", dependencies: ["ImageCore"], exclude: ["Notes.md"]),
@@ -43,6 +45,7 @@ let package = Package(
         .testTarget(name: "ImageCoreTests", dependencies: ["ImageCore", "TestSupport"]),
         .testTarget(name: "PurePNGTests", dependencies: ["TestSupport", "PurePNG"]),
         .testTarget(name: "PureJPEGTests", dependencies: ["TestSupport", "PureJPEG"]),
+        .testTarget(name: "PureQuantTests", dependencies: ["TestSupport", "PureQuant"]),
         .testTarget(name: "PureGIFTests", dependencies: ["TestSupport", "PureGIF"]),
         .testTarget(name: "JPNGTests", dependencies: ["TestSupport", "JPNG"]),
         .testTarget(name: "PureColorTests", dependencies: ["TestSupport", "PureColor"]),

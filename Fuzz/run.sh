@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with swiftc (no SwiftPM) and runs one of them.
 #   Fuzz/run.sh TARGET [SECONDS] [extra libFuzzer flags...]
 #   Fuzz/run.sh build            # build every target only
-# TARGET: png apng jpeg gif jpng webp imagesource icc, or a differential target diff-jpeg diff-png
+# TARGET: png apng jpeg gif jpng webp imagesource icc quant, or a differential target diff-jpeg diff-png
 # diff-gif diff-webp (PureJPEG / PurePNG / PureGIF / PureWebP against libjpeg-turbo / libpng / giflib /
 # libwebp, whose C side is in Fuzz/C; needs clang and Debian's libjpeg62-turbo-dev, libpng-dev,
 # libgif-dev, libwebp-dev). Exits non-zero on a
@@ -17,7 +17,7 @@ if ! command -v swiftc >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swiftc ]; then
 fi
 # The toolchain's clang, whose ASan and libFuzzer runtimes are the ones swiftc links.
 clang=$(dirname "$(command -v swiftc)")/clang
-targets="png apng jpeg gif jpng webp imagesource icc diff-jpeg diff-png diff-gif diff-webp"
+targets="png apng jpeg gif jpng webp imagesource icc quant diff-jpeg diff-png diff-gif diff-webp"
 
 # Library modules are compiled with ASan and libFuzzer's coverage instrumentation
 # (-sanitize=fuzzer on a library adds edge/cmp coverage without a main), optimised like release.
@@ -42,9 +42,10 @@ build_module() {
 
 build_all_modules() {
     build_module ImageCore
-    build_module PurePNG "$out/libImageCore.a"
+    build_module PureQuant "$out/libImageCore.a"
+    build_module PurePNG "$out/libImageCore.a" "$out/libPureQuant.a"
     build_module PureJPEG "$out/libImageCore.a"
-    build_module PureGIF "$out/libImageCore.a"
+    build_module PureGIF "$out/libImageCore.a" "$out/libPureQuant.a"
     build_module JPNG "$out/libPurePNG.a" "$out/libPureJPEG.a"
     build_module PureColor "$out/libImageCore.a"
     build_module PureWebP "$out/libImageCore.a"
@@ -80,7 +81,7 @@ build_target() {
     echo "fuzz: linking fuzz-$t" >&2
     # gold warns once per ASan helper that the C object's "local symbols" cannot be exported: noise.
     swiftc "${flags[@]}" -module-name "Fuzz_${t//-/_}" -o "$bin" "${sources[@]}" "${extra[@]}" \
-        -L "$out" -lPureImage -lJPNG -lPureGIF -lPureJPEG -lPurePNG -lPureColor -lPureWebP -lImageCore -lz \
+        -L "$out" -lPureImage -lJPNG -lPureGIF -lPureJPEG -lPurePNG -lPureQuant -lPureColor -lPureWebP -lImageCore -lz \
         2> >(grep -v "Cannot export local symbol '__asan" >&2)
 }
 

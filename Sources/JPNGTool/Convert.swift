@@ -32,7 +32,7 @@ struct Convert: ParsableCommand {
     @Argument(help: "Files and folders to convert.")
     var inputs: [String]
 
-    @Option(help: "Output format: png, apng, jpeg, jpng, pam or auto (an animation stays animated, as APNG).")
+    @Option(help: "Output format: png, apng, gif, jpeg, jpng, pam or auto (an animation stays animated, as APNG; auto never picks GIF). With --to png, --colors N writes a palette PNG (PNG8).")
     var to: String
 
     @Option(help: "Folder for the outputs (default: beside each input).")
@@ -102,7 +102,7 @@ struct Convert: ParsableCommand {
                     }
                     let bytes = try readInput(task.input)
                     // An animation stays one with --to auto; --to apng takes every frame.
-                    let animated = fixed == .apng || fixed == nil && isAnimation(bytes)
+                    let animated = fixed == .apng || (fixed == nil || fixed == .gif) && isAnimation(bytes)
                     let image = animated ? nil : try decodeImage(bytes, name: task.input, request: request)
                     let (format, reason) = fixed.map { ($0, "") }
                         ?? image.map(chooseFormat(for:)) ?? (.apng, "animation: APNG keeps every frame")
@@ -111,7 +111,8 @@ struct Convert: ParsableCommand {
                     if !force && fileExists(output) { throw CLIError("\(output): already exists (use --force to overwrite)") }
                     let encoded = try image.map { image in
                         try encodeImage(image, as: format, settings: settings) { progress.note("jpng: \(task.input): \($0)") }
-                    } ?? encodeAnimation(bytes, name: task.input, settings: settings)
+                    } ?? (format == .gif ? encodeGIFAnimation(bytes, name: task.input, settings: settings)
+                                         : encodeAnimation(bytes, name: task.input, settings: settings))
                     try writeOutput(encoded, to: output)
                     let line = auto || verbose ? "\(task.input) -> \(output)" + (auto ? " (\(format.rawValue.uppercased()): \(reason))" : "") : nil
                     progress.finished(bytesIn: bytes.count, bytesOut: encoded.count, line: line)

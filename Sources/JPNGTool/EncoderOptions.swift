@@ -8,8 +8,14 @@ struct EncoderOptionGroup: ParsableArguments {
     @Option(help: "PNG output: zlib compression level 0-9.")
     var level: Int = 6
 
-    @Option(help: "JPEG output: quality 1-100.")
-    var quality: Int = 85
+    @Option(help: "JPEG output: quality 1-100. PNG with --colors and GIF: min-max as pngquant takes it (a palette rating below min keeps the PNG lossless; colours stop at max).")
+    var quality: QualityArgument = QualityArgument(low: 85, high: 85, isRange: false)
+
+    @Option(help: "PNG output: quantize to a palette of at most N colours (2-256, PNG8 with tRNS); GIF output: colours a frame (default 256).")
+    var colors: Int?
+
+    @Option(help: "PNG with --colors and GIF output: Floyd-Steinberg dithering strength 0-1 (0: none; default 1).")
+    var dither: Float = 1
 
     @Flag(help: "JPEG output: progressive.")
     var progressive = false
@@ -41,7 +47,9 @@ struct EncoderOptionGroup: ParsableArguments {
     func validate() throws {
         guard (0 ... 9).contains(level) else { throw ValidationError("--level must be 0 to 9") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
-        guard (1 ... 100).contains(quality) else { throw ValidationError("--quality must be 1 to 100") }
+        guard (1 ... 100).contains(quality.low) || quality.isRange && quality.low == 0 else { throw ValidationError("--quality must be 1 to 100 (or min-max, 0-100)") }
+        if let colors, !(2 ... 256).contains(colors) { throw ValidationError("--colors must be 2 to 256") }
+        guard (0 ... 1).contains(dither) else { throw ValidationError("--dither must be 0 to 1") }
         if arithmetic && optimize { throw ValidationError("--optimize is for Huffman tables; arithmetic coding has none") }
         if let lossless, !(1 ... 7).contains(lossless) { throw ValidationError("--lossless takes a predictor 1 to 7") }
         if lossless != nil && (progressive || arithmetic) { throw ValidationError("--lossless is sequential and Huffman-coded here") }
@@ -51,9 +59,33 @@ struct EncoderOptionGroup: ParsableArguments {
     }
 
     var settings: EncodeSettings {
-        EncodeSettings(pngLevel: level, jpegQuality: quality, progressive: progressive,
+        EncodeSettings(pngLevel: level, jpegQuality: quality.high, progressive: progressive,
                        subsampling: subsampling, optimize: optimize, threads: threads, arithmetic: arithmetic,
                        lossless: lossless.map { JPEGLossless(predictor: $0, pointTransform: pointTransform) },
-                       precision: precision, restartInterval: restart)
+                       precision: precision, restartInterval: restart, colors: colors, dither: dither,
+                       paletteQuality: quality.isRange ? (quality.low, quality.high) : nil)
     }
+}
+
+/// `--quality`: one number (JPEG) or pngquant's `min-max` (palettes).
+struct QualityArgument: ExpressibleByArgument {
+    var low: Int, high: Int
+    var isRange: Bool
+
+    init(low: Int, high: Int, isRange: Bool) {
+        self.low = low; self.high = high; self.isRange = isRange
+    }
+
+    init?(argument: String) {
+        let parts = argument.split(separator: "-", omittingEmptySubsequences: false)
+        if parts.count == 1, let q = Int(parts[0]) {
+            self.init(low: q, high: q, isRange: false)
+        } else if parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]), (0 ... 100).contains(a), (1 ... 100).contains(b), a <= b {
+            self.init(low: a, high: b, isRange: true)
+        } else {
+            return nil
+        }
+    }
+
+    var defaultValueDescription: String { isRange ? "\(low)-\(high)" : "\(high)" }
 }

@@ -18,7 +18,7 @@ let streamingLimits = DecodingLimits(maxPixels: 4_300_000_000)
 /// its JPEG colour streams and its mask is not read.
 func canStreamEncode(_ format: OutputFormat, settings: EncodeSettings, input: String) -> Bool {
     switch format {
-    case .png: return !isJPNGFile(input)
+    case .png: return settings.colors == nil && !isJPNGFile(input)
     case .jpeg: return !settings.progressive && !settings.optimize && !settings.arithmetic && settings.lossless == nil && settings.precision == 8 && !isJPNGFile(input)
     default: return false
     }

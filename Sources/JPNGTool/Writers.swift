@@ -5,6 +5,8 @@ enum OutputFormat: String, CaseIterable {
     case png, jpeg, jpng, pam, ppm, pgm
     /// Animated PNG: every frame of an animation (a still image gives one frame).
     case apng
+    /// GIF: an animation keeps its frames; a still image is one frame (quantized to a palette).
+    case gif
 
     init?(fileExtension ext: String) {
         switch ext {
@@ -15,11 +17,12 @@ enum OutputFormat: String, CaseIterable {
         case "pam": self = .pam
         case "ppm", "pnm": self = .ppm
         case "pgm": self = .pgm
+        case "gif": self = .gif
         default: return nil
         }
     }
 
-    static let names = "png, apng, jpg/jpeg, jpng, pam, ppm, pgm"
+    static let names = "png, apng, gif, jpg/jpeg, jpng, pam, ppm, pgm"
 
     /// The file extension written for this format (an APNG is a .png).
     var fileExtension: String {
@@ -53,6 +56,18 @@ struct EncodeSettings {
     var precision = 8
     /// JPEG: MCUs between restart markers (0: none).
     var restartInterval = 0
+    /// PNG: quantize to at most this many colours (PNG8); GIF: colours a frame.
+    var colors: Int?
+    /// PNG8 and GIF: Floyd-Steinberg strength 0...1.
+    var dither: Float = 1
+    /// PNG8: pngquant's `--quality min-max`.
+    var paletteQuality: (Int, Int)?
+
+    /// GIF options from these settings.
+    var gifOptions: GIFEncodingOptions {
+        GIFEncodingOptions(maxColors: colors ?? 256, dithering: dither > 0 ? .floydSteinberg(strength: dither) : .none,
+                           threads: threads)
+    }
 }
 
 /// Encodes `image` as `format`; `notice` hears of anything the format cannot keep (formats
@@ -69,7 +84,15 @@ func encodeImage(_ original: Image, as format: OutputFormat, settings: EncodeSet
         var options = PNGEncodingOptions()
         options.compressionLevel = settings.pngLevel
         options.threads = settings.threads
+        if let colors = settings.colors {
+            options.quantization = PNGQuantization(maxColors: colors,
+                                                   dithering: settings.dither > 0 ? .floydSteinberg(strength: settings.dither) : .none,
+                                                   minimumQuality: settings.paletteQuality?.0, targetQuality: settings.paletteQuality?.1)
+        }
         do { return try PNGEncoder.encode(image, options: options) } catch { throw CLIError("\(error)") }
+    case .gif:
+        if JPNGEncoder.hasTransparency(image) { notice("GIF keeps one level of transparency: alpha below 128 becomes transparent, the rest opaque") }
+        do { return try GIFEncoder.encode(image, options: settings.gifOptions) } catch { throw CLIError("\(error)") }
     case .jpeg:
         if image.format.hasAlpha { notice("the alpha channel is dropped in JPEG output (use .jpng to keep it)") }
         var options = JPEGEncodingOptions(quality: settings.jpegQuality, subsampling: settings.subsampling,
@@ -119,6 +142,27 @@ func encodeAnimation(_ bytes: [UInt8], name: String, settings: EncodeSettings) t
         throw error
     } catch {
         throw CLIError("\(name): \(frames.failure.error ?? error)")
+    }
+}
+
+/// Every frame of a file as a GIF animation (loop count and delays kept); a still image is
+/// one frame.
+func encodeGIFAnimation(_ bytes: [UInt8], name: String, settings: EncodeSettings) throws -> [UInt8] {
+    let found: (any ImageAnimation)?
+    do { found = try ImageSource.animation(bytes, options: ImageSourceOptions(threads: settings.threads)) } catch {
+        throw CLIError("\(name): \(error)")
+    }
+    do {
+        guard let animation = found else {
+            return try GIFEncoder.encode(try decodeImage(bytes, name: name), options: settings.gifOptions)
+        }
+        var options = settings.gifOptions
+        options.loopCount = animation.loopCount
+        return try GIFEncoder.encode(animation: animation, options: options)
+    } catch let error as CLIError {
+        throw error
+    } catch {
+        throw CLIError("\(name): \(error)")
     }
 }
 

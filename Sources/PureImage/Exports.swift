@@ -7,3 +7,4 @@
 @_exported import PurePNG
 @_exported import PureColor
 @_exported import PureWebP
+@_exported import PureQuant

@@ -44,6 +44,10 @@ public struct PNGEncodingOptions: Sendable, Equatable {
     /// the bands can be deflated at once; the bands depend on the image, not on this count,
     /// so the file is the same bytes for any value.
     public var threads: Int? = nil
+    /// PNG8: reduce the image to a palette first (``PNGQuantization``), lossy unless the
+    /// image has no more colours than the palette holds; ``PNGEncoder`` only. nil (the
+    /// default) keeps every colour. Overrides ``colorType`` and ``bitDepth``.
+    public var quantization: PNGQuantization? = nil
 
     /// Options with libpng's defaults unless given; checked when encoding (a level outside 0...9 or
     /// a depth the colour type does not allow throws ``PNGError/invalidParameter(_:)``).
@@ -91,6 +95,16 @@ public enum PNGEncoder {
     ///   ``PNGError/unrepresentable(_:)`` when the requested colour type or depth cannot hold the
     ///   pixels exactly, ``PNGError/compressionFailed(status:)`` if zlib fails.
     public static func encode(_ image: Image, options: PNGEncodingOptions = .init()) throws(PNGError) -> [UInt8] {
+        if let q = options.quantization {
+            var plain = options
+            plain.quantization = nil
+            guard let reduced = try quantized(image, q, threads: options.threads) else {
+                return try encode(image, options: plain)   // below the quality floor: lossless
+            }
+            plain.colorType = .palette
+            plain.bitDepth = nil
+            return try encode(reduced, options: plain)
+        }
         // PNG stores straight alpha (PNG 12.4), and 16-bit samples over the full range (a
         // 12-bit JPEG's 0...4095 scaled, its depth kept as sBIT).
         let image = (image.isPremultiplied ? image.unpremultiplied() : image).fullRange()
@@ -177,6 +191,9 @@ struct EncodingPlan: Sendable {
         }
         guard (0 ... 9).contains(options.compressionLevel) else {
             throw .invalidParameter("compression level \(options.compressionLevel) is outside 0...9")
+        }
+        if options.quantization != nil {
+            throw .invalidParameter("palette quantization needs the whole image; use PNGEncoder.encode")
         }
         if let threads = options.threads, threads < 1 {
             throw .invalidParameter("threads \(threads) is not at least 1")

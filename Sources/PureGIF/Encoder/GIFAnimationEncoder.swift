@@ -1,0 +1,206 @@
+import ImageCore
+import PureQuant
+
+/// A streaming GIF animation encoder: full-canvas frames in, file bytes out as frames are
+/// settled. Memory is two canvases (what decoders show, and the last frame, held until the
+/// next one says whether it repeats) and a mask.
+///
+/// Each frame is written as a change on what is shown:
+/// - a frame identical to the one before is not written; its delay is added to that frame's;
+/// - only the rectangle around the changed pixels is written;
+/// - pixels inside it that did not change are written as the transparent index or as their
+///   shown colour, whichever LZW-codes smaller;
+/// - every palette holds `maxColors - 1` colours and a transparent entry (two colours and the
+///   transparent entry when `maxColors` is 2);
+/// - the first frame's palette is the global colour table; a later frame whose changed pixels
+///   the global palette serves clearly worse than a palette of their own (mean error over 1.5
+///   times) gets a local table;
+/// - a frame is disposed to background (its rectangle cleared, grown to cover them) when the
+///   next frame makes pixels transparent that it left opaque; otherwise frames stay in place.
+///
+/// Delays are kept on the millisecond timeline and rounded to centiseconds where each frame
+/// starts, so rounding does not add up over many frames.
+///
+/// ```swift
+/// var encoder = try GIFAnimationEncoder(width: 64, height: 64, options: GIFEncodingOptions(loopCount: 0))
+/// var file: [UInt8] = []
+/// for (frame, delay) in frames { file += try encoder.add(frame, delayMilliseconds: delay) }
+/// file += try encoder.finish()
+/// ```
+public struct GIFAnimationEncoder: Sendable {
+    public let width: Int
+    public let height: Int
+    public let options: GIFEncodingOptions
+    /// RGBA8 words (memory order) as decoders show the canvas after the frames written so far.
+    private var shown: [UInt32]
+    /// The last frame added, not yet written, alpha made 0 or 255.
+    private var pending: [UInt32]?
+    /// Pixels of `pending` that must be drawn (they differ from what is shown).
+    private var mask: [UInt8]
+    private var startMilliseconds = 0
+    private var pendingDelay = 0
+    private var globalPalette: [RGBAColor]?
+    /// Frames written (identical ones merged).
+    public private(set) var framesWritten = 0
+    private var finished = false
+
+    public init(width: Int, height: Int, options: GIFEncodingOptions = .init()) throws(GIFEncodingError) {
+        try options.validate()
+        try GIFEncoder.checkSize(width, height)
+        self.width = width
+        self.height = height
+        self.options = options
+        shown = [UInt32](repeating: 0, count: width * height)
+        mask = [UInt8](repeating: 1, count: width * height)
+    }
+
+    /// The canvas as decoders show it after the frames written so far (RGBA8).
+    public var canvas: Image { GIFEncoder.image(shown, width: width, height: height) }
+
+    /// Adds a full-canvas frame shown for `delayMilliseconds`; returns the bytes now settled
+    /// (the header and the frame before this one, once it is known not to repeat).
+    public mutating func add(_ frame: Image, delayMilliseconds: Int) throws(GIFEncodingError) -> [UInt8] {
+        guard !finished else { throw .invalidParameter("frame added after finish()") }
+        guard frame.width == width, frame.height == height else {
+            throw .invalidParameter("frame of \(frame.width)x\(frame.height) on a \(width)x\(height) canvas")
+        }
+        let words = GIFEncoder.binarized(frame, threshold: options.alphaThreshold)
+        let delay = max(0, delayMilliseconds)
+        guard let previous = pending else {
+            pending = words
+            pendingDelay = delay
+            return []
+        }
+        if words == previous {
+            pendingDelay += delay
+            return []
+        }
+        var out: [UInt8] = []
+        write(previous, next: words, into: &out)
+        for i in words.indices {
+            let opaque = words[i] != 0
+            mask[i] = words[i] != previous[i] || (opaque && shown[i] == 0) ? 1 : 0
+        }
+        pending = words
+        startMilliseconds += pendingDelay
+        pendingDelay = delay
+        return out
+    }
+
+    /// Writes the last frame and the trailer.
+    public mutating func finish() throws(GIFEncodingError) -> [UInt8] {
+        guard !finished else { throw .invalidParameter("finish() called twice") }
+        guard let last = pending else { throw .invalidParameter("an animation needs at least one frame") }
+        finished = true
+        var out: [UInt8] = []
+        write(last, next: nil, into: &out)
+        BlockWriter.trailer(into: &out)
+        pending = nil
+        return out
+    }
+
+    private struct Rect {
+        var x0: Int, y0: Int, x1: Int, y1: Int  // x1, y1 exclusive
+        static let empty = Rect(x0: .max, y0: .max, x1: .min, y1: .min)
+        var isEmpty: Bool { x0 >= x1 || y0 >= y1 }
+        mutating func add(_ x: Int, _ y: Int) {
+            x0 = min(x0, x); y0 = min(y0, y); x1 = max(x1, x + 1); y1 = max(y1, y + 1)
+        }
+        func union(_ o: Rect) -> Rect {
+            Rect(x0: min(x0, o.x0), y0: min(y0, o.y0), x1: max(x1, o.x1), y1: max(y1, o.y1))
+        }
+    }
+
+    private mutating func write(_ frame: [UInt32], next: [UInt32]?, into out: inout [UInt8]) {
+        let first = framesWritten == 0
+        var changed = Rect.empty, clear = Rect.empty
+        for y in 0 ..< height {
+            for x in 0 ..< width {
+                let i = y * width + x
+                if mask[i] != 0 { changed.add(x, y) }
+                if let next, next[i] == 0 && frame[i] != 0 { clear.add(x, y) }
+            }
+        }
+        var rect = first ? Rect(x0: 0, y0: 0, x1: width, y1: height) : changed.union(clear)
+        if rect.isEmpty { rect = Rect(x0: 0, y0: 0, x1: 1, y1: 1) }
+        let disposal = clear.isEmpty ? 1 : 2
+        let rw = rect.x1 - rect.x0, rh = rect.y1 - rect.y0
+        var words = [UInt32](repeating: 0, count: rw * rh)
+        var rectMask = [UInt8](repeating: 0, count: rw * rh)
+        var rectShown = [UInt32](repeating: 0, count: rw * rh)
+        for y in 0 ..< rh {
+            for x in 0 ..< rw {
+                let i = (rect.y0 + y) * width + rect.x0 + x
+                words[y * rw + x] = frame[i]
+                rectMask[y * rw + x] = mask[i]
+                rectShown[y * rw + x] = shown[i]
+            }
+        }
+        let (palette, indices, local) = choosePalette(words, rw, rh, rectMask)
+        let transparent = palette.firstIndex { $0.a == 0 } ?? 0
+        // Unchanged pixels: transparent (A) or their shown colour where the palette has it (B).
+        var a = indices, b = indices
+        var exact: [UInt32: UInt8] = [:]
+        for (k, c) in palette.enumerated() where c.a == 255 && exact[c.packed.bigEndian] == nil {
+            exact[c.packed.bigEndian] = UInt8(k)
+        }
+        var anyB = false
+        for p in 0 ..< rw * rh where rectMask[p] == 0 {
+            a[p] = UInt8(transparent)
+            if let k = exact[rectShown[p]] { b[p] = k; anyB = true } else { b[p] = UInt8(transparent) }
+        }
+        let codeSize = LZWEncoder.minimumCodeSize(forTableEntries: palette.count)
+        var dataA: [UInt8] = []
+        a.withUnsafeBufferPointer { LZWEncoder.encode($0, minimumCodeSize: codeSize, into: &dataA) }
+        var chosen = a
+        if anyB {
+            var dataB: [UInt8] = []
+            b.withUnsafeBufferPointer { LZWEncoder.encode($0, minimumCodeSize: codeSize, into: &dataB) }
+            if dataB.count < dataA.count { dataA = dataB; chosen = b }
+        }
+        if first {
+            BlockWriter.header(width: width, height: height, globalTable: globalPalette, into: &out)
+            if let loop = options.loopCount { BlockWriter.loop(count: loop, into: &out) }
+            if let comment = options.comment { BlockWriter.comment(comment, into: &out) }
+        }
+        let start = (startMilliseconds + 5) / 10
+        let end = (startMilliseconds + pendingDelay + 5) / 10
+        BlockWriter.graphicControl(disposal: disposal, delayCentiseconds: end - start, transparentIndex: transparent, into: &out)
+        BlockWriter.imageDescriptor(x: rect.x0, y: rect.y0, width: rw, height: rh, localTable: local ? palette : nil, into: &out)
+        out += dataA
+        framesWritten += 1
+        // What decoders now show, then the disposal.
+        let table = palette.map { $0.packed.bigEndian }
+        for y in 0 ..< rh {
+            for x in 0 ..< rw {
+                let k = Int(chosen[y * rw + x])
+                let i = (rect.y0 + y) * width + rect.x0 + x
+                if k != transparent { shown[i] = table[k] }
+                if disposal == 2 { shown[i] = 0 }
+            }
+        }
+    }
+
+    /// The palette for a frame's rectangle, its indices (0 outside the mask) and whether the
+    /// palette is local. Every palette has a fully transparent entry.
+    private mutating func choosePalette(_ words: [UInt32], _ w: Int, _ h: Int,
+                                        _ mask: [UInt8]) -> ([RGBAColor], [UInt8], Bool) {
+        guard let global = globalPalette else {
+            let own = ownPalette(words, w, h, mask)
+            globalPalette = own.palette
+            return (own.palette, own.indices, false)
+        }
+        let q = GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options)
+        if q.meanSquaredError == 0 { return (global, q.indices, false) }
+        let own = ownPalette(words, w, h, mask)
+        if q.meanSquaredError <= own.meanSquaredError * 1.5 + 1e-9 { return (global, q.indices, false) }
+        return (own.palette, own.indices, true)
+    }
+
+    private func ownPalette(_ words: [UInt32], _ w: Int, _ h: Int, _ mask: [UInt8]) -> QuantizedImage {
+        var q = GIFEncoder.quantize(words, width: w, height: h, mask: mask,
+                                    options: options.quantization(colors: max(2, options.maxColors - 1)))
+        if !q.palette.contains(where: { $0.a == 0 }) { q.palette.append(RGBAColor(r: 0, g: 0, b: 0, a: 0)) }
+        return q
+    }
+}

@@ -1,0 +1,101 @@
+/// GIF's variable-length-code LZW (GIF89a appendix F) as giflib writes it: a clear code first,
+/// codes widened after the code that makes the next free entry reach `1 << width`, and a
+/// clear code (table reset) when the next free entry would be 4095, giflib's `LZ_MAX_CODE`.
+/// The output is the minimum-code-size byte, the data in sub-blocks of up to 255 bytes, and
+/// the block terminator.
+enum LZWEncoder {
+    /// Appends one frame's image data for `indices` (each below `1 << minimumCodeSize`).
+    static func encode(_ indices: UnsafeBufferPointer<UInt8>, minimumCodeSize: Int, into out: inout [UInt8]) {
+        precondition((2 ... 8).contains(minimumCodeSize))
+        out.append(UInt8(minimumCodeSize))
+        var writer = SubBlockWriter()
+        let clear = 1 << minimumCodeSize
+        let end = clear + 1
+        var width = minimumCodeSize + 1
+        var next = clear + 2
+        // Open addressing: key (prefix << 8 | byte) + 1, 0 for empty.
+        let slots = 1 << 13
+        var keys = [UInt32](repeating: 0, count: slots)
+        var codes = [UInt16](repeating: 0, count: slots)
+        keys.withUnsafeMutableBufferPointer { keys in
+            codes.withUnsafeMutableBufferPointer { codes in
+                writer.put(clear, width, into: &out)
+                guard !indices.isEmpty else { return }
+                var prefix = Int(indices[0])
+                for i in 1 ..< indices.count {
+                    let c = Int(indices[i])
+                    let key = UInt32(prefix << 8 | c) &+ 1
+                    var s = Int((key &* 0x9E37_79B1) &>> 19) & (slots - 1)
+                    var found = -1
+                    while keys[s] != 0 {
+                        if keys[s] == key { found = Int(codes[s]); break }
+                        s = (s &+ 1) & (slots - 1)
+                    }
+                    if found >= 0 { prefix = found; continue }
+                    writer.put(prefix, width, into: &out)
+                    if next >= 1 << width && width < 12 { width += 1 }
+                    if next >= 4095 {
+                        writer.put(clear, width, into: &out)
+                        next = clear + 2
+                        width = minimumCodeSize + 1
+                        for k in 0 ..< slots { keys[k] = 0 }
+                    } else {
+                        keys[s] = key
+                        codes[s] = UInt16(next)
+                        next += 1
+                    }
+                    prefix = c
+                }
+                writer.put(prefix, width, into: &out)
+                if next >= 1 << width && width < 12 { width += 1 }
+            }
+        }
+        writer.put(end, width, into: &out)
+        writer.finish(into: &out)
+    }
+
+    /// The smallest minimum code size for a colour table of `entries` (GIF needs at least 2).
+    static func minimumCodeSize(forTableEntries entries: Int) -> Int {
+        var bits = 2
+        while 1 << bits < entries { bits += 1 }
+        return bits
+    }
+}
+
+/// LSB-first bits into 255-byte sub-blocks.
+struct SubBlockWriter {
+    private var bits: UInt64 = 0
+    private var count = 0
+    private var block: [UInt8] = []
+
+    init() { block.reserveCapacity(255) }
+
+    @inline(__always)
+    mutating func put(_ code: Int, _ width: Int, into out: inout [UInt8]) {
+        bits |= UInt64(code) << UInt64(count)
+        count += width
+        while count >= 8 {
+            block.append(UInt8(truncatingIfNeeded: bits))
+            bits >>= 8
+            count -= 8
+            if block.count == 255 { flush(into: &out) }
+        }
+    }
+
+    private mutating func flush(into out: inout [UInt8]) {
+        guard !block.isEmpty else { return }
+        out.append(UInt8(block.count))
+        out.append(contentsOf: block)
+        block.removeAll(keepingCapacity: true)
+    }
+
+    /// The last partial byte, the last sub-block and the terminator.
+    mutating func finish(into out: inout [UInt8]) {
+        if count > 0 {
+            block.append(UInt8(truncatingIfNeeded: bits))
+            bits = 0; count = 0
+        }
+        flush(into: &out)
+        out.append(0)
+    }
+}

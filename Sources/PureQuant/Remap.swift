@@ -1,0 +1,112 @@
+/// Pixels to palette indices without error diffusion: nearest entry, or nearest after an
+/// ordered (Bayer 8x8) offset. Every pixel depends on its own colour and position only, so
+/// bands of 64 rows run on separate threads.
+struct Remapper: Sendable {
+    /// Palette colours as packed `r << 24 | g << 16 | b << 8 | a`.
+    let colors: [UInt32]
+    let points: [Point]
+    let search: NearestSearch
+    /// The opaque entries alone (nil when every entry is opaque or none is), for opaque
+    /// pixels: an opaque pixel never takes a translucent entry.
+    let opaqueSearch: NearestSearch?
+    /// `opaqueSearch`'s indices in the palette.
+    let opaqueIndices: [Int]
+    /// The first fully transparent entry, where every fully transparent pixel goes.
+    let transparentIndex: Int?
+    /// The median distance from an entry to its nearest neighbour: the scale of dithering.
+    let spacing: Float
+
+    init(colors: [UInt32]) {
+        self.colors = colors
+        let points = Perceptual.gammaTable.withUnsafeBufferPointer { gt in colors.map { Perceptual.point($0, gt) } }
+        self.points = points
+        search = NearestSearch(palette: points)
+        let opaque = colors.indices.filter { colors[$0] & 0xFF == 0xFF }
+        opaqueIndices = opaque
+        opaqueSearch = opaque.isEmpty || opaque.count == colors.count ? nil : NearestSearch(palette: opaque.map { points[$0] })
+        transparentIndex = colors.firstIndex { $0 & 0xFF == 0 }
+        var nearest: [Float] = []
+        for i in points.indices {
+            var best = Float.infinity
+            for j in points.indices where j != i { best = min(best, Perceptual.distance(points[i], points[j])) }
+            if best.isFinite { nearest.append(best.squareRoot()) }
+        }
+        nearest.sort()
+        spacing = nearest.isEmpty ? 0.05 : nearest[nearest.count / 2]
+    }
+
+    static let bandRows = 64
+
+    /// The entry nearest `q` for a pixel whose source colour is `c`.
+    @inline(__always)
+    func nearest(_ q: Point, color c: UInt32, guess: Int) -> Int {
+        if c & 0xFF == 0xFF, let opaqueSearch {
+            // The guess is a palette index; the opaque tree wants its own.
+            return opaqueIndices[opaqueSearch.nearest(q, guess: opaqueGuess(guess)).index]
+        }
+        return search.nearest(q, guess: guess).index
+    }
+
+    @inline(__always)
+    private func opaqueGuess(_ paletteIndex: Int) -> Int {
+        // Opaque entries come after the non-opaque ones in a sorted palette; otherwise 0.
+        let k = paletteIndex - (colors.count - opaqueIndices.count)
+        return k >= 0 && k < opaqueIndices.count && opaqueIndices[k] == paletteIndex ? k : 0
+    }
+
+    /// The 8x8 Bayer matrix, as thresholds in -0.5 ..< 0.5.
+    static let bayer: [Float] = {
+        let m: [Int] = [0, 32, 8, 40, 2, 34, 10, 42, 48, 16, 56, 24, 50, 18, 58, 26,
+                        12, 44, 4, 36, 14, 46, 6, 38, 60, 28, 52, 20, 62, 30, 54, 22,
+                        3, 35, 11, 43, 1, 33, 9, 41, 51, 19, 59, 27, 49, 17, 57, 25,
+                        15, 47, 7, 39, 13, 45, 5, 37, 63, 31, 55, 23, 61, 29, 53, 21]
+        return m.map { (Float($0) + 0.5) / 64 - 0.5 }
+    }()
+
+    /// Indices for `pixels` (RGBA8 in memory order as `UInt32`), the summed squared error and
+    /// the number of pixels mapped; pixels whose `mask` byte is 0 get index 0 and no error.
+    func remap(pixels: [UInt32], width: Int, height: Int, mask: [UInt8]?, ordered: Float,
+               threads: Int) -> (indices: [UInt8], error: Double, mapped: Int) {
+        let bands = (height + Self.bandRows - 1) / Self.bandRows
+        let results = inPieces(bands, threads: threads) { band -> ([UInt8], Double, Int) in
+            let y0 = band * Self.bandRows, y1 = min(height, y0 + Self.bandRows)
+            var out = [UInt8](repeating: 0, count: (y1 - y0) * width)
+            var error = 0.0, mapped = 0
+            Perceptual.gammaTable.withUnsafeBufferPointer { gt in
+                var guess = 0, lastColor: UInt32 = 0, lastIndex = -1
+                for y in y0 ..< y1 {
+                    for x in 0 ..< width {
+                        let i = y * width + x
+                        if let mask, mask[i] == 0 { continue }
+                        mapped += 1
+                        var c = UInt32(bigEndian: pixels[i])
+                        if c & 0xFF == 0 { c = 0 }
+                        if ordered == 0 && c == lastColor && lastIndex >= 0 { out[i - y0 * width] = UInt8(lastIndex); error += Double(Perceptual.distance(Perceptual.point(c, gt), points[lastIndex])); continue }
+                        let p = Perceptual.point(c, gt)
+                        let k: Int
+                        if c == 0, let t = transparentIndex {
+                            k = t
+                        } else if ordered > 0 {
+                            let t = Self.bayer[(y & 7) << 3 | (x & 7)] * spacing * ordered
+                            let alpha = p[3] / Perceptual.weights[3]
+                            let q = p + Point(t, t, t, 0) * Perceptual.weights * alpha * 1.6
+                            k = nearest(q, color: c, guess: guess)
+                        } else {
+                            k = nearest(p, color: c, guess: guess)
+                        }
+                        guess = k
+                        lastColor = c; lastIndex = k
+                        out[i - y0 * width] = UInt8(k)
+                        error += Double(Perceptual.distance(p, points[k]))
+                    }
+                }
+            }
+            return (out, error, mapped)
+        }
+        var indices: [UInt8] = []
+        indices.reserveCapacity(width * height)
+        var error = 0.0, mapped = 0
+        for (o, e, m) in results { indices.append(contentsOf: o); error += e; mapped += m }
+        return (indices, error, mapped)
+    }
+}

@@ -1,0 +1,134 @@
+import Testing
+import ImageCore
+import PureQuant
+@testable import PureGIF
+
+/// A frame of a small moving scene: a gradient background, a square that moves, and an
+/// optional transparent hole that grows (so pixels go from opaque to transparent).
+private func scene(_ t: Int, width: Int = 48, height: Int = 32, colours: Bool = false, hole: Bool = false,
+                   smooth: Bool = false) -> Image {
+    var image = Image(width: width, height: height, format: .rgba8)
+    for y in 0 ..< height {
+        for x in 0 ..< width {
+            let o = (y * width + x) * 4
+            var c: [UInt8] = colours ? [UInt8((x / 8) * 40), UInt8((y / 8) * 60), 90, 255]
+                                     : [UInt8(x * 5), UInt8(y * 7), UInt8(smooth ? (x + y) * 3 : (x * y) & 255), 255]
+            if (t * 3 ..< t * 3 + 10).contains(x) && (8 ..< 18).contains(y) { c = [250, 20, 20, 255] }
+            if hole && x < t * 4 && y < 6 { c = [0, 0, 0, 0] }
+            image.pixels.replaceSubrange(o ..< o + 4, with: c)
+        }
+    }
+    return image
+}
+
+private func decodeAll(_ gif: [UInt8]) throws -> [Image] {
+    let animation = try GIFAnimation(bytes: gif)
+    var frames: [Image] = []
+    var it = animation.makeIterator()
+    while let f = try it.nextFrame() { frames.append(f) }
+    return frames
+}
+
+@Suite struct GIFEncoderTests {
+    @Test func lzwRoundTripsThroughTheDecoder() throws {
+        // Long enough for several table resets, with runs and noise.
+        var rng = SplitMix64(seed: 3)
+        for codeSize in [2, 3, 5, 8] {
+            let n = 1 << codeSize
+            var indices: [UInt8] = []
+            for i in 0 ..< 60_000 { indices.append(i % 97 < 40 ? UInt8(i / 300 % n) : UInt8(rng.next() % UInt64(n))) }
+            let palette = (0 ..< n).map { RGBAColor(r: UInt8($0), g: UInt8(255 - $0), b: 7) }
+            var out: [UInt8] = []
+            BlockWriter.header(width: 300, height: 200, globalTable: palette, into: &out)
+            BlockWriter.imageDescriptor(x: 0, y: 0, width: 300, height: 200, localTable: nil, into: &out)
+            indices.withUnsafeBufferPointer { LZWEncoder.encode($0, minimumCodeSize: codeSize, into: &out) }
+            BlockWriter.trailer(into: &out)
+            let strict = GIFDecodingOptions(allowExcessPixelData: false, allowIncompletePixelData: false,
+                                            allowMissingEndCode: false, allowDataAfterEndCode: false)
+            let frame = try GIFAnimation(bytes: out, options: strict).frame(at: 0)
+            for p in stride(from: 0, to: indices.count, by: 1) {
+                let c = palette[Int(indices[p])]
+                #expect(frame.pixels[p * 4] == c.r && frame.pixels[p * 4 + 1] == c.g, "pixel \(p)")
+                if frame.pixels[p * 4] != c.r { break }
+            }
+        }
+    }
+
+    @Test func stillImageDecodesToTheRemappedPixels() throws {
+        let image = scene(2)
+        for dithering in [Dithering.none, .floydSteinberg(strength: 1)] {
+            let options = GIFEncodingOptions(maxColors: 32, dithering: dithering)
+            let gif = try GIFEncoder.encode(image, options: options)
+            let decoded = try GIFAnimation(bytes: gif).frame(at: 0)
+            let expected = try Quantizer.quantize(image, options: QuantizationOptions(maxColors: 32, dithering: dithering)).rgbaImage()
+            #expect(decoded.pixels == expected.pixels)
+        }
+    }
+
+    @Test func stillImageWithTransparency() throws {
+        let image = scene(3, colours: true, hole: true)
+        let gif = try GIFEncoder.encode(image, options: GIFEncodingOptions(maxColors: 256, dithering: .none))
+        let decoded = try GIFAnimation(bytes: gif).frame(at: 0)
+        #expect(decoded.pixels == image.pixels, "few colours: exact")
+    }
+
+    @Test func animationRoundTripIsExactWithFewColours() throws {
+        // Frames 0, 1, 1, 2, 3 with a growing hole: the repeated frame merges, the hole needs
+        // background disposal.
+        let source = [0, 1, 1, 2, 3].map { scene($0, colours: true, hole: true) }
+        var encoder = try GIFAnimationEncoder(width: 48, height: 32, options: GIFEncodingOptions(dithering: .none, loopCount: 0, comment: "made by PureGIF"))
+        var gif: [UInt8] = []
+        for (k, f) in source.enumerated() { gif += try encoder.add(f, delayMilliseconds: 40 + k) }
+        gif += try encoder.finish()
+        #expect(encoder.framesWritten == 4)
+        let animation = try GIFAnimation(bytes: gif)
+        #expect(animation.loopCount == 0)
+        #expect(animation.metadata.texts.first?.text == "made by PureGIF")
+        let frames = try decodeAll(gif)
+        #expect(frames.count == 4)
+        for (k, s) in [0, 1, 3, 4].enumerated() { #expect(frames[k].pixels == source[s].pixels, "frame \(k)") }
+        // 40 + 41 + 42 ms for the merged frame: the timeline rounds at frame starts.
+        #expect(animation.frames.map(\.delayCentiseconds) == [4, 8, 5, 4])
+    }
+
+    @Test func framesAreTrimmedToTheirChanges() throws {
+        let source = (0 ..< 3).map { scene($0, colours: true) }
+        var encoder = try GIFAnimationEncoder(width: 48, height: 32, options: GIFEncodingOptions(dithering: .none))
+        var gif: [UInt8] = []
+        for f in source { gif += try encoder.add(f, delayMilliseconds: 100) }
+        gif += try encoder.finish()
+        let animation = try GIFAnimation(bytes: gif)
+        #expect(animation.frames[0].width == 48 && animation.frames[0].height == 32)
+        // The square moves 3 pixels right: 13 columns and its 10 rows change.
+        #expect(animation.frames[1].width == 13 && animation.frames[1].height == 10)
+        #expect(animation.frames[1].x == 0 && animation.frames[1].y == 8)
+        let frames = try decodeAll(gif)
+        for (f, s) in zip(frames, source) { #expect(f.pixels == s.pixels) }
+    }
+
+    @Test func lossyAnimationStaysClose() throws {
+        let source = (0 ..< 4).map { scene($0, smooth: true) }
+        var encoder = try GIFAnimationEncoder(width: 48, height: 32, options: GIFEncodingOptions(maxColors: 64))
+        var gif: [UInt8] = []
+        for f in source { gif += try encoder.add(f, delayMilliseconds: 100) }
+        gif += try encoder.finish()
+        let frames = try decodeAll(gif)
+        #expect(frames.count == 4)
+        for (f, s) in zip(frames, source) {
+            var sum = 0
+            for i in 0 ..< f.pixels.count { let d = Int(f.pixels[i]) - Int(s.pixels[i]); sum += d * d }
+            #expect(Double(sum) / Double(f.pixels.count) < 100)   // above 28 dB
+        }
+        #expect(encoder.canvas.pixels == frames[3].pixels)
+    }
+
+    @Test func rejectsBadInput() {
+        #expect(throws: GIFEncodingError.self) { try GIFEncoder.encode(Image(width: 0, height: 3, format: .rgba8)) }
+        #expect(throws: GIFEncodingError.self) { try GIFEncoder.encode(scene(0), options: GIFEncodingOptions(maxColors: 1)) }
+        #expect(throws: GIFEncodingError.self) {
+            var e = try GIFAnimationEncoder(width: 4, height: 4)
+            _ = try e.add(scene(0), delayMilliseconds: 10)
+        }
+        #expect(throws: GIFEncodingError.self) { var e = try GIFAnimationEncoder(width: 4, height: 4); _ = try e.finish() }
+    }
+}
