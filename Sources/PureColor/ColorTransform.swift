@@ -36,8 +36,9 @@ public struct ColorTransform: Sendable {
     let grayLab: Bool
     let tables8: Tables8
     let tables16: Tables16?
-    /// True (the default) to run the SIMD kernels for 8-bit RGB and CMYK pixels, false for
-    /// their scalar twins; both give identical bytes.
+    /// True (the default) to run the SIMD kernels of LUT-based sources (8-bit RGB and CMYK
+    /// through the device link), false for their scalar twins; both give identical bytes.
+    /// Matrix/TRC sources have one scalar kernel (table reads; faster than a vector version).
     public var useSIMD = true
     /// LUT-based sources: the precomputed device link.
     let link: DeviceLink?

@@ -1,31 +1,7 @@
-/// The SIMD twins of the 8-bit kernels: the three output channels of a pixel side by side in
-/// `SIMD4<Int32>` lanes (lane 3 unused), the same integer arithmetic as the scalar loops, so
-/// the results are bit-identical (tested on random data). Which one runs is
-/// ``ColorTransform/useSIMD``.
-extension ColorTransform {
-    /// 8-bit matrix/TRC RGB(A): the three contributions added as vectors, clamped to [0, 1]
-    /// with lane masks, rounded to the encoding table's grid; three table reads.
-    static func rgb8SIMD(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, _ count: Int,
-                         _ channels: Int, _ table: UnsafePointer<SIMD4<Int32>>, _ encode: UnsafePointer<UInt8>) {
-        let one = SIMD4<Int32>(repeating: 1 << Int32(Tables8.oneShift))
-        let shift = SIMD4<Int32>(repeating: Int32(Tables8.oneShift - Tables8.encodeShift))
-        let half = SIMD4<Int32>(repeating: 1 << (Int32(Tables8.oneShift - Tables8.encodeShift) - 1))
-        let zero = SIMD4<Int32>.zero
-        var i = 0
-        for _ in 0 ..< count {
-            var v = table[Int(input[i])] &+ table[256 + Int(input[i + 1])] &+ table[512 + Int(input[i + 2])]
-            v.replace(with: zero, where: v .< zero)
-            v.replace(with: one, where: v .> one)
-            let index = (v &+ half) &>> shift
-            output[i] = encode[Int(index.x)]
-            output[i + 1] = encode[Int(index.y)]
-            output[i + 2] = encode[Int(index.z)]
-            if channels == 4 { output[i + 3] = input[i + 3] }
-            i += channels
-        }
-    }
-}
-
+/// The SIMD twins of the device-link kernels (LUT-based sources): the three output channels of
+/// a pixel side by side in `SIMD4<Int32>` lanes (lane 3 unused), the same integer arithmetic as
+/// the scalar loops, so the results are bit-identical (tested on random data). Which one runs
+/// is ``ColorTransform/useSIMD``.
 extension DeviceLink {
     /// Clamps interpolated linear values to [0, 1] (`scale`) and reads the three 8-bit codes.
     @inline(__always)

@@ -1,5 +1,5 @@
 // Times PureColor on a 4000 x 3000 buffer of random pixels, one thread, worst of 5 runs:
-//   matrix/TRC: AdobeRGB1998.icc, RGB 8-bit in place (SIMD and scalar kernels)
+//   matrix/TRC: AdobeRGB1998.icc, RGB 8-bit in place (one scalar kernel)
 //   CMYK LUT:   each CMYK profile given, CMYK 8-bit -> RGB 8-bit (SIMD and scalar kernels)
 // Usage: ColorBench <Vectors/icc/profiles directory>
 import Dispatch
@@ -47,13 +47,10 @@ func worst(_ body: () -> Void) -> Double {
 
 let rgb = random(pixels * 3)
 do {
-    var transform = try ColorTransform(iccProfile: load(directory + "/AdobeRGB1998.icc"))
-    for simd in [true, false] {
-        transform.useSIMD = simd
-        var buffer = rgb
-        let rate = worst { transform.apply(toPixels: &buffer, format: .rgb8, threads: 1) }
-        print("PureColor\tAdobeRGB1998.icc\trgb8\t\(simd ? "simd" : "scalar")\t\(f1(rate)) MP/s")
-    }
+    let transform = try ColorTransform(iccProfile: load(directory + "/AdobeRGB1998.icc"))
+    var buffer = rgb
+    let rate = worst { transform.apply(toPixels: &buffer, format: .rgb8, threads: 1) }
+    print("PureColor\tAdobeRGB1998.icc\trgb8\tscalar\t\(f1(rate)) MP/s")
 }
 let cmyk = random(pixels * 4)
 for name in ["default_cmyk.icc", "ps_cmyk.icc", "ISOcoated_v2_300_bas.icc"] {
