@@ -73,9 +73,11 @@ struct ArithmeticConditioning: Sendable {
 ///   scans add to a store of coefficients, rendered for previews and at EOI.
 /// - `lossless`: the lossless process: scans add to planes of samples.
 ///
-/// The payload is moved out while it changes (``JPEGDecoder/streamState`` and its siblings are
+/// The payload is moved out while it changes (``JPEGDecoder/streamState`` and its siblings have
 /// `_modify` accessors that leave `.undecided` in its place), so its arrays and classes stay
-/// uniquely referenced and are never copied on the hot path.
+/// uniquely referenced and are never copied on the hot path. Reads return a copy (a `get`: a
+/// `_read` coroutine yielding the `if case` binding let callers read the value after the
+/// coroutine's frame was freed, which AddressSanitizer caught in debug builds).
 enum DecodingProcess: Sendable {
     case undecided
     case streaming(StreamingState)
@@ -169,8 +171,9 @@ extension JPEGDecoder {
     /// The streaming process's state. Outside that process, reads give an empty state
     /// (``StreamingState/none``) and changes are dropped.
     var streamState: StreamingState {
-        _read {
-            if case .streaming(let state) = process { yield state } else { yield StreamingState.none }
+        get {
+            if case .streaming(let state) = process { return state }
+            return StreamingState.none
         }
         _modify {
             guard case .streaming(var state) = process else {
@@ -187,8 +190,9 @@ extension JPEGDecoder {
     /// The coefficient process's state. Outside that process, reads give an empty state
     /// (``CoefficientState/none``) and changes are dropped.
     var coefficientState: CoefficientState {
-        _read {
-            if case .coefficients(let state) = process { yield state } else { yield CoefficientState.none }
+        get {
+            if case .coefficients(let state) = process { return state }
+            return CoefficientState.none
         }
         _modify {
             guard case .coefficients(var state) = process else {
@@ -205,8 +209,9 @@ extension JPEGDecoder {
     /// The lossless process's state. Outside that process, reads give an empty state
     /// (``LosslessState/none``) and changes are dropped.
     var losslessState: LosslessState {
-        _read {
-            if case .lossless(let state) = process { yield state } else { yield LosslessState.none }
+        get {
+            if case .lossless(let state) = process { return state }
+            return LosslessState.none
         }
         _modify {
             guard case .lossless(var state) = process else {
