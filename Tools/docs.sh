@@ -5,7 +5,7 @@
 #   Tools/docs.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for target in PureImage ImageCore PurePNG PureJPEG PureGIF JPNG PureColor; do
+for target in PureImage ImageCore PurePNG PureJPEG PureGIF JPNG PureColor PureWebP PureQuant; do
     echo "== documentation: $target, warnings as errors"
     log=$(mktemp)
     if ! swift package generate-documentation --target "$target" --warnings-as-errors \

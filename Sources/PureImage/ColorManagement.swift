@@ -14,7 +14,7 @@ extension Image {
     /// This image in `space`: for ``OutputColorSpace/sRGB``, converted from the colour space
     /// its metadata describes and that description dropped; unchanged for
     /// ``OutputColorSpace/asStored``. Which description counts follows browsers (PNG third
-    /// edition, 4.3): `cICP` (``ImageMetadata/cicp``), then the ICC profile, then the sRGB
+    /// edition, 4.3): `cICP` (`ImageMetadata.cicp`), then the ICC profile, then the sRGB
     /// chunk, then cHRM and gAMA (gAMA alone with sRGB primaries and D65 white; cHRM alone with
     /// the sRGB curve); nothing (GIF, untagged) is sRGB. A description that cannot be used (a
     /// damaged or unsupported profile, one whose colour space is not the pixels', PQ or HLG

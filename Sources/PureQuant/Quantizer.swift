@@ -3,9 +3,9 @@ import ImageCore
 /// Reduces an RGBA image to at most 256 colours (libimagequant's method).
 ///
 /// 1. A histogram of the distinct colours, each pixel weighted by the importance map
-///    (``Histogram``); an image with no more colours than asked for is kept exactly.
-/// 2. Median cut over the histogram in a premultiplied, gamma-weighted space (``MedianCut``),
-///    then k-means rounds (``KMeans``). Fully transparent pixels get one exact entry of their
+///    (`Histogram`); an image with no more colours than asked for is kept exactly.
+/// 2. Median cut over the histogram in a premultiplied, gamma-weighted space (`MedianCut`),
+///    then k-means rounds (`KMeans`). Fully transparent pixels get one exact entry of their
 ///    own; partly transparent colours stay apart from opaque ones (alpha is a lane).
 /// 3. Remapping: nearest entry (a vantage-point tree), ordered dithering, or serpentine
 ///    Floyd-Steinberg with a strength.

@@ -11,7 +11,7 @@ import PureQuant
 public struct GIFEncodingOptions: Sendable, Equatable {
     /// Colours in a frame's palette, 2...256 (the transparent entry included).
     public var maxColors: Int
-    /// How pixels map to the palette (``PureQuant/Dithering``).
+    /// How pixels map to the palette (`PureQuant.Dithering`).
     public var dithering: Dithering
     /// Pixels with alpha below this are transparent; the rest opaque (GIF has one
     /// transparent index and no partial alpha).
@@ -21,7 +21,7 @@ public struct GIFEncodingOptions: Sendable, Equatable {
     public var loopCount: Int?
     /// A comment extension written after the header.
     public var comment: String?
-    /// Threads for quantization (``QuantizationOptions/threads``); the file is the same for
+    /// Threads for quantization (`QuantizationOptions.threads`); the file is the same for
     /// any count.
     public var threads: Int?
 

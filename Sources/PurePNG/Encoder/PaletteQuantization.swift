@@ -1,7 +1,7 @@
 import ImageCore
 import PureQuant
 
-/// PNG8 output: the image reduced to a palette by ``PureQuant/Quantizer`` before encoding
+/// PNG8 output: the image reduced to a palette by `PureQuant.Quantizer` before encoding
 /// (pngquant's job), written as colour type 3 with tRNS for non-opaque entries (listed
 /// first, so tRNS is short) at the smallest bit depth that indexes the palette.
 ///

@@ -119,7 +119,7 @@ extension WebPAnimation: ImageAnimation {
     public var frameInfo: [AnimationFrameInfo] { frames.map(\.animationFrameInfo) }
     /// Total plays: nil (forever) for loop count 0, else the count; 1 for a still image.
     public var playCount: Int? { animLoopCount.map { $0 == 0 ? nil : $0 } ?? 1 }
-    /// Loops after the first play, as ``ImageAnimation`` counts them (GIF's terms): 0 forever,
+    /// Loops after the first play, as `ImageAnimation` counts them (GIF's terms): 0 forever,
     /// N plays are N - 1 loops, one play (or a still image) is nil.
     public var loopCount: Int? {
         guard let plays = animLoopCount, plays != 1 else { return nil }
