@@ -125,4 +125,15 @@ struct RobustnessTests {
         #expect(lenient.events.contains { if case .warning = $0 { return true } else { return false } })
         #expect(Run(unflagged, options: WebPDecodingOptions(strict: true)).error?.code == "invalid")
     }
+    /// A fuzzer finding (Vectors/regressions): a lossless image with an entropy image whose
+    /// height is a multiple of the tile size. Once its last pixel was in, a later append looked
+    /// up the prefix-code group of the row below the image (out of range: a trap).
+    @Test func finishedLosslessStreamTakesMoreBytes() throws {
+        let bytes = try TestVectors.bytes("regressions/webp-lossless-entropy-image-resumed-after-last-row.webp")
+        let whole = try WebPDecoder.decode(bytes)
+        #expect(whole.width == 80 && whole.height == 64)
+        for chunk in [1, 2, 3, 7, 64, 97, 1000, bytes.count - 1] {
+            #expect(Run(bytes, chunk: chunk).image?.pixels == whole.pixels, "chunk \(chunk)")
+        }
+    }
 }

@@ -48,7 +48,9 @@ enum VP8LImageData {
     static func decode(codes: VP8LCodes, reader: inout VP8LBitReader, pixels: UnsafeMutableBufferPointer<UInt32>,
                        width: Int, position: inout Int, cache: UnsafeMutableBufferPointer<UInt32>,
                        complete: Bool) throws(VP8LFailure) {
-        guard let out = pixels.baseAddress, width > 0 else { return }
+        // Nothing is left once every pixel is in (a later call, e.g. with the rest of the file,
+        // must not look up the group of the row past the end).
+        guard let out = pixels.baseAddress, width > 0, position < pixels.count else { return }
         let total = pixels.count
         var pos = position
         defer { position = pos }
