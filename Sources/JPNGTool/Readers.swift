@@ -25,22 +25,17 @@ struct DecodeRequest {
 func decodeImage(_ bytes: [UInt8], name: String, request: DecodeRequest = DecodeRequest()) throws -> Image {
     try naming(name) {
         guard request.frame > 0 else {
+            // A CMYK JPEG is written as RGB through its profile (the formula's RGB would be wrong
+            // under any profile): an sRGB decode, which applies a CMYK profile and otherwise
+            // gives the formula's RGB, as the default decode does.
+            let cmyk = request.colorSpace == nil && isCMYKJPEG(bytes[...])
             let options = ImageSourceOptions(limits: DecodingLimits.default.knowingInputSize(bytes.count),
                                              applyOrientation: request.autoOrient, subsampleFactor: request.subsample,
-                                             threads: request.threads, strict: request.strict, colorSpace: request.colorSpace)
+                                             threads: request.threads, strict: request.strict,
+                                             colorSpace: cmyk ? .sRGB : request.colorSpace)
             var source = ImageSource(options: options)
             _ = try source.append(bytes)
-            var image = try source.finish()
-            if request.colorSpace == nil, let icc = image.metadata.iccProfile, ImageMetadata.iccColorSpace(of: icc) == "CMYK" {
-                // CMYK written as RGB: through its profile (the formula's RGB would be wrong
-                // under any profile), decoded again as sRGB.
-                var converted = ImageSource(options: ImageSourceOptions(limits: options.limits, applyOrientation: options.applyOrientation,
-                                                                        subsampleFactor: options.subsampleFactor, threads: options.threads,
-                                                                        strict: options.strict, colorSpace: .sRGB))
-                _ = try converted.append(bytes)
-                image = try converted.finish()
-                source = converted
-            }
+            let image = try source.finish()
             // Damage decoded past is reported as djpeg reports its warnings, and the decode succeeds.
             for warning in source.warnings { printNotice("\(name): warning: \(warning)") }
             return image

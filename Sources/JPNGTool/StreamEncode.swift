@@ -47,15 +47,21 @@ func isCMYKJPEGFile(_ path: String) -> Bool {
     defer { close(fd) }
     var head = [UInt8](repeating: 0, count: 1 << 20)
     let count = pread(fd, &head, head.count, 0)
-    guard count > 4, head[0] == 0xFF, head[1] == 0xD8 else { return false }
+    return count > 0 && isCMYKJPEG(head[0 ..< count])
+}
+
+/// True when `bytes` (a file's start) are a JPEG whose frame header declares four components.
+func isCMYKJPEG(_ bytes: ArraySlice<UInt8>) -> Bool {
+    let head = bytes, base = bytes.startIndex, count = bytes.count
+    guard count > 4, head[base] == 0xFF, head[base + 1] == 0xD8 else { return false }
     var at = 2
     while at + 9 < count {
-        guard head[at] == 0xFF else { return false }
-        let marker = head[at + 1]
+        guard head[base + at] == 0xFF else { return false }
+        let marker = head[base + at + 1]
         if marker == 0xFF { at += 1; continue }
-        let length = Int(head[at + 2]) << 8 | Int(head[at + 3])
+        let length = Int(head[base + at + 2]) << 8 | Int(head[base + at + 3])
         // SOF0-SOF15 but DHT (C4), JPG (C8) and DAC (CC): byte 9 is the component count.
-        if (0xC0 ... 0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker) { return head[at + 9] == 4 }
+        if (0xC0 ... 0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker) { return head[base + at + 9] == 4 }
         if marker == 0xDA || length < 2 { return false }
         at += 2 + length
     }

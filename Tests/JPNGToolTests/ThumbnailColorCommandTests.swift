@@ -103,6 +103,12 @@ import Testing
             #expect(image.format == .rgb8 && image.metadata.iccProfile == nil)
             #expect(image.pixels == throughProfile.pixels, "\(name)")
         }
+        // An untagged CMYK JPEG: the formula's RGB, as djpeg and Pillow give it.
+        let untagged = TestVectors.url("jpeg/valid/cmyk_adobe.jpg").path
+        try run(["decode", untagged, "-o", dir.appendingPathComponent("u.png").path])
+        let untaggedImage = try Self.png(dir.appendingPathComponent("u.png").path)
+        #expect(untaggedImage.format == .rgb8)
+        #expect(untaggedImage.pixels == (try ImageSource.decode(TestVectors.bytes("jpeg/valid/cmyk_adobe.jpg"))).pixels)
         // convert: the same rules.
         let out = dir.appendingPathComponent("out").path
         try run(["convert", cmyk, adobe, "--to", "png", "--out-dir", out])
