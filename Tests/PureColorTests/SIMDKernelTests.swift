@@ -61,4 +61,45 @@ import TestSupport
         let input = Self.random(4096 * 4, seed: 3)
         #expect(simd.convertCMYK(input, inverted: true) == simd.convertCMYK(input.map { 255 - $0 }))
     }
+    /// The tetrahedron picked by sorting the fractions (selects, no branches) interpolates as
+    /// the six-way comparison of the fractions does, ties included.
+    @Test func sortedTetrahedronMatchesTheSixCases() {
+        func sixCases(_ rx: Int32, _ ry: Int32, _ rz: Int32, _ sx: Int32, _ sy: Int32, _ sz: Int32)
+            -> (n1: Int32, n2: Int32, w: SIMD4<Int32>) {
+            let one = DeviceLink.one
+            if rx >= ry {
+                if ry >= rz { return (sx, sx + sy, SIMD4(one - rx, rx - ry, ry - rz, rz)) }
+                if rx >= rz { return (sx, sx + sz, SIMD4(one - rx, rx - rz, rz - ry, ry)) }
+                return (sz, sz + sx, SIMD4(one - rz, rz - rx, rx - ry, ry))
+            }
+            if rx >= rz { return (sy, sy + sx, SIMD4(one - ry, ry - rx, rx - rz, rz)) }
+            if ry >= rz { return (sy, sy + sz, SIMD4(one - ry, ry - rz, rz - rx, rx)) }
+            return (sz, sz + sy, SIMD4(one - rz, rz - ry, ry - rx, rx))
+        }
+        // The value at corner offset n of a made-up grid: distinct per corner.
+        func value(_ n: Int32) -> Int64 { Int64(n) * 7919 + 13 }
+        func interpolate(_ n1: Int32, _ n2: Int32, _ w: SIMD4<Int32>, _ n3: Int32) -> Int64 {
+            Int64(w.x) * value(0) + Int64(w.y) * value(n1) + Int64(w.z) * value(n2) + Int64(w.w) * value(n3)
+        }
+        let (sx, sy, sz): (Int32, Int32, Int32) = (4, 68, 1156)
+        let levels: [Int32] = [0, 1, 2, 100, 16383, 16384, 32767, DeviceLink.one]
+        var triples: [(Int32, Int32, Int32)] = []
+        for x in levels { for y in levels { for z in levels { triples.append((x, y, z)) } } }
+        var state: UInt32 = 7
+        for _ in 0 ..< 20_000 {
+            var r: [Int32] = []
+            for _ in 0 ..< 3 {
+                state = state &* 1_664_525 &+ 1_013_904_223
+                r.append(Int32(state >> 16) % (DeviceLink.one + 1))
+            }
+            triples.append((r[0], r[1], r[2]))
+        }
+        for (rx, ry, rz) in triples {
+            let new = DeviceLink.tetrahedron(rx, ry, rz, sx, sy, sz)
+            let old = sixCases(rx, ry, rz, sx, sy, sz)
+            #expect(new.w.wrappedSum() == DeviceLink.one && new.w.min() >= 0)
+            #expect(interpolate(Int32(new.n1), Int32(new.n2), new.w, sx + sy + sz) == interpolate(old.n1, old.n2, old.w, sx + sy + sz),
+                    "\(rx) \(ry) \(rz)")
+        }
+    }
 }
