@@ -229,10 +229,6 @@ public struct WebPDecoder: IncrementalImageDecoder {
             case .chunkHeader:
                 if isAnimated, let pause = pauseAfterFrame, completedFrames > pause { return }
                 let at = input.offset()
-                if let end = frameEnd, at >= end {
-                    frameEnd = nil
-                    if !frameHasImage { throw .invalid(what: "ANMF chunk without an image", offset: at) }
-                }
                 if at >= riffEnd {
                     try endOfFile(&events)
                     return
@@ -249,7 +245,16 @@ public struct WebPDecoder: IncrementalImageDecoder {
                 guard let b = input.bytes(at: 0, count: RIFF.chunkHeaderSize)?[...] else { return }
                 let tag = FourCC(b.le32(0))
                 let size = b.le32(4)
-                guard size <= RIFF.maxChunkPayload else { throw .invalid(what: "\(tag) chunk size \(size)", offset: at + 4) }
+                guard size <= RIFF.maxChunkPayload else {
+                    if imageDone && compositor == nil {
+                        // After a still's image, as libwebp (which never reads there).
+                        try lenient("\(tag) chunk after the image runs past the RIFF size: the rest is ignored",
+                                    .invalid(what: "\(tag) chunk size \(size)", offset: at + 4), &events)
+                        state = .skip(remaining: riffEnd - at)
+                        continue
+                    }
+                    throw .invalid(what: "\(tag) chunk size \(size)", offset: at + 4)
+                }
                 input.consume(RIFF.chunkHeaderSize)
                 try dispatch(tag, size: Int(size), at: at, &events)
             case let .collect(tag, size):

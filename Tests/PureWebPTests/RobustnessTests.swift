@@ -136,4 +136,73 @@ struct RobustnessTests {
             #expect(Run(bytes, chunk: chunk).image?.pixels == whole.pixels, "chunk \(chunk)")
         }
     }
+    /// The top-level chunks of a RIFF WebP file (tag, payload).
+    static func chunks(_ file: [UInt8]) -> [(String, [UInt8])] {
+        var out: [(String, [UInt8])] = []
+        var at = 12
+        while at + 8 <= file.count {
+            let size = Int(file[at + 4]) | Int(file[at + 5]) << 8 | Int(file[at + 6]) << 16 | Int(file[at + 7]) << 24
+            out.append((String(decoding: file[at ..< at + 4], as: UTF8.self), Array(file[at + 8 ..< at + 8 + size])))
+            at += 8 + size + (size & 1)
+        }
+        return out
+    }
+
+    static func canvases(_ bytes: [UInt8], strict: Bool = false) throws -> [[UInt8]] {
+        let animation = try WebPAnimation(bytes: bytes, options: WebPDecodingOptions(strict: strict))
+        return try (0 ..< animation.frames.count).map { try animation.frame(at: $0).pixels }
+    }
+
+    /// libwebp's demuxer reads an ANMF's chunks up to the first one that is not its ALPH or
+    /// image, and goes on from there at the top level (diff-webp's "unknown chunk inside an
+    /// ANMF before its image" class): a frame without an image is dropped, with a warning
+    /// (an error when strict); a frame with ALPH and no image is an error.
+    @Test func anmfChunksEndAtTheFirstOtherChunk() throws {
+        let source = try TestVectors.bytes("webp/anim_img2webp_lossless.webp")
+        let parts = Self.chunks(source)
+        #expect(parts.map(\.0) == ["VP8X", "ANIM", "ANMF", "ANMF", "ANMF", "ANMF"])
+        func file(_ list: [(String, [UInt8])]) -> [UInt8] { TinyWebP.riff(list.flatMap { TinyWebP.chunk($0.0, $0.1) }) }
+        // Frame 2's image chunk renamed: the frame is dropped; the chunk is skipped as unknown.
+        var renamed = parts
+        let frame2 = parts[3].1
+        renamed[3].1 = Array(frame2.prefix(16)) + TinyWebP.chunk("VP2L", Self.chunks(TinyWebP.riff(Array(frame2.dropFirst(16)))).first!.1)
+        var dropped = parts
+        dropped.remove(at: 3)
+        let lenient = Run(file(renamed))
+        #expect(lenient.error == nil)
+        #expect(lenient.events.contains { if case .warning = $0 { return true } else { return false } })
+        #expect(try Self.canvases(file(renamed)) == (try Self.canvases(file(dropped))))
+        #expect(try Self.canvases(file(renamed)).count == 3)
+        #expect(Run(file(renamed), options: WebPDecodingOptions(strict: true)).error?.code == "invalid")
+        // ALPH and then another chunk: a partial frame, an error.
+        var partial = parts
+        partial[3].1 = Array(frame2.prefix(16)) + TinyWebP.chunk("ALPH", [0, 0]) + TinyWebP.chunk("JUNK", [1, 2, 3, 4])
+        #expect(Run(file(partial)).error?.code == "invalid")
+        // After the image, the rest of the ANMF payload is read as top-level chunks: an unknown
+        // chunk there is skipped, a second image is an error.
+        var trailing = parts
+        trailing[3].1 = frame2 + TinyWebP.chunk("JUNK", [1, 2, 3])
+        #expect(try Self.canvases(file(trailing)) == (try Self.canvases(source)))
+        var second = parts
+        second[3].1 = frame2 + Array(frame2.dropFirst(16))
+        #expect(Run(file(second)).error?.code == "invalid")
+    }
+
+    /// libwebp's still decoder never reads past the image: a damaged chunk header after it (a
+    /// size past the RIFF end) leaves the image decoded, with a warning (an error when strict).
+    @Test func damagedChunkAfterAStillsImage() throws {
+        let bytes = try TestVectors.bytes("webp/ll_grad.webp")
+        let image = try WebPDecoder.decode(bytes)
+        let vp8l = Array(bytes[12...])
+        for extended in [false, true] {
+            let head = extended ? TinyWebP.vp8x(flags: 0, width: 64, height: 48) : []
+            for claimed in [100, Int(UInt32.max - 1)] {
+                let file = TinyWebP.riff(head + vp8l + Array("EXIF".utf8) + TinyWebP.le32(claimed) + [1, 2, 3, 4])
+                let run = Run(file, chunk: 7)
+                #expect(run.image?.pixels == image.pixels, "\(extended) \(claimed)")
+                #expect(run.events.contains { if case .warning = $0 { return true } else { return false } })
+                #expect(Run(file, options: WebPDecodingOptions(strict: true)).error?.code == "invalid")
+            }
+        }
+    }
 }

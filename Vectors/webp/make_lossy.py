@@ -11,6 +11,8 @@ Layout of lossy/:
   NAME.pam          `dwebp -pam NAME.webp` (RGBA, default fancy upsampling).
   NAME.nofancy.pam  `dwebp -nofancy -pam NAME.webp` (point-sampled chroma).
   manifest.tsv      name, width, height, source, encoder options.
+  regression_*.webp fuzzer findings copied from Vectors/regressions (libFuzzer mutations of the
+                    vectors here, not encoder output), with dwebp's references as above.
 
 Sources: synthetic gradients and noise made here with numpy, and crops of the committed photos
 Vectors/jpeg/valid/*.ppm (decoded there by djpeg).
@@ -165,6 +167,20 @@ PARTS = [
 ]
 
 
+# Fuzzer findings (diff-webp) whose pixels are checked against dwebp like the encoded vectors.
+REGRESSIONS = [
+    # One partition, segments with absolute quantizers 50 23 50 50 and filter levels 15 3 15 15,
+    # normal filter level 15, UV DC delta -2: an earlier PureWebP decoded it white, libwebp black.
+    ("regression_segments64", "webp-lossy-segments-64x64.webp"),
+]
+
+
+def pam_size(path):
+    head = open(path, "rb").read(64).split(b"\n")
+    fields = dict(line.split(b" ", 1) for line in head if b" " in line)
+    return int(fields[b"WIDTH"]), int(fields[b"HEIGHT"])
+
+
 def dwebp(webp, stem):
     run(["dwebp", webp, "-pam", "-o", stem + ".pam"])
     run(["dwebp", webp, "-nofancy", "-pam", "-o", stem + ".nofancy.pam"])
@@ -198,6 +214,12 @@ def main():
         dwebp(out, os.path.join(OUT, name))
         h, w = srcs[src].shape[:2]
         manifest.append((name, w, h, src, f"partitions.c partitions={parts} q={q} m={m}"))
+    for name, finding in REGRESSIONS:
+        out = os.path.join(OUT, name + ".webp")
+        shutil.copyfile(os.path.join(HERE, "..", "regressions", finding), out)
+        dwebp(out, os.path.join(OUT, name))
+        w, h = pam_size(os.path.join(OUT, name + ".pam"))
+        manifest.append((name, w, h, "Vectors/regressions/" + finding, "libFuzzer mutation"))
     with open(os.path.join(OUT, "manifest.tsv"), "w") as f:
         f.write("name\twidth\theight\tsource\tencoder\n")
         for row in manifest:

@@ -23,22 +23,38 @@ extension WebPDecoder {
             return
         }
         let isImage = tag == .vp8 || tag == .vp8l
-        let end = frameEnd ?? riffEnd
-        guard payloadStart + (isImage ? size : padded) <= end else { throw .invalid(what: "\(tag) chunk size \(size)", offset: at + 4) }
-        if frameEnd != nil {
-            // Inside an ANMF chunk: an optional ALPH, then VP8 or VP8L; anything after is skipped.
-            if frameHasImage { state = .skip(remaining: end - payloadStart); return }
-            switch tag {
-            case .alph where pendingAlpha == nil:
-                state = .collect(tag, size: size)
-            case .vp8, .vp8l:
-                if tag == .vp8l && pendingAlpha != nil { throw .invalid(what: "ALPH chunk before a VP8L frame", offset: at) }
-                state = .imageHeader(tag, size: size)
-                imageChunkSize = size
-            default:
-                throw .invalid(what: "\(tag) chunk in an ANMF frame before its image", offset: at)
+        if let end = frameEnd {
+            // Inside an ANMF chunk, as libwebp's demuxer reads it: an optional ALPH, then VP8 or
+            // VP8L, each within the ANMF payload. The first other chunk ends the frame's chunks;
+            // it and what follows are read as top-level chunks.
+            if !frameHasImage && (isImage || (tag == .alph && pendingAlpha == nil)) {
+                guard payloadStart + (isImage ? size : padded) <= end else { throw .invalid(what: "\(tag) chunk size \(size)", offset: at + 4) }
+                if tag == .alph {
+                    state = .collect(tag, size: size)
+                } else {
+                    if tag == .vp8l && pendingAlpha != nil { throw .invalid(what: "ALPH chunk before a VP8L frame", offset: at) }
+                    state = .imageHeader(tag, size: size)
+                    imageChunkSize = size
+                }
+                return
             }
-            return
+            frameEnd = nil
+            if !frameHasImage {
+                if pendingAlpha != nil { throw .invalid(what: "ANMF frame with an ALPH chunk and no image", offset: at) }
+                // libwebp's demuxer adds no frame for it.
+                try lenient("ANMF chunk without an image skipped", .invalid(what: "\(tag) chunk in an ANMF frame before its image", offset: at), &events)
+                pendingFrame = nil
+            }
+        }
+        guard payloadStart + (isImage ? size : padded) <= riffEnd else {
+            // libwebp's still decoder stops at the image: what comes after it is never read.
+            if imageDone && compositor == nil {
+                try lenient("\(tag) chunk after the image runs past the RIFF size: the rest is ignored",
+                            .invalid(what: "\(tag) chunk size \(size)", offset: at + 4), &events)
+                state = .skip(remaining: riffEnd - payloadStart)
+                return
+            }
+            throw .invalid(what: "\(tag) chunk size \(size)", offset: at + 4)
         }
         guard let vp8x else { state = skipAll; return }   // simple format: nothing after the image counts
         switch tag {
@@ -270,6 +286,7 @@ extension WebPDecoder {
     }
 
     mutating func endOfFile(_ events: inout [DecodingEvent]) throws(WebPError) {
+        if frameEnd != nil && !frameHasImage { throw .invalid(what: "ANMF chunk without an image", offset: riffEnd) }
         if isAnimated {
             guard !frames.isEmpty else { throw .invalid(what: "animation without frames", offset: riffEnd) }
         } else {
