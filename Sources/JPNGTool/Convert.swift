@@ -55,8 +55,11 @@ struct Convert: ParsableCommand {
     @Flag(help: "Skip inputs whose output already exists (with --to auto: a .png, .jpg or .jpng of that name), so that an interrupted batch can be run again as it is.")
     var skipExisting = false
 
-    @Flag(help: "Print a line per converted file.")
+    @Flag(help: "Print a line per converted file (--to auto always does).")
     var verbose = false
+
+    @Option(help: "Metadata the outputs keep: all (the default), color (ICC profile and colour chunks; no EXIF, so no GPS position) or none. With --to auto a JPEG kept as JPEG has only its marker segments rewritten.")
+    var metadata: MetadataPolicy = .all
 
     @Option(help: "srgb: convert the pixels to sRGB through the ICC profile and write none. By default an RGB or gray profile stays with its pixels (a CMYK image written as RGB is always converted through its profile).")
     var profile: String?
@@ -76,19 +79,27 @@ struct Convert: ParsableCommand {
         let fixed = to == "auto" ? nil : OutputFormat(fileExtension: to)
         let settings = encoder.settings
         let queue = WorkQueue(count: tasks.count)
-        let (force, verbose, auto, skipExisting) = (self.force, self.verbose, to == "auto", self.skipExisting)
+        let (force, verbose, skipExisting, metadata) = (self.force, self.verbose, self.skipExisting, self.metadata)
         let request = DecodeRequest(strict: strict, colorSpace: profile == "srgb" ? .sRGB : nil)
-        // The outputs an input may have: the one format asked for, or any that auto picks.
-        let candidates = fixed.map { [$0] } ?? [.png, .jpeg, .jpng, .apng]
+        let auto = AutoConversion(settings: settings, request: request, metadata: metadata, force: force)
+        // The outputs an input may have: the one format asked for, or any that auto picks (and,
+        // under another folder, the input's own name, where auto keeps a file it cannot shrink).
+        let candidates = fixed.map { [$0] } ?? [.png, .jpeg, .jpng, .apng, .gif]
         DispatchQueue.concurrentPerform(iterations: min(jobs, max(tasks.count, 1))) { _ in
             while let index = queue.next() {
                 let task = tasks[index]
-                if skipExisting, candidates.contains(where: { fileExists(task.outputBase + "." + $0.fileExtension) }) {
-                    progress.skipped()
+                var outputs = candidates.map { task.outputBase + "." + $0.fileExtension }
+                if fixed == nil { outputs.append(task.outputBase + "." + URL(fileURLWithPath: task.input).pathExtension) }
+                if skipExisting, outputs.contains(where: { $0 != task.input && fileExists($0) }) {
+                    progress.skipped(task.input, reason: "output already there", unreadable: false)
+                    continue
+                }
+                if task.input != "-", let reason = unreadableReason(readPrefix(task.input, count: 32)) {
+                    progress.skipped(task.input, reason: reason, unreadable: true)
                     continue
                 }
                 do {
-                    if let fixed, request.colorSpace == nil, canStreamEncode(fixed, settings: settings, input: task.input),
+                    if let fixed, request.colorSpace == nil, metadata == .all, canStreamEncode(fixed, settings: settings, input: task.input),
                        !isCMYKJPEGFile(task.input) {
                         // PNG and baseline JPEG: rows stream from the decoder to the encoder.
                         let output = task.outputBase + "." + fixed.fileExtension
@@ -101,28 +112,30 @@ struct Convert: ParsableCommand {
                         continue
                     }
                     let bytes = try readInput(task.input)
-                    // An animation stays one with --to auto; --to apng takes every frame.
-                    let animated = fixed == .apng || (fixed == nil || fixed == .gif) && isAnimation(bytes)
-                    let image = animated ? nil : try decodeImage(bytes, name: task.input, request: request)
-                    let (format, reason) = fixed.map { ($0, "") }
-                        ?? image.map(chooseFormat(for:)) ?? (.apng, "animation: APNG keeps every frame")
-                    let output = task.outputBase + "." + format.fileExtension
+                    guard let fixed else {
+                        let result = try auto.convert(task, bytes: bytes) { progress.note("jpng: \(task.input): \($0)") }
+                        progress.finished(bytesIn: bytes.count, bytesOut: result.bytesOut, line: result.line, kept: result.kept)
+                        continue
+                    }
+                    // --to apng takes every frame; --to gif keeps an animation animated.
+                    let animated = fixed == .apng || fixed == .gif && isAnimation(bytes)
+                    let image = try animated ? nil : decodeImage(bytes, name: task.input, request: request).keeping(metadata)
+                    let output = task.outputBase + "." + fixed.fileExtension
                     if output == task.input { throw CLIError("\(task.input): the output would overwrite the input (use --out-dir)") }
                     if !force && fileExists(output) { throw CLIError("\(output): already exists (use --force to overwrite)") }
                     let encoded = try image.map { image in
-                        try encodeImage(image, as: format, settings: settings) { progress.note("jpng: \(task.input): \($0)") }
-                    } ?? (format == .gif ? encodeGIFAnimation(bytes, name: task.input, settings: settings)
-                                         : encodeAnimation(bytes, name: task.input, settings: settings))
+                        try encodeImage(image, as: fixed, settings: settings) { progress.note("jpng: \(task.input): \($0)") }
+                    } ?? (fixed == .gif ? encodeGIFAnimation(bytes, name: task.input, settings: settings)
+                                        : encodeAnimation(bytes, name: task.input, settings: settings))
                     try writeOutput(encoded, to: output)
-                    let line = auto || verbose ? "\(task.input) -> \(output)" + (auto ? " (\(format.rawValue.uppercased()): \(reason))" : "") : nil
-                    progress.finished(bytesIn: bytes.count, bytesOut: encoded.count, line: line)
+                    progress.finished(bytesIn: bytes.count, bytesOut: encoded.count, line: verbose ? "\(task.input) -> \(output)" : nil)
                 } catch {
                     progress.failed("jpng: \(oneLine(String(describing: error)))")
                 }
             }
         }
         progress.finish()
-        if progress.failures > 0 { throw ExitCode.failure }
+        if progress.failures > 0 || progress.unreadable > 0 { throw ExitCode.failure }
     }
 
     struct Task: Sendable {
@@ -130,8 +143,6 @@ struct Convert: ParsableCommand {
         /// Output path without extension.
         var outputBase: String
     }
-
-    static let readableExtensions: Set<String> = ["png", "jpg", "jpeg", "jpe", "gif", "webp", "jpng"]
 
     private func collectTasks() throws -> [Task] {
         var tasks: [Task] = []
@@ -149,7 +160,8 @@ struct Convert: ParsableCommand {
                 } else {
                     files = try fm.contentsOfDirectory(atPath: root.path)
                 }
-                for relative in files.sorted() where Self.readableExtensions.contains(fileExtension(relative)) {
+                // Every file but hidden ones: one the tool cannot read is counted as skipped.
+                for relative in files.sorted() where !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
                     let path = root.appendingPathComponent(relative).path
                     guard isDirectory(path) == false else { continue }
                     tasks.append(Task(input: path, outputBase: outputBase(for: path, relative: relative)))
@@ -165,127 +177,6 @@ struct Convert: ParsableCommand {
         let stem = URL(fileURLWithPath: relative).deletingPathExtension().relativePath
         if let outDir { return URL(fileURLWithPath: outDir).appendingPathComponent(stem).path }
         return URL(fileURLWithPath: path).deletingPathExtension().path
-    }
-}
-
-/// The `--to auto` choice, with the reason shown to the user.
-/// Whether the file is an animation of more than one frame (a GIF or APNG); a file that cannot be
-/// read says no here and fails when it is decoded.
-func isAnimation(_ bytes: [UInt8]) -> Bool {
-    guard let animation = try? ImageSource.animation(bytes) else { return false }
-    return animation.frameInfo.count > 1
-}
-
-func chooseFormat(for image: Image) -> (OutputFormat, String) {
-    let rgba = image.converted(to: .rgba8)
-    var colours = Set<UInt32>()
-    var flatPairs = 0
-    rgba.pixels.withUnsafeBytes { raw in
-        let p = raw.bindMemory(to: UInt32.self)
-        for i in 0 ..< p.count {
-            if colours.count <= 256 { colours.insert(p[i]) }
-            if i % rgba.width != 0 && p[i] == p[i - 1] { flatPairs += 1 }
-        }
-    }
-    let pairs = max(1, rgba.height * (rgba.width - 1))
-    if colours.count <= 256 { return (.png, "\(colours.count) colours: PNG is exact and smaller") }
-    if flatPairs * 2 > pairs { return (.png, "large flat areas: PNG keeps sharp edges") }
-    if JPNGEncoder.hasTransparency(image) { return (.jpng, "photograph with transparency") }
-    return (.jpeg, "opaque photograph")
-}
-
-/// Hands out task indices to the workers.
-final class WorkQueue: @unchecked Sendable {
-    private let lock = Lock()
-    private var nextIndex = 0
-    private let count: Int
-    init(count: Int) { self.count = count }
-    func next() -> Int? {
-        lock.lock(); defer { lock.unlock() }
-        guard nextIndex < count else { return nil }
-        nextIndex += 1
-        return nextIndex - 1
-    }
-}
-
-/// Counts, the progress bar (stderr, on a terminal) and the summary line.
-final class ConversionProgress: @unchecked Sendable {
-    private let lock = Lock()
-    private let total: Int
-    private let showBar: Bool
-    private var done = 0
-    private(set) var failures = 0
-    private var skips = 0
-    private var bytesIn = 0, bytesOut = 0
-    private var lastDraw = ContinuousClock.now
-    private let clock = ContinuousClock()
-
-    init(total: Int, showBar: Bool) {
-        self.total = total
-        self.showBar = showBar
-    }
-
-    func finished(bytesIn: Int, bytesOut: Int, line: String?) {
-        lock.lock(); defer { lock.unlock() }
-        done += 1
-        self.bytesIn += bytesIn
-        self.bytesOut += bytesOut
-        if let line { emit(line, toStderr: false) }
-        draw(force: false)
-    }
-
-    /// A notice about one file, printed above the bar.
-    func note(_ message: String) {
-        lock.lock(); defer { lock.unlock() }
-        emit(message, toStderr: true)
-    }
-
-    /// An input whose output was already there (`--skip-existing`).
-    func skipped() {
-        lock.lock(); defer { lock.unlock() }
-        done += 1
-        skips += 1
-        draw(force: false)
-    }
-
-    func failed(_ message: String) {
-        lock.lock(); defer { lock.unlock() }
-        done += 1
-        failures += 1
-        emit(message, toStderr: true)
-        draw(force: false)
-    }
-
-    func finish() {
-        lock.lock(); defer { lock.unlock() }
-        draw(force: true)
-        if showBar { Console.error("\n") }
-        let failed = failures > 0 ? ", \(failures) failed" : ""
-        let skippedText = skips > 0 ? ", \(skips) skipped (output already there)" : ""
-        print("converted \(done - failures - skips) of \(total) files\(failed)\(skippedText); \(format(bytesIn)) in, \(format(bytesOut)) out")
-    }
-
-    private func emit(_ line: String, toStderr: Bool) {
-        if showBar { Console.error("\r\u{1B}[K") }
-        if toStderr { Console.error(line + "\n") } else { Console.output(line + "\n") }
-        draw(force: true)
-    }
-
-    private func draw(force: Bool) {
-        guard showBar else { return }
-        let now = clock.now
-        guard force || now - lastDraw > .milliseconds(50) || done == total else { return }
-        lastDraw = now
-        let bar = progressBar(done: done, total: total)
-        let failed = failures > 0 ? ", \(failures) failed" : ""
-        let text = "\r\u{1B}[K\(bar) \(done)/\(total) files, \(format(bytesIn)) -> \(format(bytesOut))\(failed)"
-        Console.error(text)
-    }
-
-    private func format(_ bytes: Int) -> String {
-        if bytes >= 1 << 20 { return fixed(Double(bytes) / 1_048_576, 1) + " MB" }
-        if bytes >= 1 << 10 { return fixed(Double(bytes) / 1024, 1) + " KB" }
-        return "\(bytes) B"
     }
 }
 

@@ -42,6 +42,12 @@ public struct GIFAnimationEncoder: Sendable {
     private var globalPalette: [RGBAColor]?
     /// Frames written (identical ones merged).
     public private(set) var framesWritten = 0
+    /// Whether every frame written so far shows exactly as it was given: 8-bit samples, alpha 0
+    /// or 255 (the colour of a fully transparent pixel aside), every changed pixel in its
+    /// palette. A frame of at most `maxColors - 1` colours, or `maxColors` counting the
+    /// transparent one, always is (the quantizer's exact path). The last frame counts once
+    /// ``finish()`` has written it.
+    public private(set) var isExact = true
     private var finished = false
 
     public init(width: Int, height: Int, options: GIFEncodingOptions = .init()) throws(GIFEncodingError) {
@@ -65,6 +71,7 @@ public struct GIFAnimationEncoder: Sendable {
             throw .invalidParameter("frame of \(frame.width)x\(frame.height) on a \(width)x\(height) canvas")
         }
         let words = GIFEncoder.binarized(frame, threshold: options.alphaThreshold)
+        if isExact && !GIFEncoder.isExactlyRepresented(frame, by: words) { isExact = false }
         let delay = max(0, delayMilliseconds)
         guard let previous = pending else {
             pending = words
@@ -176,6 +183,7 @@ public struct GIFAnimationEncoder: Sendable {
                 let k = Int(chosen[y * rw + x])
                 let i = (rect.y0 + y) * width + rect.x0 + x
                 if k != transparent { shown[i] = table[k] }
+                if shown[i] != frame[i] { isExact = false }
                 if disposal == 2 { shown[i] = 0 }
             }
         }
@@ -198,8 +206,15 @@ public struct GIFAnimationEncoder: Sendable {
     }
 
     private func ownPalette(_ words: [UInt32], _ w: Int, _ h: Int, _ mask: [UInt8]) -> QuantizedImage {
-        var q = GIFEncoder.quantize(words, width: w, height: h, mask: mask,
-                                    options: options.quantization(colors: max(2, options.maxColors - 1)))
+        // A transparent pixel among those drawn is one of the quantizer's colours and takes the
+        // transparent entry itself; otherwise one entry is kept back for it.
+        var anyTransparent = false
+        for p in words.indices where mask[p] != 0 && words[p] == 0 {
+            anyTransparent = true
+            break
+        }
+        let colors = anyTransparent ? options.maxColors : max(2, options.maxColors - 1)
+        var q = GIFEncoder.quantize(words, width: w, height: h, mask: mask, options: options.quantization(colors: colors))
         if !q.palette.contains(where: { $0.a == 0 }) { q.palette.append(RGBAColor(r: 0, g: 0, b: 0, a: 0)) }
         return q
     }
