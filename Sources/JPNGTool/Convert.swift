@@ -17,11 +17,19 @@ struct Convert: ParsableCommand {
         commandName: "convert",
         abstract: "Convert many images (files and folders) in parallel.",
         discussion: """
-        --to auto picks per image: PNG for images with few colours or large flat areas (where JPEG \
-        would be both larger and worse), JPNG for photographs with real transparency, JPEG for \
-        opaque photographs, APNG for animations (every frame kept); it says what it chose. A failure \
-        in one file does not stop the others; the exit status is non-zero if any failed. A progress \
-        bar shows on a terminal. Folders are read for .png, .jpg/.jpeg/.jpe, .gif, .webp and .jpng files.
+        --to auto picks per image and never writes a file larger than its input: PNG for images with \
+        few colours or large flat areas (where JPEG would be both larger and worse), JPNG for \
+        photographs with real transparency, JPEG for opaque photographs (a JPEG source keeps its JPEG \
+        data: copied as it is, or with --metadata color|none only its marker segments rewritten, never \
+        encoded again), and for an animation the smaller of APNG and GIF, the GIF only when it shows \
+        every frame exactly (so from a GIF source both are lossless); a still image is never encoded as \
+        GIF. An output that would not be smaller than its input is not written: the input is kept as \
+        it is, copied with its own name under --out-dir, or left in place without it, and its line \
+        says so. Every line says what auto chose and why. Folders are read for every file but hidden \
+        ones, recognised by content: a file the tool cannot read (a text file, a TIFF) is skipped with \
+        its reason on stderr, counted and named in the summary, and makes the exit status non-zero, as \
+        a failure does. A failure in one file does not stop the others; the exit status is non-zero if \
+        any failed or was skipped as unreadable. A progress bar shows on a terminal.
 
         Examples:
           jpng convert photos/ --to jpeg --out-dir small/ --quality 80 --recursive
@@ -32,7 +40,7 @@ struct Convert: ParsableCommand {
     @Argument(help: "Files and folders to convert.")
     var inputs: [String]
 
-    @Option(help: "Output format: png, apng, gif, jpeg, jpng, pam or auto (an animation stays animated, as APNG; auto never picks GIF). With --to png, --colors N writes a palette PNG (PNG8).")
+    @Option(help: "Output format: png, apng, gif, jpeg, jpng, pam or auto (per image, never larger than the input: an animation becomes the smaller of APNG and GIF, both lossless; a still image is never encoded as GIF, a JPEG keeps its JPEG data). With --to png, --colors N writes a palette PNG (PNG8).")
     var to: String
 
     @Option(help: "Folder for the outputs (default: beside each input).")
@@ -52,7 +60,7 @@ struct Convert: ParsableCommand {
     @Flag(help: "Overwrite existing outputs.")
     var force = false
 
-    @Flag(help: "Skip inputs whose output already exists (with --to auto: a .png, .jpg or .jpng of that name), so that an interrupted batch can be run again as it is.")
+    @Flag(help: "Skip inputs whose output already exists (with --to auto: a .png, .jpg, .jpng or .gif of that name, or under --out-dir the input's own name, where auto keeps a file it cannot shrink), so that an interrupted batch can be run again as it is.")
     var skipExisting = false
 
     @Flag(help: "Print a line per converted file (--to auto always does).")

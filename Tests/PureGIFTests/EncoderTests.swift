@@ -91,6 +91,39 @@ private func decodeAll(_ gif: [UInt8]) throws -> [Image] {
         #expect(animation.frames.map(\.delayCentiseconds) == [4, 8, 5, 4])
     }
 
+    /// 255 opaque colours and transparent pixels in one frame: 256 colours, the transparent
+    /// one among them, fit one palette exactly; 256 opaque ones do not, and `isExact` says so.
+    @Test func fullPaletteWithTransparencyIsExact() throws {
+        func frame(opaque: Int, hole: Bool) -> Image {
+            var image = Image(width: 32, height: 16, format: .rgba8)
+            for p in 0 ..< 512 {
+                let k = p % 256
+                let c: [UInt8] = hole && k >= opaque ? [0, 0, 0, 0] : [UInt8(k), UInt8(255 - k), UInt8(k / 3), 255]
+                image.pixels.replaceSubrange(p * 4 ..< p * 4 + 4, with: c)
+            }
+            return image
+        }
+        let exact = [frame(opaque: 255, hole: true), frame(opaque: 200, hole: true), frame(opaque: 255, hole: true)]
+        var encoder = try GIFAnimationEncoder(width: 32, height: 16, options: GIFEncodingOptions(dithering: .none))
+        var gif: [UInt8] = []
+        for f in exact { gif += try encoder.add(f, delayMilliseconds: 50) }
+        gif += try encoder.finish()
+        #expect(encoder.isExact)
+        let frames = try decodeAll(gif)
+        #expect(frames.count == 3)
+        for k in 0 ..< 3 { #expect(frames[k].pixels == exact[k].pixels, "frame \(k)") }
+
+        var full = try GIFAnimationEncoder(width: 32, height: 16, options: GIFEncodingOptions(dithering: .none))
+        _ = try full.add(frame(opaque: 256, hole: false), delayMilliseconds: 50)
+        _ = try full.finish()
+        #expect(!full.isExact)
+        var soft = try GIFAnimationEncoder(width: 32, height: 16)
+        var translucent = frame(opaque: 8, hole: false)
+        translucent.pixels[3] = 128
+        _ = try soft.add(translucent, delayMilliseconds: 50)
+        #expect(!soft.isExact, "alpha 128 is not kept")
+    }
+
     @Test func framesAreTrimmedToTheirChanges() throws {
         let source = (0 ..< 3).map { scene($0, colours: true) }
         var encoder = try GIFAnimationEncoder(width: 48, height: 32, options: GIFEncodingOptions(dithering: .none))
