@@ -16,7 +16,9 @@ import PureImage
 ///   segments are rewritten (``JPEGSegments``); nothing is decoded and encoded again.
 /// - An output not smaller than its input is not written: the input is kept as it is, copied
 ///   with its own extension to the output folder, or left where it is when the outputs go
-///   beside the inputs.
+///   beside the inputs. Only when `--profile srgb` or `--metadata` asks for a change the input
+///   needs (an ICC profile to convert, metadata to drop) is the larger output written, its line
+///   saying why.
 struct AutoConversion {
     var settings: EncodeSettings
     var request: DecodeRequest
@@ -51,17 +53,21 @@ struct AutoConversion {
             }
             encoded = try encodeImage(image, as: format, settings: settings, notice: note)
         }
+        let label = format == .apng ? "APNG" : format.rawValue.uppercased()
+        var why = reason
         if encoded.count >= bytes.count {
-            let what = format == .apng ? "APNG" : format.rawValue.uppercased()
-            return try keep(bytes, task: task, inputSize: bytes.count, rewritten: false,
-                            why: "\(what) would be \(byteSize(encoded.count)), not smaller than its \(byteSize(bytes.count))")
+            let larger = "\(label) would be \(byteSize(encoded.count)), not smaller than its \(byteSize(bytes.count))"
+            if let refusal = keepingRefused(bytes) {
+                why += "; larger than the input, written as \(refusal)"
+            } else {
+                return try keep(bytes, task: task, inputSize: bytes.count, rewritten: false, why: larger)
+            }
         }
         let output = task.outputBase + "." + format.fileExtension
         if output == task.input { throw CLIError("\(task.input): the output would overwrite the input (use --out-dir)") }
         if !force && fileExists(output) { throw CLIError("\(output): already exists (use --force to overwrite)") }
         try writeOutput(encoded, to: output)
-        let label = format == .apng ? "APNG" : format.rawValue.uppercased()
-        return Result(bytesOut: encoded.count, line: "\(task.input) -> \(output) (\(label): \(reason))", kept: false)
+        return Result(bytesOut: encoded.count, line: "\(task.input) -> \(output) (\(label): \(why))", kept: false)
     }
 
     /// Writes `bytes` (the input's, or its JPEG with rewritten segments) under the input's own
@@ -77,6 +83,17 @@ struct AutoConversion {
         if !force && fileExists(output) { throw CLIError("\(output): already exists (use --force to overwrite)") }
         try writeOutput(bytes, to: output)
         return Result(bytesOut: bytes.count, line: "\(task.input) -> \(output): \(keptWord), copied (\(why))", kept: true)
+    }
+
+    /// Why the input cannot be kept as it is (nil when it can): `--profile srgb` asks for the
+    /// pixels of a file with an ICC profile to be converted, or `--metadata` drops metadata the
+    /// file holds. (A JPEG's segments are rewritten instead; this is for the other formats.)
+    private func keepingRefused(_ bytes: [UInt8]) -> String? {
+        guard request.colorSpace != nil || metadata != .all else { return nil }
+        guard let found = (try? ImageSource.describe(bytes))?.metadata else { return nil }
+        if request.colorSpace != nil && found.iccProfile != nil { return "--profile srgb converts its ICC profile" }
+        if found.kept(metadata) != found { return "--metadata \(metadata.rawValue) drops metadata it holds" }
+        return nil
     }
 
     /// Whether a JPEG source keeps its entropy-coded data when JPEG is chosen: a JPEG (not a

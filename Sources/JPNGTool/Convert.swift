@@ -25,7 +25,8 @@ struct Convert: ParsableCommand {
         every frame exactly (so from a GIF source both are lossless); a still image is never encoded as \
         GIF. An output that would not be smaller than its input is not written: the input is kept as \
         it is, copied with its own name under --out-dir, or left in place without it, and its line \
-        says so. Every line says what auto chose and why. Folders are read for every file but hidden \
+        says so (unless --profile srgb or --metadata asks for a change that file needs: then the \
+        output is written and its line says it is larger). Every line says what auto chose and why. Folders are read for every file but hidden \
         ones, recognised by content: a file the tool cannot read (a text file, a TIFF) is skipped with \
         its reason on stderr, counted and named in the summary, and makes the exit status non-zero, as \
         a failure does. A failure in one file does not stop the others; the exit status is non-zero if \
