@@ -92,31 +92,33 @@ private func decodeAll(_ gif: [UInt8]) throws -> [Image] {
     }
 
     /// 255 opaque colours and transparent pixels in one frame: 256 colours, the transparent
-    /// one among them, fit one palette exactly; 256 opaque ones do not, and `isExact` says so.
-    @Test func fullPaletteWithTransparencyIsExact() throws {
-        func frame(opaque: Int, hole: Bool) -> Image {
+    /// one among them, fit one palette exactly; so do 256 opaque ones in a frame that needs no
+    /// transparent entry. 257 colours, or alpha 128, do not, and `isExact` says so.
+    @Test func fullPalettesAreExact() throws {
+        func frame(opaque: Int, hole: Bool, modulo: Int = 256) -> Image {
             var image = Image(width: 32, height: 16, format: .rgba8)
             for p in 0 ..< 512 {
-                let k = p % 256
-                let c: [UInt8] = hole && k >= opaque ? [0, 0, 0, 0] : [UInt8(k), UInt8(255 - k), UInt8(k / 3), 255]
+                let k = p % modulo
+                let c: [UInt8] = hole && k >= opaque ? [0, 0, 0, 0] : [UInt8(k % 256), UInt8(255 - k % 256), UInt8(k / 3), 255]
                 image.pixels.replaceSubrange(p * 4 ..< p * 4 + 4, with: c)
             }
             return image
         }
-        let exact = [frame(opaque: 255, hole: true), frame(opaque: 200, hole: true), frame(opaque: 255, hole: true)]
-        var encoder = try GIFAnimationEncoder(width: 32, height: 16, options: GIFEncodingOptions(dithering: .none))
-        var gif: [UInt8] = []
-        for f in exact { gif += try encoder.add(f, delayMilliseconds: 50) }
-        gif += try encoder.finish()
-        #expect(encoder.isExact)
-        let frames = try decodeAll(gif)
-        #expect(frames.count == 3)
-        for k in 0 ..< 3 { #expect(frames[k].pixels == exact[k].pixels, "frame \(k)") }
-
-        var full = try GIFAnimationEncoder(width: 32, height: 16, options: GIFEncodingOptions(dithering: .none))
-        _ = try full.add(frame(opaque: 256, hole: false), delayMilliseconds: 50)
-        _ = try full.finish()
-        #expect(!full.isExact)
+        for source in [[frame(opaque: 255, hole: true), frame(opaque: 200, hole: true), frame(opaque: 255, hole: true)],
+                       [frame(opaque: 256, hole: false), frame(opaque: 255, hole: true), frame(opaque: 256, hole: false)]] {
+            var encoder = try GIFAnimationEncoder(width: 32, height: 16, options: GIFEncodingOptions(dithering: .none))
+            var gif: [UInt8] = []
+            for f in source { gif += try encoder.add(f, delayMilliseconds: 50) }
+            gif += try encoder.finish()
+            #expect(encoder.isExact)
+            let frames = try decodeAll(gif)
+            #expect(frames.count == 3)
+            for k in 0 ..< min(3, frames.count) { #expect(frames[k].pixels == source[k].pixels, "frame \(k)") }
+        }
+        var many = try GIFAnimationEncoder(width: 32, height: 16, options: GIFEncodingOptions(dithering: .none))
+        _ = try many.add(frame(opaque: 257, hole: false, modulo: 257), delayMilliseconds: 50)
+        _ = try many.finish()
+        #expect(!many.isExact)
         var soft = try GIFAnimationEncoder(width: 32, height: 16)
         var translucent = frame(opaque: 8, hole: false)
         translucent.pixels[3] = 128
