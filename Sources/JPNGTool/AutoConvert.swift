@@ -40,7 +40,8 @@ struct AutoConversion {
         let format: OutputFormat
         let reason: String
         if isAnimation(bytes) {
-            (format, encoded, reason) = try smallerAnimation(bytes, name: name)
+            // Beside a GIF input, a GIF output would be the input itself: APNG only.
+            (format, encoded, reason) = try smallerAnimation(bytes, name: name, gif: task.outputBase + ".gif" != task.input)
         } else {
             let image = try decodeImage(bytes, name: name, request: request).keeping(metadata)
             (format, reason) = chooseFormat(for: image)
@@ -111,9 +112,11 @@ struct AutoConversion {
         }
     }
 
-    /// The smaller of the APNG and the exact GIF of an animation.
-    private func smallerAnimation(_ bytes: [UInt8], name: String) throws -> (OutputFormat, [UInt8], String) {
+    /// The smaller of the APNG and the exact GIF of an animation (APNG only when `allowed` is
+    /// false).
+    private func smallerAnimation(_ bytes: [UInt8], name: String, gif allowed: Bool) throws -> (OutputFormat, [UInt8], String) {
         let apng = try encodeAnimation(bytes, name: name, settings: settings)
+        guard allowed else { return (.apng, apng, "animation: APNG keeps every frame (a GIF would overwrite the input)") }
         guard let gif = exactGIF(bytes) else {
             return (.apng, apng, "animation: APNG keeps every frame (a GIF could not show every frame exactly)")
         }

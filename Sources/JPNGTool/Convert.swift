@@ -22,8 +22,8 @@ struct Convert: ParsableCommand {
         photographs with real transparency, JPEG for opaque photographs (a JPEG source keeps its JPEG \
         data: copied as it is, or with --metadata color|none only its marker segments rewritten, never \
         encoded again), and for an animation the smaller of APNG and GIF, the GIF only when it shows \
-        every frame exactly (so from a GIF source both are lossless); a still image is never encoded as \
-        GIF. An output that would not be smaller than its input is not written: the input is kept as \
+        every frame exactly (so from a GIF source both are lossless; beside a GIF input, APNG only, as \
+        a GIF would replace the input); a still image is never encoded as GIF. An output that would not be smaller than its input is not written: the input is kept as \
         it is, copied with its own name under --out-dir, or left in place without it, and its line \
         says so (unless --profile srgb or --metadata asks for a change that file needs: then the \
         output is written and its line says it is larger). Every line says what auto chose and why. Folders are read for every file but hidden \
@@ -41,7 +41,7 @@ struct Convert: ParsableCommand {
     @Argument(help: "Files and folders to convert.")
     var inputs: [String]
 
-    @Option(help: "Output format: png, apng, gif, jpeg, jpng, pam or auto (per image, never larger than the input: an animation becomes the smaller of APNG and GIF, both lossless; a still image is never encoded as GIF, a JPEG keeps its JPEG data). With --to png, --colors N writes a palette PNG (PNG8).")
+    @Option(help: "Output format: png, apng, gif, jpeg, jpng, pam or auto (per image, never larger than the input: an animation becomes the smaller of APNG and a GIF that shows every frame exactly, as one from a GIF always does; a still image is never encoded as GIF; a JPEG keeps its JPEG data). With --to png, --colors N writes a palette PNG (PNG8).")
     var to: String
 
     @Option(help: "Folder for the outputs (default: beside each input).")
@@ -67,7 +67,7 @@ struct Convert: ParsableCommand {
     @Flag(help: "Print a line per converted file (--to auto always does).")
     var verbose = false
 
-    @Option(help: "Metadata the outputs keep: all (the default), color (ICC profile and colour chunks; no EXIF, so no GPS position) or none. With --to auto a JPEG kept as JPEG has only its marker segments rewritten.")
+    @Option(help: "Metadata the outputs keep: all, color (ICC profile and colour chunks; no EXIF, so no GPS position) or none. With --to auto a JPEG kept as JPEG has only its marker segments rewritten.")
     var metadata: MetadataPolicy = .all
 
     @Option(help: "srgb: convert the pixels to sRGB through the ICC profile and write none. By default an RGB or gray profile stays with its pixels (a CMYK image written as RGB is always converted through its profile).")

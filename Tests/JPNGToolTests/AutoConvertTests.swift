@@ -154,6 +154,14 @@ import Testing
             #expect(try Self.frames(reencoded).map(Self.canonical) == expected, "\(name): GIF candidate")
         }
         #expect(outcomes == ["kept", "gif", "apng"], "each outcome met once: \(outcomes)")
+
+        // Beside its input a GIF output would replace it: the smaller GIF gives way to APNG.
+        let beside = try FormatCommandTests.write(try TestVectors.bytes("gif/pillow_anim.gif"), "pillow_anim.gif", in: made)
+        let r = try CLI.run(["convert", beside, "--to", "auto"])
+        #expect(r.status == 0 && r.stdoutText.contains("a GIF would overwrite the input"), "\(r.stdoutText) \(r.stderr)")
+        #expect(try Self.read(beside) == (try TestVectors.bytes("gif/pillow_anim.gif")))
+        let apng = try Self.read(made.appendingPathComponent("pillow_anim.png").path)
+        #expect(try Self.frames(apng).map(Self.canonical) == (try Self.frames(try TestVectors.bytes("gif/pillow_anim.gif")).map(Self.canonical)))
     }
 
     @Test func batchNamesWhatItSkips() throws {
