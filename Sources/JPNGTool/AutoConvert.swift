@@ -39,14 +39,16 @@ struct AutoConversion {
         let encoded: [UInt8]
         let format: OutputFormat
         let reason: String
+        var orientation = Orientation.up
         if isAnimation(bytes) {
             // Beside a GIF input, a GIF output would be the input itself: APNG only.
             (format, encoded, reason) = try smallerAnimation(bytes, name: name, gif: task.outputBase + ".gif" != task.input)
         } else {
             let image = try decodeImage(bytes, name: name, request: request).keeping(metadata)
             (format, reason) = chooseFormat(for: image)
+            orientation = image.metadata.orientation
             if format == .jpeg, keepsJPEGData(bytes) {
-                let rewritten = try rewriteSegments(bytes, name: name, orientation: image.metadata.orientation)
+                let rewritten = try rewriteSegments(bytes, name: name, orientation: orientation)
                 let how = rewritten == bytes ? "its JPEG data kept, not encoded again"
                     : "its JPEG data kept, the metadata segments rewritten for --metadata \(metadata.rawValue)"
                 return try keep(rewritten, task: task, inputSize: bytes.count, rewritten: rewritten != bytes,
@@ -58,6 +60,12 @@ struct AutoConversion {
         var why = reason
         if encoded.count >= bytes.count {
             let larger = "\(label) would be \(byteSize(encoded.count)), not smaller than its \(byteSize(bytes.count))"
+            if keepsJPEGData(bytes) {
+                // A JPEG kept follows --metadata through its marker segments.
+                let rewritten = try rewriteSegments(bytes, name: name, orientation: orientation)
+                let how = rewritten == bytes ? "" : "; the metadata segments rewritten for --metadata \(metadata.rawValue)"
+                return try keep(rewritten, task: task, inputSize: bytes.count, rewritten: rewritten != bytes, why: larger + how)
+            }
             if let refusal = keepingRefused(bytes) {
                 why += "; larger than the input, written as \(refusal)"
             } else {

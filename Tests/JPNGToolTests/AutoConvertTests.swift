@@ -40,6 +40,7 @@ import Testing
         let written = try Self.read(out + "/photo.jpg")
         let identical = written == source
         #expect(identical, "the default metadata policy keeps every byte (\(written.count) and \(source.count) bytes)")
+        #expect(written.count <= source.count)
         #expect(r.stdoutText.contains("JPEG data kept, not encoded again"), "\(r.stdoutText)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["photo.jpg"])
 
@@ -82,7 +83,24 @@ import Testing
 
         let inPlace = try CLI.run(["convert", input, "--to", "auto"])
         #expect(inPlace.status == 0 && inPlace.stdoutText.contains("soft.jpng: kept as it is, left in place"), "\(inPlace.stdoutText)")
-        #expect(try Self.read(input) == source)
+        let unchanged = try Self.read(input) == source
+        #expect(unchanged)
+
+        // A JPEG auto would write as a larger PNG stays JPEG; --metadata none still applies, to
+        // its marker segments (the ICC profile and EXIF go, the scan data stays).
+        let photo = TestVectors.url("color-photos/photo-adobergb.jpg").path
+        let original = try Self.read(photo)
+        let bare = dir.appendingPathComponent("bare").path
+        let none = try CLI.run(["convert", photo, "--to", "auto", "--out-dir", bare, "--metadata", "none"])
+        #expect(none.status == 0, "\(none.stderr)")
+        #expect(none.stdoutText.contains("PNG would be") && none.stdoutText.contains("metadata segments rewritten"), "\(none.stdoutText)")
+        let stripped = try Self.read(bare + "/photo-adobergb.jpg")
+        #expect(stripped.count < original.count)
+        let facts = try ImageSource.describe(stripped).metadata
+        #expect(facts.iccProfile == nil && facts.exif == nil)
+        #expect(try ImageSource.describe(original).metadata.iccProfile != nil)
+        let samePixels = try JPEGDecoder.decode(stripped).pixels == (try JPEGDecoder.decode(original)).pixels
+        #expect(samePixels)
     }
 
     /// A GIF whose frames are 255-colour horizontal gradients: LZW codes them poorly, PNG's

@@ -196,7 +196,7 @@ public struct GIFAnimationEncoder: Sendable {
 
     /// The palette for a frame's rectangle, its indices (0 outside the mask) and whether the
     /// palette is local. A palette has a fully transparent entry, unless it holds exactly the
-    /// frame's N opaque colours and the frame needs none (see ``usable(_:_:_:_:)``).
+    /// frame's N opaque colours and the frame needs none (see `usable`).
     private mutating func choosePalette(_ words: [UInt32], _ w: Int, _ h: Int,
                                         _ mask: [UInt8], _ shown: [UInt32]) -> ([RGBAColor], [UInt8], Bool) {
         guard let global = globalPalette else {

@@ -137,7 +137,7 @@ public enum GIFEncoder {
         return words
     }
 
-    /// Whether `words` (from ``binarized(_:threshold:)``) hold `image` exactly: 8-bit
+    /// Whether `words` (from `binarized(_:threshold:)`) hold `image` exactly: 8-bit
     /// samples, alpha 0 or 255, the colour of a fully transparent pixel aside.
     static func isExactlyRepresented(_ image: Image, by words: [UInt32]) -> Bool {
         if image.format.is16Bit || image.isPremultiplied { return false }
