@@ -34,6 +34,22 @@ func readInput(_ path: String) throws -> [UInt8] {
     return bytes
 }
 
+/// The first `count` bytes of a file (fewer when it is shorter; none when it cannot be read).
+func readPrefix(_ path: String, count: Int) -> [UInt8] {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return [] }
+    defer { _ = close(fd) }
+    var bytes = [UInt8](repeating: 0, count: count)
+    var done = 0
+    while done < count {
+        let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, count - done) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { break }
+        done += n
+    }
+    return Array(bytes[0 ..< done])
+}
+
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder, renamed over the
 /// target only once complete, so an error never leaves a half-written file. "-" is stdout.
 func writeOutput(_ bytes: [UInt8], to path: String, force: Bool = true) throws {

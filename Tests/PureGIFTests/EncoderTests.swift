@@ -91,6 +91,41 @@ private func decodeAll(_ gif: [UInt8]) throws -> [Image] {
         #expect(animation.frames.map(\.delayCentiseconds) == [4, 8, 5, 4])
     }
 
+    /// 255 opaque colours and transparent pixels in one frame: 256 colours, the transparent
+    /// one among them, fit one palette exactly; so do 256 opaque ones in a frame that needs no
+    /// transparent entry. 257 colours, or alpha 128, do not, and `isExact` says so.
+    @Test func fullPalettesAreExact() throws {
+        func frame(opaque: Int, hole: Bool, modulo: Int = 256) -> Image {
+            var image = Image(width: 32, height: 16, format: .rgba8)
+            for p in 0 ..< 512 {
+                let k = p % modulo
+                let c: [UInt8] = hole && k >= opaque ? [0, 0, 0, 0] : [UInt8(k % 256), UInt8(255 - k % 256), UInt8(k / 3), 255]
+                image.pixels.replaceSubrange(p * 4 ..< p * 4 + 4, with: c)
+            }
+            return image
+        }
+        for source in [[frame(opaque: 255, hole: true), frame(opaque: 200, hole: true), frame(opaque: 255, hole: true)],
+                       [frame(opaque: 256, hole: false), frame(opaque: 255, hole: true), frame(opaque: 256, hole: false)]] {
+            var encoder = try GIFAnimationEncoder(width: 32, height: 16, options: GIFEncodingOptions(dithering: .none))
+            var gif: [UInt8] = []
+            for f in source { gif += try encoder.add(f, delayMilliseconds: 50) }
+            gif += try encoder.finish()
+            #expect(encoder.isExact)
+            let frames = try decodeAll(gif)
+            #expect(frames.count == 3)
+            for k in 0 ..< min(3, frames.count) { #expect(frames[k].pixels == source[k].pixels, "frame \(k)") }
+        }
+        var many = try GIFAnimationEncoder(width: 32, height: 16, options: GIFEncodingOptions(dithering: .none))
+        _ = try many.add(frame(opaque: 257, hole: false, modulo: 257), delayMilliseconds: 50)
+        _ = try many.finish()
+        #expect(!many.isExact)
+        var soft = try GIFAnimationEncoder(width: 32, height: 16)
+        var translucent = frame(opaque: 8, hole: false)
+        translucent.pixels[3] = 128
+        _ = try soft.add(translucent, delayMilliseconds: 50)
+        #expect(!soft.isExact, "alpha 128 is not kept")
+    }
+
     @Test func framesAreTrimmedToTheirChanges() throws {
         let source = (0 ..< 3).map { scene($0, colours: true) }
         var encoder = try GIFAnimationEncoder(width: 48, height: 32, options: GIFEncodingOptions(dithering: .none))

@@ -11,7 +11,8 @@ import PureQuant
 /// - pixels inside it that did not change are written as the transparent index or as their
 ///   shown colour, whichever LZW-codes smaller;
 /// - every palette holds `maxColors - 1` colours and a transparent entry (two colours and the
-///   transparent entry when `maxColors` is 2);
+///   transparent entry when `maxColors` is 2), or exactly a frame's `maxColors` opaque colours
+///   when the frame needs no transparent entry;
 /// - the first frame's palette is the global colour table; a later frame whose changed pixels
 ///   the global palette serves clearly worse than a palette of their own (mean error over 1.5
 ///   times) gets a local table;
@@ -42,6 +43,13 @@ public struct GIFAnimationEncoder: Sendable {
     private var globalPalette: [RGBAColor]?
     /// Frames written (identical ones merged).
     public private(set) var framesWritten = 0
+    /// Whether every frame written so far shows exactly as it was given: 8-bit samples, alpha 0
+    /// or 255 (the colour of a fully transparent pixel aside), every changed pixel in its
+    /// palette. A frame of at most `maxColors - 1` colours, or `maxColors` counting the
+    /// transparent one, always is (the quantizer's exact path); so is one of `maxColors` opaque
+    /// colours that needs no transparent entry. The last frame counts once
+    /// ``finish()`` has written it.
+    public private(set) var isExact = true
     private var finished = false
 
     public init(width: Int, height: Int, options: GIFEncodingOptions = .init()) throws(GIFEncodingError) {
@@ -65,6 +73,7 @@ public struct GIFAnimationEncoder: Sendable {
             throw .invalidParameter("frame of \(frame.width)x\(frame.height) on a \(width)x\(height) canvas")
         }
         let words = GIFEncoder.binarized(frame, threshold: options.alphaThreshold)
+        if isExact && !GIFEncoder.isExactlyRepresented(frame, by: words) { isExact = false }
         let delay = max(0, delayMilliseconds)
         guard let previous = pending else {
             pending = words
@@ -136,8 +145,10 @@ public struct GIFAnimationEncoder: Sendable {
                 rectShown[y * rw + x] = shown[i]
             }
         }
-        let (palette, indices, local) = choosePalette(words, rw, rh, rectMask)
-        let transparent = palette.firstIndex { $0.a == 0 } ?? 0
+        let (palette, indices, local) = choosePalette(words, rw, rh, rectMask, rectShown)
+        // A palette of N opaque colours has no transparent entry (`usable` made sure the frame
+        // needs none): its unchanged pixels are drawn in their shown colour.
+        let transparent = palette.firstIndex { $0.a == 0 }
         // Unchanged pixels: transparent (A) or their shown colour where the palette has it (B).
         var a = indices, b = indices
         var exact: [UInt32: UInt8] = [:]
@@ -146,14 +157,15 @@ public struct GIFAnimationEncoder: Sendable {
         }
         var anyB = false
         for p in 0 ..< rw * rh where rectMask[p] == 0 {
-            a[p] = UInt8(transparent)
-            if let k = exact[rectShown[p]] { b[p] = k; anyB = true } else { b[p] = UInt8(transparent) }
+            a[p] = UInt8(transparent ?? 0)
+            if let k = exact[rectShown[p]] { b[p] = k; anyB = true } else { b[p] = UInt8(transparent ?? 0) }
         }
+        if transparent == nil { a = b }
         let codeSize = LZWEncoder.minimumCodeSize(forTableEntries: palette.count)
         var dataA: [UInt8] = []
         a.withUnsafeBufferPointer { LZWEncoder.encode($0, minimumCodeSize: codeSize, into: &dataA) }
         var chosen = a
-        if anyB {
+        if anyB && transparent != nil {
             var dataB: [UInt8] = []
             b.withUnsafeBufferPointer { LZWEncoder.encode($0, minimumCodeSize: codeSize, into: &dataB) }
             if dataB.count < dataA.count { dataA = dataB; chosen = b }
@@ -176,30 +188,62 @@ public struct GIFAnimationEncoder: Sendable {
                 let k = Int(chosen[y * rw + x])
                 let i = (rect.y0 + y) * width + rect.x0 + x
                 if k != transparent { shown[i] = table[k] }
+                if shown[i] != frame[i] { isExact = false }
                 if disposal == 2 { shown[i] = 0 }
             }
         }
     }
 
     /// The palette for a frame's rectangle, its indices (0 outside the mask) and whether the
-    /// palette is local. Every palette has a fully transparent entry.
+    /// palette is local. A palette has a fully transparent entry, unless it holds exactly the
+    /// frame's N opaque colours and the frame needs none (see `usable`).
     private mutating func choosePalette(_ words: [UInt32], _ w: Int, _ h: Int,
-                                        _ mask: [UInt8]) -> ([RGBAColor], [UInt8], Bool) {
+                                        _ mask: [UInt8], _ shown: [UInt32]) -> ([RGBAColor], [UInt8], Bool) {
         guard let global = globalPalette else {
-            let own = ownPalette(words, w, h, mask)
+            let own = ownPalette(words, w, h, mask, shown)
             globalPalette = own.palette
             return (own.palette, own.indices, false)
         }
+        guard usable(global, words, mask, shown) else {
+            let own = ownPalette(words, w, h, mask, shown)
+            return (own.palette, own.indices, true)
+        }
         let q = GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options)
         if q.meanSquaredError == 0 { return (global, q.indices, false) }
-        let own = ownPalette(words, w, h, mask)
+        let own = ownPalette(words, w, h, mask, shown)
         if q.meanSquaredError <= own.meanSquaredError * 1.5 + 1e-9 { return (global, q.indices, false) }
         return (own.palette, own.indices, true)
     }
 
-    private func ownPalette(_ words: [UInt32], _ w: Int, _ h: Int, _ mask: [UInt8]) -> QuantizedImage {
-        var q = GIFEncoder.quantize(words, width: w, height: h, mask: mask,
-                                    options: options.quantization(colors: max(2, options.maxColors - 1)))
+    /// Whether a frame's rectangle can be written with `palette`: one with a transparent entry
+    /// always; one without only when no changed pixel is transparent and every unchanged pixel
+    /// is shown in one of its colours.
+    private func usable(_ palette: [RGBAColor], _ words: [UInt32], _ mask: [UInt8], _ shown: [UInt32]) -> Bool {
+        if palette.contains(where: { $0.a == 0 }) { return true }
+        let colours = Set(palette.map { $0.packed.bigEndian })
+        for p in words.indices {
+            if mask[p] != 0 ? words[p] == 0 : !colours.contains(shown[p]) { return false }
+        }
+        return true
+    }
+
+    private func ownPalette(_ words: [UInt32], _ w: Int, _ h: Int, _ mask: [UInt8], _ shown: [UInt32]) -> QuantizedImage {
+        // A transparent pixel among those drawn is one of the quantizer's colours and takes the
+        // transparent entry itself; otherwise one entry is kept back for it.
+        var anyTransparent = false
+        var distinct = Set<UInt32>()
+        for p in words.indices where mask[p] != 0 {
+            if words[p] == 0 { anyTransparent = true; break }
+            if distinct.count <= options.maxColors { distinct.insert(words[p]) }
+        }
+        let colors = anyTransparent ? options.maxColors : max(2, options.maxColors - 1)
+        if !anyTransparent && distinct.count == options.maxColors {
+            // Exactly N opaque colours: kept exactly, without a transparent entry, when the
+            // frame needs none.
+            let full = GIFEncoder.quantize(words, width: w, height: h, mask: mask, options: options.quantization(colors: options.maxColors))
+            if full.meanSquaredError == 0 && usable(full.palette, words, mask, shown) { return full }
+        }
+        var q = GIFEncoder.quantize(words, width: w, height: h, mask: mask, options: options.quantization(colors: colors))
         if !q.palette.contains(where: { $0.a == 0 }) { q.palette.append(RGBAColor(r: 0, g: 0, b: 0, a: 0)) }
         return q
     }

@@ -137,6 +137,23 @@ public enum GIFEncoder {
         return words
     }
 
+    /// Whether `words` (from `binarized(_:threshold:)`) hold `image` exactly: 8-bit
+    /// samples, alpha 0 or 255, the colour of a fully transparent pixel aside.
+    static func isExactlyRepresented(_ image: Image, by words: [UInt32]) -> Bool {
+        if image.format.is16Bit || image.isPremultiplied { return false }
+        guard image.format.hasAlpha else { return true }
+        let rgba = image.format == .rgba8 ? image : image.fullRange().converted(to: .rgba8)
+        return rgba.pixels.withUnsafeBytes { raw in
+            let p = raw.bindMemory(to: UInt32.self)
+            for i in 0 ..< min(p.count, words.count) {
+                let alpha = UInt32(bigEndian: p[i]) & 0xFF
+                if alpha != 0 && p[i] != words[i] { return false }
+                if alpha == 0 && words[i] != 0 { return false }
+            }
+            return true
+        }
+    }
+
     static func image(_ words: [UInt32], width: Int, height: Int) -> Image {
         let bytes = words.withUnsafeBytes { Array($0) }
         return Image(width: width, height: height, format: .rgba8, pixels: bytes)
