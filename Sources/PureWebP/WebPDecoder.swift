@@ -245,17 +245,11 @@ public struct WebPDecoder: IncrementalImageDecoder {
                 guard let b = input.bytes(at: 0, count: RIFF.chunkHeaderSize)?[...] else { return }
                 let tag = FourCC(b.le32(0))
                 let size = b.le32(4)
+                input.consume(RIFF.chunkHeaderSize)
                 guard size <= RIFF.maxChunkPayload else {
-                    if imageDone && compositor == nil {
-                        // After a still's image, as libwebp (which never reads there).
-                        try lenient("\(tag) chunk after the image runs past the RIFF size: the rest is ignored",
-                                    .invalid(what: "\(tag) chunk size \(size)", offset: at + 4), &events)
-                        state = .skip(remaining: riffEnd - at)
-                        continue
-                    }
+                    if try endAfterStill(tag, size: Int(size), at: at, &events) { continue }
                     throw .invalid(what: "\(tag) chunk size \(size)", offset: at + 4)
                 }
-                input.consume(RIFF.chunkHeaderSize)
                 try dispatch(tag, size: Int(size), at: at, &events)
             case let .collect(tag, size):
                 let padded = size + (size & 1)

@@ -47,13 +47,7 @@ extension WebPDecoder {
             }
         }
         guard payloadStart + (isImage ? size : padded) <= riffEnd else {
-            // libwebp's still decoder stops at the image: what comes after it is never read.
-            if imageDone && compositor == nil {
-                try lenient("\(tag) chunk after the image runs past the RIFF size: the rest is ignored",
-                            .invalid(what: "\(tag) chunk size \(size)", offset: at + 4), &events)
-                state = .skip(remaining: riffEnd - payloadStart)
-                return
-            }
+            if try endAfterStill(tag, size: size, at: at, &events) { return }
             throw .invalid(what: "\(tag) chunk size \(size)", offset: at + 4)
         }
         guard let vp8x else { state = skipAll; return }   // simple format: nothing after the image counts
@@ -101,6 +95,17 @@ extension WebPDecoder {
         default:
             state = skipAll
         }
+    }
+
+    /// libwebp's still decoder stops at the image and never reads what follows: after a still's
+    /// image, a chunk header at `at` whose size runs past the RIFF end ends the file with a
+    /// warning (strict: an error). False (nothing done) anywhere else.
+    mutating func endAfterStill(_ tag: FourCC, size: Int, at: Int, _ events: inout [DecodingEvent]) throws(WebPError) -> Bool {
+        guard imageDone && compositor == nil else { return false }
+        try lenient("\(tag) chunk after the image runs past the RIFF size: the rest is ignored",
+                    .invalid(what: "\(tag) chunk size \(size)", offset: at + 4), &events)
+        state = .skip(remaining: riffEnd - (at + RIFF.chunkHeaderSize))
+        return true
     }
 
     /// A whole chunk payload gathered by `.collect`.
