@@ -173,3 +173,47 @@ extension LossyKernelTests {
         }
     }
 }
+
+extension LossyKernelTests {
+    /// Rows of random bytes, or of the extremes (0, 255, alternating) that the clamps meet.
+    static func row(_ n: Int, _ kind: Int, _ rng: inout SplitMix64) -> [UInt8] {
+        switch kind {
+        case 0: return [UInt8](repeating: 0, count: n)
+        case 1: return [UInt8](repeating: 255, count: n)
+        case 2: return (0 ..< n).map { $0 & 1 == 0 ? 0 : 255 }
+        default: return (0 ..< n).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+        }
+    }
+
+    /// The vector chroma upsamplers and the row conversion equal their scalar twins at every
+    /// width up to 80 and a few long ones, and write nothing past the row.
+    @Test func upsamplingSIMDMatchesScalar() {
+        var rng = SplitMix64(seed: 23)
+        let widths = Array(1 ... 80) + [255, 256, 257, 1000, 4000]
+        for width in widths {
+            for trial in 0 ..< 12 {
+                let half = (width + 1) / 2
+                let near = Self.row(half, trial % 5, &rng), far = Self.row(half, (trial + 2) % 5, &rng)
+                var a = [UInt8](repeating: 7, count: width + 32), b = a
+                near.withUnsafeBufferPointer { n in far.withUnsafeBufferPointer { f in
+                    VP8Upsample.fancyChroma(near: n.baseAddress!, far: f.baseAddress!, out: &a, width: width)
+                    VP8Upsample.fancyChromaScalar(near: n.baseAddress!, far: f.baseAddress!, out: &b, width: width)
+                }}
+                #expect(a == b, "fancy width \(width)")
+                a = [UInt8](repeating: 7, count: width + 32); b = a
+                VP8Upsample.pointChroma(near, out: &a, width: width)
+                VP8Upsample.pointChromaScalar(near, out: &b, width: width)
+                #expect(a == b, "point width \(width)")
+                let y = Self.row(width, (trial + 1) % 5, &rng)
+                let u = Self.row(width, trial % 5, &rng), v = Self.row(width, (trial + 3) % 5, &rng)
+                for bpp in [3, 4] {
+                    var simd = [UInt8](repeating: 7, count: width * bpp + 32), scalar = simd
+                    VP8Upsample.convertRow(y: y, u: u, v: v, dst: &simd, width: width, bytesPerPixel: bpp)
+                    VP8Upsample.convertRowScalar(y: y, u: u, v: v, dst: &scalar, width: width, bytesPerPixel: bpp)
+                    #expect(simd == scalar, "convert width \(width) bpp \(bpp)")
+                    if simd != scalar || a != b { return }
+                }
+            }
+        }
+    }
+}

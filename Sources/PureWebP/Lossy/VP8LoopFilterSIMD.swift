@@ -6,16 +6,17 @@
 enum VP8LoopFilterSIMD {
     typealias V = SIMD16<Int16>
 
-    // Lane masks are Int16 vectors of 0 or -1 built with arithmetic shifts (the generic
-    // SIMDMask blends compile to per-lane loops); every operand stays far from overflow.
+    // Lane masks are Int16 vectors of 0 or -1: the concrete lane comparisons' `SIMDMask`
+    // reinterpreted as its storage (the generic `SIMDMask` blends compile to per-lane loops).
+    // A comparison then an xor/and blend against a constant becomes pmaxsw/pminsw.
     @inline(__always)
     static func splat(_ x: Int16) -> V { V(repeating: x) }
     /// -1 where a <= b.
     @inline(__always)
-    static func le(_ a: V, _ b: V) -> V { (a &- b &- splat(1)) &>> splat(15) }
+    static func le(_ a: V, _ b: V) -> V { unsafeBitCast(a .<= b, to: V.self) }
     /// -1 where a > b.
     @inline(__always)
-    static func gt(_ a: V, _ b: V) -> V { (b &- a) &>> splat(15) }
+    static func gt(_ a: V, _ b: V) -> V { unsafeBitCast(a .> b, to: V.self) }
     /// `a` where m is -1, else `b`.
     @inline(__always)
     static func select(_ m: V, _ a: V, _ b: V) -> V { b ^ ((a ^ b) & m) }
