@@ -31,7 +31,8 @@ import TestSupport
             let step = [0, 3, 10, 30, 80][trial % 5]
             let (y0, u0, v0) = Self.planes(&rng, step: step)
             let level = Int32.random(in: 1 ... 63, using: &rng)
-            let interior = Int32.random(in: 1 ... 9, using: &rng)
+            // Interior limits up to 9 (sharpness > 0) or up to the level (sharpness 0).
+            let interior = Int32.random(in: 1 ... (trial % 2 == 0 ? 9 : level), using: &rng)
             let strength = VP8FilterStrength(limit: 2 * level + interior, interiorLimit: interior,
                                              hevThreshold: Int32.random(in: 0 ... 2, using: &rng))
             let inner = Bool.random(using: &rng), left = Bool.random(using: &rng), top = Bool.random(using: &rng)
