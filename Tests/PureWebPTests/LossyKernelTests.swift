@@ -218,3 +218,60 @@ extension LossyKernelTests {
         }
     }
 }
+
+extension LossyKernelTests {
+    /// The chroma transposes (16x16 shuffles over U and V rows) equal the bytewise ones, in and
+    /// out, with and without the left neighbour's columns.
+    @Test func chromaTransposeSIMDMatchesBytewise() {
+        var rng = SplitMix64(seed: 31)
+        let stride = 40, origin = 4 * stride + 16
+        for left in [false, true] {
+            for _ in 0 ..< 200 {
+                let u0 = (0 ..< 14 * stride).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                let v0 = (0 ..< 14 * stride).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                let firstCol = left ? -4 : 0, cols = left ? 12 : 8
+                var mine = [UInt8](repeating: 0, count: 16 * 16), bytewise = [UInt8](repeating: 0, count: 20 * 16)
+                u0.withUnsafeBufferPointer { u in v0.withUnsafeBufferPointer { v in
+                    let up = u.baseAddress! + origin, vp = v.baseAddress! + origin
+                    mine.withUnsafeMutableBufferPointer {
+                        VP8Transpose.chromaIn(up, vp, stride: stride, withLeft: left, into: $0.baseAddress!)
+                    }
+                    bytewise.withUnsafeMutableBufferPointer { t in
+                        let dst = t.baseAddress! + (firstCol + 4) * 16
+                        VP8LoopFilterSIMD.transpose(up + firstCol, stride: stride, rows: 8, cols: cols, into: dst)
+                        VP8LoopFilterSIMD.transpose(vp + firstCol, stride: stride, rows: 8, cols: cols, into: dst, laneOffset: 8)
+                    }
+                }}
+                for c in firstCol ..< 8 {
+                    #expect(mine[(c + 8) * 16 ..< (c + 9) * 16] == bytewise[(c + 4) * 16 ..< (c + 5) * 16], "left \(left) column \(c)")
+                }
+                // New values for the columns the filter may change, written back both ways.
+                for c in firstCol + (left ? 1 : 0) ..< 8 {
+                    for lane in 0 ..< 16 {
+                        let x = UInt8.random(in: 0 ... 255, using: &rng)
+                        mine[(c + 8) * 16 + lane] = x
+                        bytewise[(c + 4) * 16 + lane] = x
+                    }
+                }
+                var (u1, v1, u2, v2) = (u0, v0, u0, v0)
+                u1.withUnsafeMutableBufferPointer { u in v1.withUnsafeMutableBufferPointer { v in
+                    mine.withUnsafeMutableBufferPointer {
+                        VP8Transpose.chromaOut($0.baseAddress!, into: u.baseAddress! + origin, v.baseAddress! + origin,
+                                               stride: stride, withLeft: left)
+                    }
+                }}
+                u2.withUnsafeMutableBufferPointer { u in v2.withUnsafeMutableBufferPointer { v in
+                    bytewise.withUnsafeBufferPointer { t in
+                        let src = t.baseAddress! + (firstCol + 4) * 16
+                        let range = (left ? 1 : 0) ..< cols
+                        VP8LoopFilterSIMD.untranspose(src, into: u.baseAddress! + origin + firstCol, stride: stride, rows: 8, cols: range)
+                        VP8LoopFilterSIMD.untranspose(src, into: v.baseAddress! + origin + firstCol, stride: stride, rows: 8, cols: range,
+                                                      laneOffset: 8)
+                    }
+                }}
+                #expect(u1 == u2 && v1 == v2, "left \(left)")
+                if u1 != u2 || v1 != v2 { return }
+            }
+        }
+    }
+}

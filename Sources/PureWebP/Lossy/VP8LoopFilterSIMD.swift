@@ -218,7 +218,6 @@ enum VP8LoopFilterSIMD {
         // Vertical edges (left edge, then the inner ones), on the transposed luma: row c + 4 of
         // the scratch is column c of the macroblock.
         if left || inner {
-            let firstCol = left ? -4 : 0
             VP8Transpose.lumaIn(y, stride: yStride, withLeft: left, into: t)
             let base = t + 4 * 16
             if left {
@@ -231,19 +230,16 @@ enum VP8LoopFilterSIMD {
             }
             VP8Transpose.lumaOut(t, into: y, stride: yStride, withLeft: left)
             if !simple {
-                // U in lanes 0-7, V in lanes 8-15; row c + 4 is column c.
-                transpose(u + firstCol, stride: uvStride, rows: 8, cols: 12 + (left ? 0 : -4), into: t + (firstCol + 4) * 16)
-                transpose(v + firstCol, stride: uvStride, rows: 8, cols: 12 + (left ? 0 : -4), into: t + (firstCol + 4) * 16,
-                          laneOffset: 8)
+                // U in lanes 0-7, V in lanes 8-15; row c + 8 is column c.
+                VP8Transpose.chromaIn(u, v, stride: uvStride, withLeft: left, into: t)
+                let uvBase = t + 8 * 16
                 if left {
-                    horizontalEdge(base, stride: 16, kind: 2, thresh: edgeLimit, interior: il, hevThresh: hev)
+                    horizontalEdge(uvBase, stride: 16, kind: 2, thresh: edgeLimit, interior: il, hevThresh: hev)
                 }
                 if inner {
-                    horizontalEdge(base + 64, stride: 16, kind: 1, thresh: limit, interior: il, hevThresh: hev)
+                    horizontalEdge(uvBase + 64, stride: 16, kind: 1, thresh: limit, interior: il, hevThresh: hev)
                 }
-                let cols = (left ? 1 : 0) ..< 12 + (left ? 0 : -4)
-                untranspose(t + (firstCol + 4) * 16, into: u + firstCol, stride: uvStride, rows: 8, cols: cols)
-                untranspose(t + (firstCol + 4) * 16, into: v + firstCol, stride: uvStride, rows: 8, cols: cols, laneOffset: 8)
+                VP8Transpose.chromaOut(t, into: u, v, stride: uvStride, withLeft: left)
             }
         }
         if top {
