@@ -113,6 +113,9 @@ enum VP8LoopFilterSIMD {
             mask = mask & le(max(inner, edge), U(repeating: interior))
             hev = ~le(edge, U(repeating: hevThresh))
         }
+        // No lane to filter (a strong edge along the whole span): the pixels stay.
+        let any = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        if any[0] | any[1] == 0 { return }
         let (l1, l2, l3, l4, l5) = deltas(widenLow(p1), widenLow(p0), widenLow(q0), widenLow(q1), kind: kind)
         let (r1, r2, r3, r4, r5) = deltas(widenHigh(p1), widenHigh(p0), widenHigh(q0), widenHigh(q1), kind: kind)
         let h1 = narrow(l1, r1), h2 = narrow(l2, r2)
