@@ -201,6 +201,14 @@ extension LossyKernelTests {
                     VP8Upsample.fancyChromaScalar(near: n.baseAddress!, far: f.baseAddress!, out: &b, width: width)
                 }}
                 #expect(a == b, "fancy width \(width)")
+                var pairA = [UInt8](repeating: 7, count: width + 32), pairB = pairA
+                var twinA = pairA, twinB = pairA
+                near.withUnsafeBufferPointer { n in far.withUnsafeBufferPointer { f in
+                    VP8Upsample.fancyChromaPair(n.baseAddress!, f.baseAddress!, outA: &pairA, outB: &pairB, width: width)
+                    VP8Upsample.fancyChromaScalar(near: n.baseAddress!, far: f.baseAddress!, out: &twinA, width: width)
+                    VP8Upsample.fancyChromaScalar(near: f.baseAddress!, far: n.baseAddress!, out: &twinB, width: width)
+                }}
+                #expect(pairA == twinA && pairB == twinB, "fancy pair width \(width)")
                 a = [UInt8](repeating: 7, count: width + 32); b = a
                 VP8Upsample.pointChroma(near, out: &a, width: width)
                 VP8Upsample.pointChromaScalar(near, out: &b, width: width)

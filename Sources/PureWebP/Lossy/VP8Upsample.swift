@@ -97,6 +97,31 @@ enum VP8Upsample {
         fancyChromaTail(near: near, far: far, out: out, width: width, from: x)
     }
 
+    /// `fancyChroma` of two output rows at once: `outA` with chroma row `a` near and `b` far,
+    /// `outB` the other way round (the rows 2k - 1 and 2k of a picture). The diagonal sums of
+    /// one row are the other's, swapped; the twin is `fancyChromaScalar` twice.
+    static func fancyChromaPair(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>,
+                                outA: UnsafeMutablePointer<UInt8>, outB: UnsafeMutablePointer<UInt8>, width: Int) {
+        let lastPair = (width - 1) >> 1
+        outA[0] = UInt8(truncatingIfNeeded: (3 &* UInt32(a[0]) &+ UInt32(b[0]) &+ 2) >> 2)
+        outB[0] = UInt8(truncatingIfNeeded: (3 &* UInt32(b[0]) &+ UInt32(a[0]) &+ 2) >> 2)
+        var x = 1
+        while x &+ 7 <= lastPair {
+            let al = widen8(a + (x &- 1)), ax = widen8(a + x)
+            let bl = widen8(b + (x &- 1)), bx = widen8(b + x)
+            let avg = al &+ ax &+ bl &+ bx &+ H(repeating: 8)
+            let d1 = (avg &+ ((ax &+ bl) &<< 1)) &>> 3   // diag12 of A, diag03 of B
+            let d2 = (avg &+ ((al &+ bx) &<< 1)) &>> 3   // diag03 of A, diag12 of B
+            let aOdd = (d1 &+ al) &>> 1, aEven = (d2 &+ ax) &>> 1
+            let bOdd = (d2 &+ bl) &>> 1, bEven = (d1 &+ bx) &>> 1
+            UnsafeMutableRawPointer(outA + (2 &* x &- 1)).storeBytes(of: aOdd | (aEven &<< 8), as: H.self)
+            UnsafeMutableRawPointer(outB + (2 &* x &- 1)).storeBytes(of: bOdd | (bEven &<< 8), as: H.self)
+            x &+= 8
+        }
+        fancyChromaTail(near: a, far: b, out: outA, width: width, from: x)
+        fancyChromaTail(near: b, far: a, out: outB, width: width, from: x)
+    }
+
     /// The scalar twin of `fancyChroma`.
     static func fancyChromaScalar(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>,
                                   out: UnsafeMutablePointer<UInt8>, width: Int) {
