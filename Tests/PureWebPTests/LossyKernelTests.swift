@@ -283,3 +283,22 @@ extension LossyKernelTests {
         }
     }
 }
+
+extension LossyKernelTests {
+    /// The vector TrueMotion predictor equals the scalar one (clamps at both ends included).
+    @Test func trueMotionSIMDMatchesScalar() {
+        var rng = SplitMix64(seed: 41)
+        let s = VP8Predict.stride
+        for size in [4, 8, 16] {
+            for trial in 0 ..< 300 {
+                var block = Self.row(s * 18, trial % 5, &rng)
+                if trial % 7 == 0 { block[0] = 255 - block[s + 1] }   // corner far from its neighbours
+                var scalar = block
+                block.withUnsafeMutableBufferPointer { VP8Predict.trueMotion($0.baseAddress! + s + 1, size) }
+                scalar.withUnsafeMutableBufferPointer { VP8Predict.trueMotionScalar($0.baseAddress! + s + 1, size) }
+                #expect(block == scalar, "size \(size) trial \(trial)")
+                if block != scalar { return }
+            }
+        }
+    }
+}

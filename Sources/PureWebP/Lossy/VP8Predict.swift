@@ -17,9 +17,37 @@ enum VP8Predict {
         for j in 0 ..< size { (dst + j * stride).update(repeating: value, count: size) }
     }
 
-    /// TrueMotion: clip(left + top - top-left).
+    /// TrueMotion: clip(left + top - top-left); 8 and 16 wide on 8 Int16 lanes a row
+    /// (`trueMotionScalar` is the twin).
     @inline(__always)
     static func trueMotion(_ dst: UnsafeMutablePointer<UInt8>, _ size: Int) {
+        guard size >= 8 else { return trueMotionScalar(dst, size) }
+        typealias V = SIMD8<Int16>
+        let top = dst - stride
+        let corner = Int16(top[-1])
+        var c = 0
+        while c < size {
+            let b = UnsafeRawPointer(top + c).loadUnaligned(as: SIMD8<UInt8>.self)
+            let t = V(Int16(b[0]), Int16(b[1]), Int16(b[2]), Int16(b[3]), Int16(b[4]), Int16(b[5]), Int16(b[6]), Int16(b[7]))
+                &- V(repeating: corner)
+            for y in 0 ..< size {
+                let row = dst + y &* stride
+                var v = t &+ V(repeating: Int16(row[-1]))
+                // Clamps as comparison-and-blend against constants (pmaxsw, pminsw).
+                let zero = V(repeating: 0), top = V(repeating: 255)
+                v = v ^ ((zero ^ v) & unsafeBitCast(zero .> v, to: V.self))
+                v = v ^ ((top ^ v) & unsafeBitCast(v .> top, to: V.self))
+                let o = SIMD8<UInt8>(UInt8(truncatingIfNeeded: v[0]), UInt8(truncatingIfNeeded: v[1]),
+                                     UInt8(truncatingIfNeeded: v[2]), UInt8(truncatingIfNeeded: v[3]),
+                                     UInt8(truncatingIfNeeded: v[4]), UInt8(truncatingIfNeeded: v[5]),
+                                     UInt8(truncatingIfNeeded: v[6]), UInt8(truncatingIfNeeded: v[7]))
+                UnsafeMutableRawPointer(row + c).storeBytes(of: o, as: SIMD8<UInt8>.self)
+            }
+            c &+= 8
+        }
+    }
+
+    static func trueMotionScalar(_ dst: UnsafeMutablePointer<UInt8>, _ size: Int) {
         let top = dst - stride
         let corner = Int(top[-1])
         for y in 0 ..< size {
