@@ -12,9 +12,20 @@ enum VP8Predict {
     @inline(__always)
     static func avg2(_ a: Int, _ b: Int) -> UInt8 { UInt8(truncatingIfNeeded: (a + b + 1) >> 1) }
 
+    /// `size` (4, 8 or 16) copies of `value` in one store (a memset call a row before).
+    @inline(__always)
+    static func fillRow(_ row: UnsafeMutablePointer<UInt8>, _ size: Int, _ value: UInt8) {
+        let raw = UnsafeMutableRawPointer(row)
+        switch size {
+        case 16: raw.storeBytes(of: SIMD16<UInt8>(repeating: value), as: SIMD16<UInt8>.self)
+        case 8: raw.storeBytes(of: UInt64(value) &* 0x0101_0101_0101_0101, as: UInt64.self)
+        default: raw.storeBytes(of: UInt32(value) &* 0x0101_0101, as: UInt32.self)
+        }
+    }
+
     @inline(__always)
     static func fill(_ dst: UnsafeMutablePointer<UInt8>, _ size: Int, _ value: UInt8) {
-        for j in 0 ..< size { (dst + j * stride).update(repeating: value, count: size) }
+        for j in 0 ..< size { fillRow(dst + j &* stride, size, value) }
     }
 
     /// TrueMotion: clip(left + top - top-left); 8 and 16 wide on 8 Int16 lanes a row
@@ -70,9 +81,16 @@ enum VP8Predict {
             fill(dst, size, UInt8(truncatingIfNeeded: dc >> shift))
         case 1: trueMotion(dst, size)
         case 2:
-            for j in 0 ..< size { (dst + j * stride).update(from: dst - stride, count: size) }
+            let top = UnsafeRawPointer(dst - stride)
+            if size == 16 {
+                let v = top.loadUnaligned(as: SIMD16<UInt8>.self)
+                for j in 0 ..< 16 { UnsafeMutableRawPointer(dst + j &* stride).storeBytes(of: v, as: SIMD16<UInt8>.self) }
+            } else {
+                let v = top.loadUnaligned(as: UInt64.self)
+                for j in 0 ..< 8 { UnsafeMutableRawPointer(dst + j &* stride).storeBytes(of: v, as: UInt64.self) }
+            }
         case 3:
-            for j in 0 ..< size { (dst + j * stride).update(repeating: dst[j * stride - 1], count: size) }
+            for j in 0 ..< size { fillRow(dst + j &* stride, size, dst[j &* stride &- 1]) }
         case dcNoTop:
             var dc = size >> 1
             for j in 0 ..< size { dc += Int(dst[j * stride - 1]) }
