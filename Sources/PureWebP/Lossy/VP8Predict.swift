@@ -28,12 +28,38 @@ enum VP8Predict {
         for j in 0 ..< size { fillRow(dst + j &* stride, size, value) }
     }
 
-    /// TrueMotion: clip(left + top - top-left); 8 and 16 wide on 8 Int16 lanes a row
-    /// (`trueMotionScalar` is the twin).
+    /// TrueMotion: clip(left + top - top-left) on 8 Int16 lanes: a row of 8 at a time, or two
+    /// rows of a 4x4 block (`trueMotionScalar` is the twin).
     @inline(__always)
     static func trueMotion(_ dst: UnsafeMutablePointer<UInt8>, _ size: Int) {
-        guard size >= 8 else { return trueMotionScalar(dst, size) }
         typealias V = SIMD8<Int16>
+        @inline(__always) func clampNarrow(_ x: V) -> SIMD8<UInt8> {
+            // Clamps as comparison-and-blend against constants (pmaxsw, pminsw).
+            let zero = V(repeating: 0), top = V(repeating: 255)
+            var v = x ^ ((zero ^ x) & unsafeBitCast(zero .> x, to: V.self))
+            v = v ^ ((top ^ v) & unsafeBitCast(v .> top, to: V.self))
+            return SIMD8<UInt8>(UInt8(truncatingIfNeeded: v[0]), UInt8(truncatingIfNeeded: v[1]),
+                                UInt8(truncatingIfNeeded: v[2]), UInt8(truncatingIfNeeded: v[3]),
+                                UInt8(truncatingIfNeeded: v[4]), UInt8(truncatingIfNeeded: v[5]),
+                                UInt8(truncatingIfNeeded: v[6]), UInt8(truncatingIfNeeded: v[7]))
+        }
+        if size == 4 {
+            // Two rows a vector: the top row twice, each half plus its row's left sample.
+            let top = dst - stride
+            let c = Int16(top[-1])
+            let t0 = Int16(top[0]) &- c, t1 = Int16(top[1]) &- c, t2 = Int16(top[2]) &- c, t3 = Int16(top[3]) &- c
+            let t = V(t0, t1, t2, t3, t0, t1, t2, t3)
+            for pair in 0 ..< 2 {
+                let y = 2 &* pair
+                let a = Int16(dst[y &* stride &- 1]), b = Int16(dst[(y &+ 1) &* stride &- 1])
+                // Whole-vector bitcast to a word (lane extraction would turn the clamps scalar).
+                let w = unsafeBitCast(clampNarrow(t &+ V(a, a, a, a, b, b, b, b)), to: UInt64.self)
+                UnsafeMutableRawPointer(dst + y &* stride).storeBytes(of: UInt32(truncatingIfNeeded: w), as: UInt32.self)
+                UnsafeMutableRawPointer(dst + (y &+ 1) &* stride).storeBytes(of: UInt32(truncatingIfNeeded: w &>> 32),
+                                                                           as: UInt32.self)
+            }
+            return
+        }
         let top = dst - stride
         let corner = Int16(top[-1])
         var c = 0
@@ -43,15 +69,7 @@ enum VP8Predict {
                 &- V(repeating: corner)
             for y in 0 ..< size {
                 let row = dst + y &* stride
-                var v = t &+ V(repeating: Int16(row[-1]))
-                // Clamps as comparison-and-blend against constants (pmaxsw, pminsw).
-                let zero = V(repeating: 0), top = V(repeating: 255)
-                v = v ^ ((zero ^ v) & unsafeBitCast(zero .> v, to: V.self))
-                v = v ^ ((top ^ v) & unsafeBitCast(v .> top, to: V.self))
-                let o = SIMD8<UInt8>(UInt8(truncatingIfNeeded: v[0]), UInt8(truncatingIfNeeded: v[1]),
-                                     UInt8(truncatingIfNeeded: v[2]), UInt8(truncatingIfNeeded: v[3]),
-                                     UInt8(truncatingIfNeeded: v[4]), UInt8(truncatingIfNeeded: v[5]),
-                                     UInt8(truncatingIfNeeded: v[6]), UInt8(truncatingIfNeeded: v[7]))
+                let o = clampNarrow(t &+ V(repeating: Int16(row[-1])))
                 UnsafeMutableRawPointer(row + c).storeBytes(of: o, as: SIMD8<UInt8>.self)
             }
             c &+= 8
