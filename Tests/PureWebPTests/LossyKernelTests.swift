@@ -31,7 +31,8 @@ import TestSupport
             let step = [0, 3, 10, 30, 80][trial % 5]
             let (y0, u0, v0) = Self.planes(&rng, step: step)
             let level = Int32.random(in: 1 ... 63, using: &rng)
-            let interior = Int32.random(in: 1 ... 9, using: &rng)
+            // Interior limits up to 9 (sharpness > 0) or up to the level (sharpness 0).
+            let interior = Int32.random(in: 1 ... (trial % 2 == 0 ? 9 : level), using: &rng)
             let strength = VP8FilterStrength(limit: 2 * level + interior, interiorLimit: interior,
                                              hevThreshold: Int32.random(in: 0 ... 2, using: &rng))
             let inner = Bool.random(using: &rng), left = Bool.random(using: &rng), top = Bool.random(using: &rng)
@@ -169,6 +170,134 @@ extension LossyKernelTests {
                     VP8Upsample.convertRow(y: y, u: uFull, v: vFull, dst: &simd, width: width, bytesPerPixel: bpp)
                     #expect(point == simd, "point width \(width) bpp \(bpp)")
                 }
+            }
+        }
+    }
+}
+
+extension LossyKernelTests {
+    /// Rows of random bytes, or of the extremes (0, 255, alternating) that the clamps meet.
+    static func row(_ n: Int, _ kind: Int, _ rng: inout SplitMix64) -> [UInt8] {
+        switch kind {
+        case 0: return [UInt8](repeating: 0, count: n)
+        case 1: return [UInt8](repeating: 255, count: n)
+        case 2: return (0 ..< n).map { $0 & 1 == 0 ? 0 : 255 }
+        default: return (0 ..< n).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+        }
+    }
+
+    /// The vector chroma upsamplers and the row conversion equal their scalar twins at every
+    /// width up to 80 and a few long ones, and write nothing past the row.
+    @Test func upsamplingSIMDMatchesScalar() {
+        var rng = SplitMix64(seed: 23)
+        let widths = Array(1 ... 80) + [255, 256, 257, 1000, 4000]
+        for width in widths {
+            for trial in 0 ..< 12 {
+                let half = (width + 1) / 2
+                let near = Self.row(half, trial % 5, &rng), far = Self.row(half, (trial + 2) % 5, &rng)
+                var a = [UInt8](repeating: 7, count: width + 32), b = a
+                near.withUnsafeBufferPointer { n in far.withUnsafeBufferPointer { f in
+                    VP8Upsample.fancyChroma(near: n.baseAddress!, far: f.baseAddress!, out: &a, width: width)
+                    VP8Upsample.fancyChromaScalar(near: n.baseAddress!, far: f.baseAddress!, out: &b, width: width)
+                }}
+                #expect(a == b, "fancy width \(width)")
+                var pairA = [UInt8](repeating: 7, count: width + 32), pairB = pairA
+                var twinA = pairA, twinB = pairA
+                near.withUnsafeBufferPointer { n in far.withUnsafeBufferPointer { f in
+                    VP8Upsample.fancyChromaPair(n.baseAddress!, f.baseAddress!, outA: &pairA, outB: &pairB, width: width)
+                    VP8Upsample.fancyChromaScalar(near: n.baseAddress!, far: f.baseAddress!, out: &twinA, width: width)
+                    VP8Upsample.fancyChromaScalar(near: f.baseAddress!, far: n.baseAddress!, out: &twinB, width: width)
+                }}
+                #expect(pairA == twinA && pairB == twinB, "fancy pair width \(width)")
+                a = [UInt8](repeating: 7, count: width + 32); b = a
+                VP8Upsample.pointChroma(near, out: &a, width: width)
+                VP8Upsample.pointChromaScalar(near, out: &b, width: width)
+                #expect(a == b, "point width \(width)")
+                let y = Self.row(width, (trial + 1) % 5, &rng)
+                let u = Self.row(width, trial % 5, &rng), v = Self.row(width, (trial + 3) % 5, &rng)
+                for bpp in [3, 4] {
+                    var simd = [UInt8](repeating: 7, count: width * bpp + 32), scalar = simd
+                    VP8Upsample.convertRow(y: y, u: u, v: v, dst: &simd, width: width, bytesPerPixel: bpp)
+                    VP8Upsample.convertRowScalar(y: y, u: u, v: v, dst: &scalar, width: width, bytesPerPixel: bpp)
+                    #expect(simd == scalar, "convert width \(width) bpp \(bpp)")
+                    if simd != scalar || a != b { return }
+                }
+            }
+        }
+    }
+}
+
+extension LossyKernelTests {
+    /// The chroma transposes (16x16 shuffles over U and V rows) equal the bytewise ones, in and
+    /// out, with and without the left neighbour's columns.
+    @Test func chromaTransposeSIMDMatchesBytewise() {
+        var rng = SplitMix64(seed: 31)
+        let stride = 40, origin = 4 * stride + 16
+        for left in [false, true] {
+            for _ in 0 ..< 200 {
+                let u0 = (0 ..< 14 * stride).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                let v0 = (0 ..< 14 * stride).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+                let firstCol = left ? -4 : 0, cols = left ? 12 : 8
+                var mine = [UInt8](repeating: 0, count: 16 * 16), bytewise = [UInt8](repeating: 0, count: 20 * 16)
+                u0.withUnsafeBufferPointer { u in v0.withUnsafeBufferPointer { v in
+                    let up = u.baseAddress! + origin, vp = v.baseAddress! + origin
+                    mine.withUnsafeMutableBufferPointer {
+                        VP8Transpose.chromaIn(up, vp, stride: stride, withLeft: left, into: $0.baseAddress!)
+                    }
+                    bytewise.withUnsafeMutableBufferPointer { t in
+                        let dst = t.baseAddress! + (firstCol + 4) * 16
+                        VP8LoopFilterSIMD.transpose(up + firstCol, stride: stride, rows: 8, cols: cols, into: dst)
+                        VP8LoopFilterSIMD.transpose(vp + firstCol, stride: stride, rows: 8, cols: cols, into: dst, laneOffset: 8)
+                    }
+                }}
+                for c in firstCol ..< 8 {
+                    #expect(mine[(c + 8) * 16 ..< (c + 9) * 16] == bytewise[(c + 4) * 16 ..< (c + 5) * 16], "left \(left) column \(c)")
+                }
+                // New values for the columns the filter may change, written back both ways.
+                for c in firstCol + (left ? 1 : 0) ..< 8 {
+                    for lane in 0 ..< 16 {
+                        let x = UInt8.random(in: 0 ... 255, using: &rng)
+                        mine[(c + 8) * 16 + lane] = x
+                        bytewise[(c + 4) * 16 + lane] = x
+                    }
+                }
+                var (u1, v1, u2, v2) = (u0, v0, u0, v0)
+                u1.withUnsafeMutableBufferPointer { u in v1.withUnsafeMutableBufferPointer { v in
+                    mine.withUnsafeMutableBufferPointer {
+                        VP8Transpose.chromaOut($0.baseAddress!, into: u.baseAddress! + origin, v.baseAddress! + origin,
+                                               stride: stride, withLeft: left)
+                    }
+                }}
+                u2.withUnsafeMutableBufferPointer { u in v2.withUnsafeMutableBufferPointer { v in
+                    bytewise.withUnsafeBufferPointer { t in
+                        let src = t.baseAddress! + (firstCol + 4) * 16
+                        let range = (left ? 1 : 0) ..< cols
+                        VP8LoopFilterSIMD.untranspose(src, into: u.baseAddress! + origin + firstCol, stride: stride, rows: 8, cols: range)
+                        VP8LoopFilterSIMD.untranspose(src, into: v.baseAddress! + origin + firstCol, stride: stride, rows: 8, cols: range,
+                                                      laneOffset: 8)
+                    }
+                }}
+                #expect(u1 == u2 && v1 == v2, "left \(left)")
+                if u1 != u2 || v1 != v2 { return }
+            }
+        }
+    }
+}
+
+extension LossyKernelTests {
+    /// The vector TrueMotion predictor equals the scalar one (clamps at both ends included).
+    @Test func trueMotionSIMDMatchesScalar() {
+        var rng = SplitMix64(seed: 41)
+        let s = VP8Predict.stride
+        for size in [4, 8, 16] {
+            for trial in 0 ..< 300 {
+                var block = Self.row(s * 18, trial % 5, &rng)
+                if trial % 7 == 0 { block[0] = 255 - block[s + 1] }   // corner far from its neighbours
+                var scalar = block
+                block.withUnsafeMutableBufferPointer { VP8Predict.trueMotion($0.baseAddress! + s + 1, size) }
+                scalar.withUnsafeMutableBufferPointer { VP8Predict.trueMotionScalar($0.baseAddress! + s + 1, size) }
+                #expect(block == scalar, "size \(size) trial \(trial)")
+                if block != scalar { return }
             }
         }
     }

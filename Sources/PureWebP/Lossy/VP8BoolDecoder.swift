@@ -70,23 +70,21 @@ struct VP8BoolDecoder {
             value = word | (value &<< 56)
             bits &+= 56
         } else {
-            loadFinalBytes()
+            // Out of line and by value: the decoder's fields stay in registers in the token
+            // loops (a mutating call would pin the struct to memory, stored at every bit).
+            (value, bits, position, eof) = Self.finalBytes(value, bits, position, end, eof, bytes)
         }
     }
 
     @inline(never)
-    mutating func loadFinalBytes() {
+    static func finalBytes(_ value: UInt64, _ bits: Int, _ position: Int, _ end: Int, _ eof: Bool,
+                           _ bytes: UnsafePointer<UInt8>) -> (UInt64, Int, Int, Bool) {
         if position < end {
-            bits &+= 8
-            value = UInt64(bytes[position]) | (value &<< 8)
-            position &+= 1
+            return ((value &<< 8) | UInt64(bytes[position]), bits &+ 8, position &+ 1, eof)
         } else if !eof {
-            value = value &<< 8
-            bits &+= 8
-            eof = true
-        } else {
-            bits = 0
+            return (value &<< 8, bits &+ 8, position, true)
         }
+        return (value, 0, position, eof)
     }
 
     /// One bool whose probability of being 0 is `probability / 256`.

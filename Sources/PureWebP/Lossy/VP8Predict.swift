@@ -12,14 +12,71 @@ enum VP8Predict {
     @inline(__always)
     static func avg2(_ a: Int, _ b: Int) -> UInt8 { UInt8(truncatingIfNeeded: (a + b + 1) >> 1) }
 
+    /// `size` (4, 8 or 16) copies of `value` in one store (a memset call a row before).
     @inline(__always)
-    static func fill(_ dst: UnsafeMutablePointer<UInt8>, _ size: Int, _ value: UInt8) {
-        for j in 0 ..< size { (dst + j * stride).update(repeating: value, count: size) }
+    static func fillRow(_ row: UnsafeMutablePointer<UInt8>, _ size: Int, _ value: UInt8) {
+        let raw = UnsafeMutableRawPointer(row)
+        switch size {
+        case 16: raw.storeBytes(of: SIMD16<UInt8>(repeating: value), as: SIMD16<UInt8>.self)
+        case 8: raw.storeBytes(of: UInt64(value) &* 0x0101_0101_0101_0101, as: UInt64.self)
+        default: raw.storeBytes(of: UInt32(value) &* 0x0101_0101, as: UInt32.self)
+        }
     }
 
-    /// TrueMotion: clip(left + top - top-left).
+    @inline(__always)
+    static func fill(_ dst: UnsafeMutablePointer<UInt8>, _ size: Int, _ value: UInt8) {
+        for j in 0 ..< size { fillRow(dst + j &* stride, size, value) }
+    }
+
+    /// TrueMotion: clip(left + top - top-left) on 8 Int16 lanes: a row of 8 at a time, or two
+    /// rows of a 4x4 block (`trueMotionScalar` is the twin).
     @inline(__always)
     static func trueMotion(_ dst: UnsafeMutablePointer<UInt8>, _ size: Int) {
+        typealias V = SIMD8<Int16>
+        @inline(__always) func clampNarrow(_ x: V) -> SIMD8<UInt8> {
+            // Clamps as comparison-and-blend against constants (pmaxsw, pminsw).
+            let zero = V(repeating: 0), top = V(repeating: 255)
+            var v = x ^ ((zero ^ x) & unsafeBitCast(zero .> x, to: V.self))
+            v = v ^ ((top ^ v) & unsafeBitCast(v .> top, to: V.self))
+            return SIMD8<UInt8>(UInt8(truncatingIfNeeded: v[0]), UInt8(truncatingIfNeeded: v[1]),
+                                UInt8(truncatingIfNeeded: v[2]), UInt8(truncatingIfNeeded: v[3]),
+                                UInt8(truncatingIfNeeded: v[4]), UInt8(truncatingIfNeeded: v[5]),
+                                UInt8(truncatingIfNeeded: v[6]), UInt8(truncatingIfNeeded: v[7]))
+        }
+        if size == 4 {
+            // Two rows a vector: the top row twice, each half plus its row's left sample.
+            let top = dst - stride
+            let c = Int16(top[-1])
+            let t0 = Int16(top[0]) &- c, t1 = Int16(top[1]) &- c, t2 = Int16(top[2]) &- c, t3 = Int16(top[3]) &- c
+            let t = V(t0, t1, t2, t3, t0, t1, t2, t3)
+            for pair in 0 ..< 2 {
+                let y = 2 &* pair
+                let a = Int16(dst[y &* stride &- 1]), b = Int16(dst[(y &+ 1) &* stride &- 1])
+                // Whole-vector bitcast to a word (lane extraction would turn the clamps scalar).
+                let w = unsafeBitCast(clampNarrow(t &+ V(a, a, a, a, b, b, b, b)), to: UInt64.self)
+                UnsafeMutableRawPointer(dst + y &* stride).storeBytes(of: UInt32(truncatingIfNeeded: w), as: UInt32.self)
+                UnsafeMutableRawPointer(dst + (y &+ 1) &* stride).storeBytes(of: UInt32(truncatingIfNeeded: w &>> 32),
+                                                                           as: UInt32.self)
+            }
+            return
+        }
+        let top = dst - stride
+        let corner = Int16(top[-1])
+        var c = 0
+        while c < size {
+            let b = UnsafeRawPointer(top + c).loadUnaligned(as: SIMD8<UInt8>.self)
+            let t = V(Int16(b[0]), Int16(b[1]), Int16(b[2]), Int16(b[3]), Int16(b[4]), Int16(b[5]), Int16(b[6]), Int16(b[7]))
+                &- V(repeating: corner)
+            for y in 0 ..< size {
+                let row = dst + y &* stride
+                let o = clampNarrow(t &+ V(repeating: Int16(row[-1])))
+                UnsafeMutableRawPointer(row + c).storeBytes(of: o, as: SIMD8<UInt8>.self)
+            }
+            c &+= 8
+        }
+    }
+
+    static func trueMotionScalar(_ dst: UnsafeMutablePointer<UInt8>, _ size: Int) {
         let top = dst - stride
         let corner = Int(top[-1])
         for y in 0 ..< size {
@@ -42,9 +99,16 @@ enum VP8Predict {
             fill(dst, size, UInt8(truncatingIfNeeded: dc >> shift))
         case 1: trueMotion(dst, size)
         case 2:
-            for j in 0 ..< size { (dst + j * stride).update(from: dst - stride, count: size) }
+            let top = UnsafeRawPointer(dst - stride)
+            if size == 16 {
+                let v = top.loadUnaligned(as: SIMD16<UInt8>.self)
+                for j in 0 ..< 16 { UnsafeMutableRawPointer(dst + j &* stride).storeBytes(of: v, as: SIMD16<UInt8>.self) }
+            } else {
+                let v = top.loadUnaligned(as: UInt64.self)
+                for j in 0 ..< 8 { UnsafeMutableRawPointer(dst + j &* stride).storeBytes(of: v, as: UInt64.self) }
+            }
         case 3:
-            for j in 0 ..< size { (dst + j * stride).update(repeating: dst[j * stride - 1], count: size) }
+            for j in 0 ..< size { fillRow(dst + j &* stride, size, dst[j &* stride &- 1]) }
         case dcNoTop:
             var dc = size >> 1
             for j in 0 ..< size { dc += Int(dst[j * stride - 1]) }

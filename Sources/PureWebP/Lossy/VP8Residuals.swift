@@ -25,15 +25,15 @@ enum VP8Residuals {
         var d = decoder
         defer { decoder = d }
         var n = first
-        var p = probs + (n * 3 + context) * 11
+        var p = probs + (n &* 3 &+ context) &* 11
         while n < 16 {
             if !d.bit(p[0]) { return n }
             while !d.bit(p[1]) {
                 n &+= 1
                 if n == 16 { return 16 }
-                p = probs + n * 33
+                p = probs + n &* 33
             }
-            let next = probs + (n &+ 1) * 33
+            let next = probs + (n &+ 1) &* 33
             let v: Int
             if !d.bit(p[2]) {
                 v = 1

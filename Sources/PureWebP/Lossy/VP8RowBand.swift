@@ -32,23 +32,39 @@ struct VP8RowBand {
     func write(to destination: UnsafeMutablePointer<UInt8>, stride: Int, bytesPerPixel: Int,
                alpha: UnsafePointer<UInt8>? = nil, alphaStride: Int = 0) {
         let lastChroma = (height + 1) / 2 - 1
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * width + 32) { scratch in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4 * width + 64) { scratch in
+            // U and V of the row being written, then of the next row when a pair was made.
             let uFull = scratch.baseAddress!, vFull = uFull + width + 16
+            let uNext = vFull + width + 16, vNext = uNext + width + 16
+            var nextReady = false
             for (i, row) in rows.enumerated() {
                 let dst = destination + i * stride
+                var (uRow, vRow) = (uFull, vFull)
                 if fancyUpsampling {
                     let near = row == 0 ? 0 : (row & 1 == 1 ? (row - 1) >> 1 : row >> 1)
                     var far = row == 0 ? 0 : (row & 1 == 1 ? (row + 1) >> 1 : (row >> 1) - 1)
                     if far > lastChroma { far = near }
-                    let n = chromaRows(near), f = chromaRows(far)
-                    VP8Upsample.fancyChroma(near: n.u, far: f.u, out: uFull, width: width)
-                    VP8Upsample.fancyChroma(near: n.v, far: f.v, out: vFull, width: width)
+                    if nextReady {
+                        // Made with the previous row (its chroma rows swapped).
+                        (uRow, vRow) = (uNext, vNext)
+                        nextReady = false
+                    } else if row & 1 == 1, far != near, row + 1 < rows.upperBound {
+                        // Rows 2k - 1 and 2k: the same two chroma rows, near and far swapped.
+                        let n = chromaRows(near), f = chromaRows(far)
+                        VP8Upsample.fancyChromaPair(n.u, f.u, outA: uFull, outB: uNext, width: width)
+                        VP8Upsample.fancyChromaPair(n.v, f.v, outA: vFull, outB: vNext, width: width)
+                        nextReady = true
+                    } else {
+                        let n = chromaRows(near), f = chromaRows(far)
+                        VP8Upsample.fancyChroma(near: n.u, far: f.u, out: uFull, width: width)
+                        VP8Upsample.fancyChroma(near: n.v, far: f.v, out: vFull, width: width)
+                    }
                 } else {
                     let c = chromaRows(row >> 1)
                     VP8Upsample.pointChroma(c.u, out: uFull, width: width)
                     VP8Upsample.pointChroma(c.v, out: vFull, width: width)
                 }
-                VP8Upsample.convertRow(y: lumaRow(row), u: uFull, v: vFull, dst: dst, width: width,
+                VP8Upsample.convertRow(y: lumaRow(row), u: uRow, v: vRow, dst: dst, width: width,
                                        bytesPerPixel: bytesPerPixel)
                 if bytesPerPixel == 4, let alpha {
                     let a = alpha + i * alphaStride

@@ -78,7 +78,10 @@ enum VP8Transform {
         @inline(__always)
         func addRow(_ r: V4, _ p: UnsafeMutablePointer<UInt8>) {
             let bytes = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self)
-            let v = (V4(truncatingIfNeeded: bytes) &+ r).clamped(lowerBound: zero, upperBound: max)
+            // Clamps as comparison-and-blend (the generic `clamped` stays out-of-line calls).
+            var v = V4(truncatingIfNeeded: bytes) &+ r
+            v = v ^ ((zero ^ v) & unsafeBitCast(zero .> v, to: V4.self))
+            v = v ^ ((max ^ v) & unsafeBitCast(v .> max, to: V4.self))
             UnsafeMutableRawPointer(p).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: v), as: SIMD4<UInt8>.self)
         }
         let bps = VP8Predict.stride

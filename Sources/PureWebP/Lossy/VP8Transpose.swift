@@ -115,4 +115,44 @@ enum VP8Transpose {
         transpose16(v)
         for i in 0 ..< 16 { UnsafeMutableRawPointer(dst + i * s).storeBytes(of: v.loadUnaligned(fromByteOffset: 16 * i, as: B.self), as: B.self) }
     }
+
+    /// The U and V columns of a chroma macroblock as rows for the vertical-edge filter: row
+    /// c + 8 of `dst` (16 bytes a row) is column c, U rows 0-7 in lanes 0-7 and V rows in lanes
+    /// 8-15. With `withLeft` columns -8 ..< 8 (the left neighbour's right half; rows 4-11 are
+    /// what the left edge reads), else 0 ..< 8 (rows 0-7 then hold zeros). Reads only bytes of
+    /// this macroblock and of its left neighbour in the same rows.
+    @inline(__always)
+    static func chromaIn(_ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>, stride s: Int, withLeft: Bool,
+                         into dst: UnsafeMutablePointer<UInt8>) {
+        let t = UnsafeMutableRawPointer(dst)
+        @inline(__always) func row(_ p: UnsafePointer<UInt8>) -> B {
+            withLeft ? UnsafeRawPointer(p - 8).loadUnaligned(as: B.self)
+                : B(lowHalf: SIMD8(), highHalf: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self))
+        }
+        for i in 0 ..< 8 {
+            t.storeBytes(of: row(u + i * s), toByteOffset: 16 * i, as: B.self)
+            t.storeBytes(of: row(v + i * s), toByteOffset: 16 * (i + 8), as: B.self)
+        }
+        transpose16(t)
+    }
+
+    /// The inverse of `chromaIn` (it transposes `src` in place): columns -8 ..< 8 back with
+    /// `withLeft`, else columns 0 ..< 8.
+    @inline(__always)
+    static func chromaOut(_ src: UnsafeMutablePointer<UInt8>, into u: UnsafeMutablePointer<UInt8>,
+                          _ v: UnsafeMutablePointer<UInt8>, stride s: Int, withLeft: Bool) {
+        let t = UnsafeMutableRawPointer(src)
+        transpose16(t)
+        @inline(__always) func put(_ x: B, _ p: UnsafeMutablePointer<UInt8>) {
+            if withLeft {
+                UnsafeMutableRawPointer(p - 8).storeBytes(of: x, as: B.self)
+            } else {
+                UnsafeMutableRawPointer(p).storeBytes(of: x.highHalf, as: SIMD8<UInt8>.self)
+            }
+        }
+        for i in 0 ..< 8 {
+            put(t.loadUnaligned(fromByteOffset: 16 * i, as: B.self), u + i * s)
+            put(t.loadUnaligned(fromByteOffset: 16 * (i + 8), as: B.self), v + i * s)
+        }
+    }
 }

@@ -75,13 +75,67 @@ enum VP8Upsample {
     }
 
     /// Full-width chroma of one output row with fancy upsampling of one plane: `near` weight 3,
-    /// `far` weight 1 vertically, then 3:1 horizontally, in libwebp's two rounded steps.
+    /// `far` weight 1 vertically, then 3:1 horizontally, in libwebp's two rounded steps. Eight
+    /// chroma samples (sixteen outputs) at a time on 16-bit lanes; `fancyChromaScalar` is the twin.
     static func fancyChroma(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, out: UnsafeMutablePointer<UInt8>,
                             width: Int) {
         let lastPair = (width - 1) >> 1
-        var tl = UInt32(near[0]), l = UInt32(far[0])
-        out[0] = UInt8(truncatingIfNeeded: (3 &* tl &+ l &+ 2) >> 2)
+        out[0] = UInt8(truncatingIfNeeded: (3 &* UInt32(near[0]) &+ UInt32(far[0]) &+ 2) >> 2)
         var x = 1
+        // Chroma columns x - 1 ... x + 7 are read, outputs 2x - 1 ... 2x + 14 written.
+        while x &+ 7 <= lastPair {
+            let tl = widen8(near + (x &- 1)), t = widen8(near + x)
+            let l = widen8(far + (x &- 1)), uv = widen8(far + x)
+            let avg = tl &+ t &+ l &+ uv &+ H(repeating: 8)
+            let diag12 = (avg &+ ((t &+ l) &<< 1)) &>> 3
+            let diag03 = (avg &+ ((tl &+ uv) &<< 1)) &>> 3
+            let odd = (diag12 &+ tl) &>> 1      // output 2x - 1
+            let even = (diag03 &+ t) &>> 1      // output 2x
+            UnsafeMutableRawPointer(out + (2 &* x &- 1)).storeBytes(of: odd | (even &<< 8), as: H.self)
+            x &+= 8
+        }
+        fancyChromaTail(near: near, far: far, out: out, width: width, from: x)
+    }
+
+    /// `fancyChroma` of two output rows at once: `outA` with chroma row `a` near and `b` far,
+    /// `outB` the other way round (the rows 2k - 1 and 2k of a picture). The diagonal sums of
+    /// one row are the other's, swapped; the twin is `fancyChromaScalar` twice.
+    static func fancyChromaPair(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>,
+                                outA: UnsafeMutablePointer<UInt8>, outB: UnsafeMutablePointer<UInt8>, width: Int) {
+        let lastPair = (width - 1) >> 1
+        outA[0] = UInt8(truncatingIfNeeded: (3 &* UInt32(a[0]) &+ UInt32(b[0]) &+ 2) >> 2)
+        outB[0] = UInt8(truncatingIfNeeded: (3 &* UInt32(b[0]) &+ UInt32(a[0]) &+ 2) >> 2)
+        var x = 1
+        while x &+ 7 <= lastPair {
+            let al = widen8(a + (x &- 1)), ax = widen8(a + x)
+            let bl = widen8(b + (x &- 1)), bx = widen8(b + x)
+            let avg = al &+ ax &+ bl &+ bx &+ H(repeating: 8)
+            let d1 = (avg &+ ((ax &+ bl) &<< 1)) &>> 3   // diag12 of A, diag03 of B
+            let d2 = (avg &+ ((al &+ bx) &<< 1)) &>> 3   // diag03 of A, diag12 of B
+            let aOdd = (d1 &+ al) &>> 1, aEven = (d2 &+ ax) &>> 1
+            let bOdd = (d2 &+ bl) &>> 1, bEven = (d1 &+ bx) &>> 1
+            UnsafeMutableRawPointer(outA + (2 &* x &- 1)).storeBytes(of: aOdd | (aEven &<< 8), as: H.self)
+            UnsafeMutableRawPointer(outB + (2 &* x &- 1)).storeBytes(of: bOdd | (bEven &<< 8), as: H.self)
+            x &+= 8
+        }
+        fancyChromaTail(near: a, far: b, out: outA, width: width, from: x)
+        fancyChromaTail(near: b, far: a, out: outB, width: width, from: x)
+    }
+
+    /// The scalar twin of `fancyChroma`.
+    static func fancyChromaScalar(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>,
+                                  out: UnsafeMutablePointer<UInt8>, width: Int) {
+        out[0] = UInt8(truncatingIfNeeded: (3 &* UInt32(near[0]) &+ UInt32(far[0]) &+ 2) >> 2)
+        fancyChromaTail(near: near, far: far, out: out, width: width, from: 1)
+    }
+
+    /// Outputs `2 * from - 1` to the end of the row, one chroma pair at a time.
+    @inline(__always)
+    static func fancyChromaTail(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, out: UnsafeMutablePointer<UInt8>,
+                                width: Int, from: Int) {
+        let lastPair = (width - 1) >> 1
+        var x = from
+        var tl = UInt32(near[x &- 1]), l = UInt32(far[x &- 1])
         while x <= lastPair {
             let t = UInt32(near[x]), uv = UInt32(far[x])
             let avg = tl &+ t &+ l &+ uv &+ 8
@@ -98,9 +152,25 @@ enum VP8Upsample {
         }
     }
 
-    /// Full-width chroma of one output row with point sampling.
+    /// Full-width chroma of one output row with point sampling, eight samples at a time.
     static func pointChroma(_ c: UnsafePointer<UInt8>, out: UnsafeMutablePointer<UInt8>, width: Int) {
         var x = 0
+        while 2 &* x &+ 16 <= width {
+            let w = widen8(c + x)
+            UnsafeMutableRawPointer(out + 2 &* x).storeBytes(of: w | (w &<< 8), as: H.self)
+            x &+= 8
+        }
+        pointChromaTail(c, out: out, width: width, from: 2 &* x)
+    }
+
+    /// The scalar twin of `pointChroma`.
+    static func pointChromaScalar(_ c: UnsafePointer<UInt8>, out: UnsafeMutablePointer<UInt8>, width: Int) {
+        pointChromaTail(c, out: out, width: width, from: 0)
+    }
+
+    @inline(__always)
+    static func pointChromaTail(_ c: UnsafePointer<UInt8>, out: UnsafeMutablePointer<UInt8>, width: Int, from: Int) {
+        var x = from
         while x < width {
             out[x] = c[x >> 1]
             x &+= 1
@@ -132,51 +202,115 @@ enum VP8Upsample {
                  UInt16(b[4]), UInt16(b[5]), UInt16(b[6]), UInt16(b[7])) &<< 8
     }
 
-    /// clip8 on signed 16-bit lanes: (v >> 6) clamped to 0...255.
+    /// Eight bytes at `p` zero-extended to 16-bit lanes.
     @inline(__always)
-    static func clip8(_ v: S) -> H {
-        let s = v &>> 6
-        let pos = s & ~(s &>> 15)
-        let over = (S(repeating: 255) &- pos) &>> 15          // -1 where > 255
-        return unsafeBitCast((pos & ~over) | (S(repeating: 255) & over), to: H.self)
+    static func widen8(_ p: UnsafePointer<UInt8>) -> H {
+        let b = UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self)
+        return H(UInt16(b[0]), UInt16(b[1]), UInt16(b[2]), UInt16(b[3]),
+                 UInt16(b[4]), UInt16(b[5]), UInt16(b[6]), UInt16(b[7]))
     }
 
-    /// Converts one row of full-width Y, U, V to RGB (3) or RGBA (4, alpha 255) pixels, eight
-    /// pixels at a time in 16-bit lanes (libwebp's SSE2 arithmetic; the scalar `writePixel` is
-    /// the twin). R and G fit signed 16 bits; B (up to 34238 before the shift) is kept unsigned,
-    /// with sums below 17685 floored at 0 (they clip to 0 anyway).
+    /// clip8 on signed lanes, as max then min (pmaxsw, pminsw).
+    @inline(__always)
+    static func clamp255(_ v: S) -> S {
+        let pos = v & ~(v &>> 15)
+        let over = (S(repeating: 255) &- pos) &>> 15          // -1 where > 255
+        return (pos & ~over) | (S(repeating: 255) & over)
+    }
+
+    /// Eight pixels' R | G << 8 and B in 16-bit lanes (libwebp's SSE2 arithmetic; the scalar
+    /// `writePixel` is the twin). R and G fit signed 16 bits; B (up to 51922 before the
+    /// shift) is kept unsigned, with sums below 17685 floored at 0 (they clip to 0 anyway).
+    @inline(__always)
+    static func rgb8(_ y: UnsafePointer<UInt8>, _ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>) -> (rg: H, b: H) {
+        let y8 = load8(y), u8 = load8(u), v8 = load8(v)
+        let yy = mulHi(y8, 19077)
+        let r = clamp255(unsafeBitCast(yy &+ mulHi(v8, 26149) &- H(repeating: 14234), to: S.self) &>> 6)
+        let g = clamp255(unsafeBitCast(yy &- mulHi(u8, 6419) &- mulHi(v8, 13320) &+ H(repeating: 8708), to: S.self) &>> 6)
+        let bs = yy &+ mulHi(u8, 33050)
+        let under = (unsafeBitCast(bs &>> 1, to: S.self) &- S(repeating: 8843)) &>> 15   // -1 where bs <= 17685
+        let b6 = unsafeBitCast(((bs &- H(repeating: 17685)) & ~unsafeBitCast(under, to: H.self)) &>> 6, to: S.self)
+        let b = clamp255(b6)
+        return (unsafeBitCast(r | (g &<< 8), to: H.self), unsafeBitCast(b, to: H.self))
+    }
+
+    typealias Q = SIMD2<UInt64>
+
+    /// Eight pixels as four pixel pairs in 64-bit lanes: RGB pairs in 6 bytes (R0 G0 B0 R1 G1
+    /// B1), RGBA pairs in 8. Lane 0 of the first vector holds pixels 0-1, lane 1 pixels 4-5;
+    /// the second vector pixels 2-3 and 6-7. Only lane-uniform masks and shifts (no lane moves):
+    /// the compiler turns vector operations whose lanes are taken apart into scalar code.
+    @inline(__always)
+    static func pairs8(_ y: UnsafePointer<UInt8>, _ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>,
+                       rgba: Bool) -> (Q, Q) {
+        let (rg16, b16) = rgb8(y, u, v)
+        let rg = unsafeBitCast(rg16, to: Q.self)
+        let w = Q(repeating: 0xffff)
+        if rgba {
+            let ba = unsafeBitCast(b16, to: Q.self) | Q(repeating: 0xff00_ff00_ff00_ff00)
+            @inline(__always) func pair(_ rg: Q, _ ba: Q) -> Q {
+                (rg & w) | ((ba & w) &<< 16) | ((rg & (w &<< 16)) &<< 16) | ((ba & (w &<< 16)) &<< 32)
+            }
+            return (pair(rg, ba), pair(rg &>> 32, ba &>> 32))
+        }
+        let b = unsafeBitCast(b16, to: Q.self)
+        @inline(__always) func pair(_ rg: Q, _ b: Q) -> Q {
+            (rg & w) | ((b & Q(repeating: 0xff)) &<< 16) | ((rg & (w &<< 16)) &<< 8) | ((b & Q(repeating: 0xff_0000)) &<< 24)
+        }
+        return (pair(rg, b), pair(rg &>> 32, b &>> 32))
+    }
+
+    /// Converts one row of full-width Y, U, V to RGB (3) or RGBA (4, alpha 255) pixels. In
+    /// chunks of up to 512 pixels: eight pixels at a time become pixel pairs (`pairs8`) stored
+    /// whole into a scratch buffer, then the pairs are copied to the row 8 bytes at a time,
+    /// 6 (RGB) or 8 (RGBA) bytes apart, an RGB store's last 2 bytes overwritten by the next
+    /// one. The row's last 8 pixels overlap the ones before; its last RGB pair is stored as
+    /// 4 + 2 bytes, so nothing past the row is touched. Rows under 8 pixels go scalar.
     static func convertRow(y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>,
                            dst: UnsafeMutablePointer<UInt8>, width: Int, bytesPerPixel: Int) {
-        var x = 0
-        while x + 8 <= width {
-            let y8 = load8(y + x), u8 = load8(u + x), v8 = load8(v + x)
-            let yy = mulHi(y8, 19077)
-            let r = clip8(unsafeBitCast(yy &+ mulHi(v8, 26149) &- H(repeating: 14234), to: S.self))
-            let g = clip8(unsafeBitCast(yy &- mulHi(u8, 6419) &- mulHi(v8, 13320) &+ H(repeating: 8708), to: S.self))
-            let bs = yy &+ mulHi(u8, 33050)
-            let under = (unsafeBitCast(bs &>> 1, to: S.self) &- S(repeating: 8843)) &>> 15   // -1 where bs <= 17685
-            let b6 = unsafeBitCast(((bs &- H(repeating: 17685)) & ~unsafeBitCast(under, to: H.self)) &>> 6, to: S.self)
-            let bOver = (S(repeating: 255) &- b6) &>> 15
-            let b = unsafeBitCast((b6 & ~bOver) | (S(repeating: 255) & bOver), to: H.self)
-            let rg = r | (g &<< 8)
-            let ba = bytesPerPixel == 4 ? b | H(repeating: 0xff00) : b
-            let packed = unsafeBitCast(SIMD16<UInt16>(rg[0], ba[0], rg[1], ba[1], rg[2], ba[2], rg[3], ba[3],
-                                                      rg[4], ba[4], rg[5], ba[5], rg[6], ba[6], rg[7], ba[7]), to: W.self)
-            let d = dst + x * bytesPerPixel
-            if bytesPerPixel == 4 {
-                UnsafeMutableRawPointer(d).storeBytes(of: packed, as: W.self)
-            } else {
-                // Overlapping 4-byte stores, each pixel's fourth byte overwritten by the next;
-                // the last one is written bytewise so nothing past the 8 pixels is touched.
-                let raw = UnsafeMutableRawPointer(d)
-                for i in 0 ..< 7 { raw.storeBytes(of: packed[i], toByteOffset: 3 * i, as: UInt32.self) }
-                let last = packed[7]
-                d[21] = UInt8(truncatingIfNeeded: last)
-                d[22] = UInt8(truncatingIfNeeded: last >> 8)
-                d[23] = UInt8(truncatingIfNeeded: last >> 16)
-            }
-            x &+= 8
+        guard width >= 8 else {
+            convertRowScalar(y: y, u: u, v: v, dst: dst, width: width, bytesPerPixel: bytesPerPixel, from: 0)
+            return
         }
+        let rgba = bytesPerPixel == 4
+        let pairStep = rgba ? 8 : 6
+        let blocks = (width &+ 7) >> 3
+        withUnsafeTemporaryAllocation(of: Q.self, capacity: 128) { buffer in
+            let scratch = buffer.baseAddress!
+            var first = 0
+            while first < blocks {
+                let count = min(64, blocks &- first)
+                for k in 0 ..< count {
+                    let x = min((first &+ k) &<< 3, width &- 8)
+                    let (p0, p1) = pairs8(y + x, u + x, v + x, rgba: rgba)
+                    scratch[2 &* k] = p0
+                    scratch[2 &* k &+ 1] = p1
+                }
+                let words = UnsafeRawPointer(scratch)
+                for k in 0 ..< count {
+                    let x = min((first &+ k) &<< 3, width &- 8)
+                    let out = UnsafeMutableRawPointer(dst + x &* bytesPerPixel)
+                    let w = words + 32 &* k
+                    out.storeBytes(of: w.load(as: UInt64.self), as: UInt64.self)
+                    out.storeBytes(of: w.load(fromByteOffset: 16, as: UInt64.self), toByteOffset: pairStep, as: UInt64.self)
+                    out.storeBytes(of: w.load(fromByteOffset: 8, as: UInt64.self), toByteOffset: 2 &* pairStep, as: UInt64.self)
+                    let last = w.load(fromByteOffset: 24, as: UInt64.self)
+                    if rgba || x &+ 8 < width {
+                        out.storeBytes(of: last, toByteOffset: 3 &* pairStep, as: UInt64.self)
+                    } else {
+                        out.storeBytes(of: UInt32(truncatingIfNeeded: last), toByteOffset: 18, as: UInt32.self)
+                        out.storeBytes(of: UInt16(truncatingIfNeeded: last &>> 32), toByteOffset: 22, as: UInt16.self)
+                    }
+                }
+                first &+= count
+            }
+        }
+    }
+
+    /// The scalar twin of `convertRow` from pixel `from` on.
+    static func convertRowScalar(y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>,
+                                 dst: UnsafeMutablePointer<UInt8>, width: Int, bytesPerPixel: Int, from: Int = 0) {
+        var x = from
         while x < width {
             let d = dst + x * bytesPerPixel
             writePixel(y[x], Int32(u[x]), Int32(v[x]), d)
