@@ -78,8 +78,11 @@ public struct WebPDecoder: IncrementalImageDecoder {
     var frame: FrameDecoder?
     var imageChunkSize = 0
     var imageStarted = false
-    /// The still image (rgb8 or rgba8) as rows decode.
+    /// The still image (rgb8 or rgba8) as rows decode. Allocated without a zero fill: rows
+    /// from `imageRowsFinal` on are not yet written, and ``preview()`` shows them as zeros.
     var image: [UInt8] = []
+    /// Rows 0 ..< this of `image` are final.
+    var imageRowsFinal = 0
     var imageDone = false
     var compositor: WebPCompositor?
     var firstFrame: [UInt8]?
@@ -188,8 +191,17 @@ public struct WebPDecoder: IncrementalImageDecoder {
         if let compositor {
             return Image(width: compositor.width, height: compositor.height, format: .rgba8, pixels: compositor.canvas, metadata: metadata)
         }
-        if image.count == header.width * header.height * header.pixelFormat.bytesPerPixel {
-            return Image(width: header.width, height: header.height, format: header.pixelFormat, pixels: image, metadata: metadata)
+        let rowBytes = header.width * header.pixelFormat.bytesPerPixel
+        if image.count == header.height * rowBytes {
+            var pixels = image
+            if !imageDone {
+                // Rows not yet decoded hold whatever the allocation held: transparent black.
+                let start = min(imageRowsFinal, header.height) * rowBytes
+                pixels.withUnsafeMutableBufferPointer { p in
+                    if start < p.count { (p.baseAddress! + start).update(repeating: 0, count: p.count - start) }
+                }
+            }
+            return Image(width: header.width, height: header.height, format: header.pixelFormat, pixels: pixels, metadata: metadata)
         }
         return Image(width: header.width, height: header.height, format: header.pixelFormat, metadata: metadata)
     }

@@ -204,7 +204,12 @@ extension WebPDecoder {
         stillHasALPH = pendingAlpha != nil
         events.append(.header(h))
         if decodePixels {
-            if !streamRows { image = [UInt8](repeating: 0, count: width * height * format.bytesPerPixel) }
+            if !streamRows {
+                // Every row is written before it is final; preview() zeroes the rest in its copy.
+                let count = width * height * format.bytesPerPixel
+                image = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+                imageRowsFinal = 0
+            }
             frame = try makeFrame(lossless, width: width, height: height, payloadOffset: at, size: size)
         }
     }
@@ -262,6 +267,7 @@ extension WebPDecoder {
         }
         }
         if high >= low {
+            if still { imageRowsFinal = max(imageRowsFinal, high + 1) }
             let range = (low + offsetY) ..< (high + 1 + offsetY)
             if case let .rows(last)? = events.last, last.upperBound == range.lowerBound {
                 events[events.count - 1] = .rows(last.lowerBound ..< range.upperBound)
