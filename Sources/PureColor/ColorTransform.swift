@@ -147,9 +147,13 @@ public struct ColorTransform: Sendable {
     }
 
     /// True when the row functions accept `format`: RGB and RGBA for an RGB source, gray and
-    /// gray-alpha for a gray source; 16-bit formats only with ``hasSixteenBitTables``.
+    /// gray-alpha for a gray source; 16-bit formats only with ``hasSixteenBitTables`` (an RGB
+    /// LUT-based source: always, through its device link).
     public func supports(_ format: PixelFormat) -> Bool {
-        if let link { return link.inputs == 3 && (format == .rgb8 || format == .rgba8) }
+        if let link {
+            if format == .rgb16 || format == .rgba16 { return link.inputs == 3 && !link.encode16.isEmpty }
+            return link.inputs == 3 && (format == .rgb8 || format == .rgba8)
+        }
         guard format.isColor == (sourceModel == .matrixShaper) else { return false }
         return !format.is16Bit || tables16 != nil
     }

@@ -16,6 +16,9 @@ final class DeviceLink: Sendable {
     static let scale: Int32 = 1 << 14
     /// Linear [0, 1] in 1/16384 steps to the 8-bit code (as `Tables8.encode`).
     let encode: [UInt8]
+    /// The same steps to the 16-bit code (16-bit pixels; RGB links only, empty for CMYK).
+    /// `encode` is these codes reduced as lcms2 reduces 16 bits to 8.
+    let encode16: [UInt16]
     /// Grid points a dimension.
     let points: Int
     /// Input channels: 3 or 4.
@@ -71,7 +74,9 @@ final class DeviceLink: Sendable {
             }
         }
         self.grid = grid
-        encode = (0 ... Int(Self.scale)).map { ColorTransform.to8(ColorTransform.encode16(Double($0) / Double(Self.scale))) }
+        let codes = (0 ... Int(Self.scale)).map { ColorTransform.encode16(Double($0) / Double(Self.scale)) }
+        encode = codes.map(ColorTransform.to8)
+        encode16 = inputs == 3 && leading == nil ? codes : []
         func cells(inverted: Bool) -> [SIMD2<Int32>] {
             var table = [SIMD2<Int32>](repeating: .zero, count: inputs * 256)
             for c in 0 ..< inputs {
@@ -173,6 +178,46 @@ final class DeviceLink: Sendable {
             if outStep == 4 { output[o + 3] = 255 }
             i += 4
             o += outStep
+        }
+    }
+    /// 16-bit RGB(A) (host byte order, `channels` samples a pixel) through a 3-input link
+    /// without leading curves: each sample's cell and weight computed as the 8-bit table's
+    /// (`v * (points - 1) / 65535` in 1/32768 of a cell, rounded), the tetrahedron
+    /// interpolated as `scalar3`, the result encoded through `encode16`. An 8-bit value `v`
+    /// and its 16-bit `v * 257` land on the same position, so the 16-bit result reduced to
+    /// 8 bits is the 8-bit kernel's.
+    static func scalar3x16(_ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ count: Int, _ channels: Int,
+                           _ grid: UnsafePointer<Int16>, _ points: Int, _ strides: (Int32, Int32, Int32),
+                           _ encode: UnsafePointer<UInt16>) {
+        let half: Int32 = one >> 1
+        let span = Int64(points - 1) * Int64(one)
+        let last = Int32(points - 1)
+        @inline(__always) func cell(_ v: UInt16, _ stride: Int32) -> (offset: Int32, weight: Int32) {
+            let position = (Int64(v) &* span &+ 32767) / 65535
+            var c = Int32(truncatingIfNeeded: position >> 15), w = Int32(truncatingIfNeeded: position & Int64(one - 1))
+            if c == last { c = last &- 1; w = one }
+            return (c &* stride, w)
+        }
+        let n3 = Int(strides.0 &+ strides.1 &+ strides.2)
+        let step = channels * 2
+        var at = 0
+        for _ in 0 ..< count {
+            let a = cell(input.loadUnaligned(fromByteOffset: at, as: UInt16.self), strides.0)
+            let b = cell(input.loadUnaligned(fromByteOffset: at + 2, as: UInt16.self), strides.1)
+            let c = cell(input.loadUnaligned(fromByteOffset: at + 4, as: UInt16.self), strides.2)
+            let t = tetrahedron(a.weight, b.weight, c.weight, strides.0, strides.1, strides.2)
+            let base = grid + Int(a.offset &+ b.offset &+ c.offset)
+            for lane in 0 ..< 3 {
+                var sum = t.w.x &* Int32(base[lane]) &+ t.w.y &* Int32(base[t.n1 + lane])
+                sum = sum &+ t.w.z &* Int32(base[t.n2 + lane]) &+ t.w.w &* Int32(base[n3 + lane])
+                let v = (sum &+ half) &>> 15
+                let code = encode[Int(v > 0 ? (v < scale ? v : scale) : 0)]
+                output.storeBytes(of: code, toByteOffset: at + 2 * lane, as: UInt16.self)
+            }
+            if channels == 4 {
+                output.storeBytes(of: input.loadUnaligned(fromByteOffset: at + 6, as: UInt16.self), toByteOffset: at + 6, as: UInt16.self)
+            }
+            at += step
         }
     }
 }

@@ -108,8 +108,17 @@ extension ColorTransform {
     /// One thread's share: `count` pixels.
     func run(_ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, _ count: Int, _ format: PixelFormat) {
         if let link {
-            let i = input.assumingMemoryBound(to: UInt8.self), o = output.assumingMemoryBound(to: UInt8.self)
             let s = link.strides
+            if format.is16Bit {
+                link.grid.withUnsafeBufferPointer { grid in
+                    link.encode16.withUnsafeBufferPointer { encode in
+                        DeviceLink.scalar3x16(input, output, count, format.channels, grid.baseAddress!, link.points,
+                                              (s[0], s[1], s[2]), encode.baseAddress!)
+                    }
+                }
+                return
+            }
+            let i = input.assumingMemoryBound(to: UInt8.self), o = output.assumingMemoryBound(to: UInt8.self)
             link.grid.withUnsafeBufferPointer { grid in
                 link.cells.withUnsafeBufferPointer { cells in
                     link.encode.withUnsafeBufferPointer { encode in

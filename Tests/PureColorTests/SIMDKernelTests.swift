@@ -102,4 +102,41 @@ import TestSupport
                     "\(rx) \(ry) \(rz)")
         }
     }
+    /// 16-bit pixels through an RGB device link: a sample `v * 257` lands where the 8-bit `v`
+    /// does, so the 16-bit result reduced as lcms2 reduces (round(x / 257)) is the 8-bit
+    /// kernel's, alpha copied.
+    @Test(arguments: ["synth-rgb-mAB-xyz.icc", "synth-rgb-mft2-lab.icc", "synth-rgb-mAB-lab8.icc"])
+    func sixteenBitLinkReducesToTheEightBitResult(name: String) throws {
+        let transform = try ColorTransform(source: ICCProfile(TestVectors.bytes("icc/profiles/" + name)))
+        #expect(transform.supports(.rgb16) && transform.supports(.rgba16))
+        for (format8, format16) in [(PixelFormat.rgb8, PixelFormat.rgb16), (.rgba8, .rgba16)] {
+            let input8 = Self.random(40_009 * format8.channels, seed: 17)
+            var out8 = input8
+            transform.apply(toPixels: &out8, format: format8, threads: 1)
+            let samples = input8.map { UInt16($0) * 257 }
+            var out16 = samples.withUnsafeBytes { Array($0) }
+            transform.apply(toPixels: &out16, format: format16, threads: 2)
+            let result = out16.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }
+            var mismatches = 0
+            for k in 0 ..< input8.count where ColorTransform.to8(result[k]) != out8[k] { mismatches += 1 }
+            #expect(mismatches == 0, "\(name) \(format16)")
+            // A sample half way to the next 8-bit step gives a value between the two steps'
+            // results (the link is continuous and piecewise linear along the way), within a
+            // code of 8-bit rounding.
+            func run16(_ values: [UInt16]) -> [UInt16] {
+                var bytes = values.withUnsafeBytes { Array($0) }
+                transform.apply(toPixels: &bytes, format: format16, threads: 1)
+                return bytes.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }
+            }
+            let low = run16(input8.map { UInt16(min($0, 254)) * 257 })
+            let high = run16(input8.map { UInt16(min($0, 254) + 1) * 257 })
+            let mid = run16(input8.map { UInt16(min($0, 254)) * 257 + 128 })
+            var outside = 0
+            for k in 0 ..< mid.count {
+                let lo = Int(min(low[k], high[k])) - 257, hi = Int(max(low[k], high[k])) + 257
+                if Int(mid[k]) < lo || Int(mid[k]) > hi { outside += 1 }
+            }
+            #expect(outside == 0, "\(name) \(format16): \(outside) samples outside")
+        }
+    }
 }

@@ -57,4 +57,22 @@ import TestSupport
             #expect(!(try ICCProfile(try TestVectors.bytes("icc/profiles/" + name))).isEquivalentToSRGB, "\(name)")
         }
     }
+    /// A 16-bit image with a LUT-based RGB profile is converted (through the device link), not
+    /// only stripped of its profile; its 8-bit twin reduces to the same codes.
+    @Test func sixteenBitImageWithALUTProfileIsConverted() throws {
+        let profile = try TestVectors.bytes("icc/profiles/synth-rgb-mft2-lab.icc")
+        var image8 = Image(width: 64, height: 16, format: .rgb8)
+        for k in image8.pixels.indices { image8.pixels[k] = UInt8(truncatingIfNeeded: k &* 37 &+ k / 3) }
+        image8.metadata.iccProfile = profile
+        var image16 = Image(width: 64, height: 16, format: .rgb16)
+        image16.pixels = image8.pixels.map { UInt16($0) * 257 }.withUnsafeBytes { Array($0) }
+        image16.metadata.iccProfile = profile
+        let (converted8, warning8) = image8.inColorSpace(.sRGB)
+        let (converted16, warning16) = image16.inColorSpace(.sRGB)
+        #expect(warning8 == nil && warning16 == nil)
+        #expect(converted16.format == .rgb16 && converted16.metadata.iccProfile == nil)
+        #expect(converted8.pixels != image8.pixels)
+        let samples = converted16.pixels.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }
+        #expect(samples.map { UInt8((UInt32($0) * 65281 + 8_388_608) >> 24) } == converted8.pixels)
+    }
 }
