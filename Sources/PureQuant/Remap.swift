@@ -37,6 +37,9 @@ struct Remapper: Sendable {
 
     static let bandRows = 64
 
+    /// The least bound on a dithering error's square (libimagequant's 16/256).
+    static let minimumDitherError: Float = 16.0 / 256
+
     /// The entry nearest `q` for a pixel whose source colour is `c`.
     @inline(__always)
     func nearest(_ q: Point, color c: UInt32, guess: Int) -> Int {
