@@ -14,11 +14,31 @@
 ///
 /// Fully transparent pixels and pixels outside the mask take no error and pass none on.
 extension Remapper {
-    /// libimagequant's channel weights (R 0.5, G 1, B 0.45; alpha as here), which its
+    /// libimagequant's colour weights (R 0.5, G 1, B 0.45; alpha as in this space), which its
     /// thresholds are in: errors are measured with them against `maxError` and 2/65536
     /// (with this space's equal weights the cut-off drops too little error, and dithering
     /// cost 0.1 dB PSNR and 0.001 SSIM more on the benchmark set).
     static let thresholdWeights = Point(0.5, 1, 0.45, 1)
+
+    /// The mean squared error of `indices` in `thresholdWeights` (libimagequant's units).
+    func weightedError(pixels: [UInt32], indices: [UInt8], mask: [UInt8]?) -> Float {
+        guard indices.count <= pixels.count else { return 0 }
+        var sum = 0.0, count = 0
+        let tw = Self.thresholdWeights
+        Perceptual.gammaTable.withUnsafeBufferPointer { gt in
+            for i in indices.indices {
+                if let mask, i < mask.count, mask[i] == 0 { continue }
+                var c = UInt32(bigEndian: pixels[i])
+                if c & 0xFF == 0 { c = 0 }
+                let k = Int(indices[i])
+                guard k < points.count else { continue }
+                let d = (Perceptual.point(c, gt) - points[k]) * tw
+                sum += Double((d * d).sum())
+                count += 1
+            }
+        }
+        return count > 0 ? Float(sum / Double(count)) : 0
+    }
 
     func diffuse(pixels: [UInt32], width: Int, height: Int, mask: [UInt8]?, strength: Float,
                  map: [UInt8]?, maxError: Float) -> (indices: [UInt8], error: Double, mapped: Int) {

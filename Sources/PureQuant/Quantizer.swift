@@ -126,7 +126,7 @@ public enum Quantizer {
                                        threads: threads ?? Processors.online)
             var map = DitherMap.contrast(pixels: pixels, width: width, height: height)
             if map != nil { DitherMap.weighByRuns(&map!, indices: plain.indices, width: width, height: height) }
-            let paletteError = plain.mapped > 0 ? Float(plain.error / Double(plain.mapped)) : 0
+            let paletteError = remapper.weightedError(pixels: pixels, indices: plain.indices, mask: mask)
             result = remapper.diffuse(pixels: pixels, width: width, height: height, mask: mask, strength: strength,
                                       map: map, maxError: max(paletteError * 2.4, Remapper.minimumDitherError))
         case let .ordered(strength):
