@@ -171,8 +171,8 @@ enum ImportanceMap {
                 if x + 1 < width { e = max(e, diff(c, pixels[row + x + 1])) }
                 if y > 0 { e = max(e, diff(c, pixels[row - width + x])) }
                 if y + 1 < height { e = max(e, diff(c, pixels[row + width + x])) }
-                let t = 96 - min(e, 96)
-                out[row + x] = UInt8(4 + (12 * t * t) / (96 * 96))
+                let t = 192 - min(e, 192)
+                out[row + x] = UInt8(4 + (12 * t * t) / (192 * 192))
             }
         }
     }

@@ -120,7 +120,15 @@ public enum Quantizer {
         let result: (indices: [UInt8], error: Double, mapped: Int)
         switch dithering {
         case let .floydSteinberg(strength) where strength > 0:
-            result = remapper.diffuse(pixels: pixels, width: width, height: height, mask: mask, strength: strength)
+            // libimagequant's order: an undithered remap measures the palette's error and
+            // finds the flat runs for the dither map, then the dithered one.
+            let plain = remapper.remap(pixels: pixels, width: width, height: height, mask: mask, ordered: 0,
+                                       threads: threads ?? Processors.online)
+            var map = DitherMap.contrast(pixels: pixels, width: width, height: height)
+            if map != nil { DitherMap.weighByRuns(&map!, indices: plain.indices, width: width, height: height) }
+            let paletteError = remapper.weightedError(pixels: pixels, indices: plain.indices, mask: mask)
+            result = remapper.diffuse(pixels: pixels, width: width, height: height, mask: mask, strength: strength,
+                                      map: map, maxError: max(paletteError * 2.4, Remapper.minimumDitherError))
         case let .ordered(strength):
             result = remapper.remap(pixels: pixels, width: width, height: height, mask: mask, ordered: strength,
                                     threads: threads ?? Processors.online)
