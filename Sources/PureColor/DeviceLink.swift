@@ -23,7 +23,8 @@ final class DeviceLink: Sendable {
     let points: Int
     /// Input channels: 3 or 4.
     let inputs: Int
-    /// Node `(i0, i1, ...)` at `4 * sum(i_k * pointStride_k)`: lanes R, G, B, 0, as `Int16`
+    /// Node `(i0, i1, ...)` at `sum(i_k * strides[k])`: lanes R, G, B, 0, as `Int16` (the last
+    /// input varies fastest for 3 inputs, the first for 4)
     /// (8 bytes a node: a 17^4 CMYK link is 668 KB, 21^4 1.6 MB, half what `Int32` took, so
     /// more of it stays in cache for random pixels). Values are clamped to [-2, 2) full scales.
     let grid: [Int16]
@@ -52,7 +53,14 @@ final class DeviceLink: Sendable {
         self.points = points
         self.inputs = inputs
         var strides = [Int32](repeating: 4, count: inputs)
-        for i in stride(from: inputs - 2, through: 0, by: -1) { strides[i] = strides[i + 1] * Int32(points) }
+        if inputs == 4 {
+            // The first input (C), blended linearly between the tetrahedral lookups of its two
+            // slices, varies fastest: a corner's two slice nodes sit 8 bytes apart, so a
+            // pixel's eight node reads touch about four cache lines instead of eight.
+            for i in 1 ..< inputs { strides[i] = strides[i - 1] * Int32(points) }
+        } else {
+            for i in stride(from: inputs - 2, through: 0, by: -1) { strides[i] = strides[i + 1] * Int32(points) }
+        }
         self.strides = strides
         var nodes = 1
         for _ in 0 ..< inputs { nodes *= points }
@@ -61,10 +69,8 @@ final class DeviceLink: Sendable {
         var index = [Int](repeating: 0, count: inputs)
         var input = [Double](repeating: 0, count: inputs)
         for node in 0 ..< nodes {
-            var rest = node
-            for k in stride(from: inputs - 1, through: 0, by: -1) {
-                index[k] = rest % points
-                rest /= points
+            for k in 0 ..< inputs {
+                index[k] = node / Int(strides[k] / 4) % points
                 input[k] = levels[index[k]]
             }
             let out = source.destination(input, encoded: false, from: leading == nil ? 0 : 1)

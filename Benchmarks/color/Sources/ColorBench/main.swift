@@ -1,11 +1,14 @@
-// Times PureColor on a 4000 x 3000 buffer of random pixels, one thread, worst of 5 runs:
+// Times PureColor on a 4000 x 3000 buffer of random pixels, one thread:
 //   matrix/TRC: AdobeRGB1998.icc, RGB 8-bit in place (one scalar kernel)
 //   CMYK LUT:   each CMYK profile given, CMYK 8-bit -> RGB 8-bit (SIMD and scalar kernels)
-// Usage: ColorBench <Vectors/icc/profiles directory>
+// Usage: ColorBench <Vectors/icc/profiles directory>            every transform, worst of 5 runs
+//        ColorBench <directory> --pair <rounds>                 every transform against liblcms2 in
+//                                                               this process, a run of each in turn
 import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLcms2
 import PureColor
 
 let directory = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "../../Vectors/icc/profiles"
@@ -43,6 +46,59 @@ func worst(_ body: () -> Void) -> Double {
         slowest = max(slowest, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
     return Double(pixels) / 1e6 / slowest
+}
+
+/// Seconds `body` takes.
+func seconds(_ body: () -> Void) -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+/// PureColor and liblcms2 (default flags, perceptual, the profile to its built-in sRGB: what
+/// Pillow's ImageCms builds) on the same buffers, one run of each in turn, `rounds` pairs per
+/// transform: each pair's ratio, the worst last.
+func pairs(_ rounds: Int) throws {
+    print("transform\tPureColor MP/s (min-max)\tliblcms2 \(cmsGetEncodedCMMversion()) MP/s\tratio per pair\tworst pair")
+    let srgb = cmsCreate_sRGBProfile()
+    defer { cmsCloseProfile(srgb) }
+    for name in ["AdobeRGB1998.icc", "default_cmyk.icc", "ps_cmyk.icc", "ISOcoated_v2_300_bas.icc"] {
+        let bytes = load(directory + "/" + name)
+        let transform = try ColorTransform(iccProfile: bytes)
+        let rgbSource = transform.supports(.rgb8)
+        let profile = bytes.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) }
+        let inFormat: cmsUInt32Number = rgbSource ? 262169 : 393249   // TYPE_RGB_8, TYPE_CMYK_8
+        let reference = cmsCreateTransform(profile, inFormat, srgb, 262169, cmsUInt32Number(INTENT_PERCEPTUAL), 0)
+        defer { cmsDeleteTransform(reference); cmsCloseProfile(profile) }
+        let input = random(pixels * (rgbSource ? 3 : 4))
+        var output = [UInt8](repeating: 0, count: pixels * 3)
+        var ours: [Double] = [], theirs: [Double] = []
+        for _ in 0 ..< rounds {
+            ours.append(seconds {
+                input.withUnsafeBytes { i in
+                    output.withUnsafeMutableBytes { o in
+                        if rgbSource { transform.apply(from: i, to: o, format: .rgb8, threads: 1) }
+                        else { transform.applyCMYK(from: i, to: o, threads: 1) }
+                    }
+                }
+            })
+            theirs.append(seconds {
+                input.withUnsafeBytes { i in
+                    output.withUnsafeMutableBytes { o in cmsDoTransform(reference, i.baseAddress, o.baseAddress, cmsUInt32Number(pixels)) }
+                }
+            })
+        }
+        let ratios = zip(theirs, ours).map { $0 / $1 }
+        let rate = { (t: Double) in Double(pixels) / 1e6 / t }
+        print("\(name)\t\(f1(rate(ours.max()!)))-\(f1(rate(ours.min()!)))\t\(f1(rate(theirs.max()!)))-\(f1(rate(theirs.min()!)))\t"
+              + ratios.map { "\(Double(Int($0 * 100 + 0.5)) / 100)" }.joined(separator: " ")
+              + "\t\(Double(Int(ratios.min()! * 100 + 0.5)) / 100)")
+    }
+}
+
+if CommandLine.arguments.count > 3, CommandLine.arguments[2] == "--pair", let rounds = Int(CommandLine.arguments[3]), rounds > 0 {
+    try pairs(rounds)
+    exit(0)
 }
 
 let rgb = random(pixels * 3)
