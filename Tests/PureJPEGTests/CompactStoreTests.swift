@@ -85,7 +85,7 @@ struct CompactStoreTests {
         let events = try decoder.append(bytes)
         let image = try decoder.finish()
         #expect(image.pixels == reference.pixels)
-        let full = try decodeInPieces(bytes, size: nil).events.filter { if case .scanComplete = $0 { true } else { false } }
+        let full = decodeInPieces(bytes, size: nil).events.filter { if case .scanComplete = $0 { true } else { false } }
         #expect(events.filter { if case .scanComplete = $0 { true } else { false } }.count == full.count, "every scan reported")
         if decoder.frame?.components.count == 1 { #expect(decoder.coefficientState.scansPassedOver > 0) }
         for size in [1, 7] {

@@ -127,12 +127,12 @@ struct HuffmanTests {
         let data = packBits("011 11 0 1 10 01 110")
         var coefficients = [Int16](repeating: 0, count: 64)
         var predictor = 10
-        try data.withUnsafeBufferPointer { b in
-            try zigzagToNatural.withUnsafeBufferPointer { z in
-                try coefficients.withUnsafeMutableBufferPointer { c in
+        data.withUnsafeBufferPointer { b in
+            zigzagToNatural.withUnsafeBufferPointer { z in
+                coefficients.withUnsafeMutableBufferPointer { c in
                     var r = BitReader()
                     guard let base = b.baseAddress, let zz = z.baseAddress, let out = c.baseAddress else { return }
-                    try r.decodeSequentialBlock(out, dc: dc.lookup, ac: ac.lookup, predictor: &predictor, zigzag: zz, data: base, end: b.count, isFinal: true)
+                    r.decodeSequentialBlock(out, dc: dc.lookup, ac: ac.lookup, predictor: &predictor, zigzag: zz, data: base, end: b.count, isFinal: true)
                 }
             }
         }
