@@ -34,7 +34,7 @@ enum JPEGSegments {
                 // The first scan (or an empty image): the rest is entropy-coded data and what
                 // follows it, copied as it is.
                 if policy == .colorOnly && !wroteOrientation && orientation != .up {
-                    out += orientationSegment(orientation)
+                    out += JPEGEncoder.orientationEXIFSegment(orientation)
                 }
                 out += [0xFF, code]
                 out += bytes[i...]
@@ -57,7 +57,7 @@ enum JPEGSegments {
             case 0xE1:
                 if policy == .colorOnly && payload.starts(with: Array("Exif\0".utf8)) && !wroteOrientation {
                     wroteOrientation = true
-                    if orientation != .up { out += orientationSegment(orientation) }
+                    if orientation != .up { out += JPEGEncoder.orientationEXIFSegment(orientation) }
                 }
             case 0xE2:
                 if policy == .colorOnly && payload.starts(with: Array("ICC_PROFILE\0".utf8)) { out += segment }
@@ -69,13 +69,5 @@ enum JPEGSegments {
                 out += segment
             }
         }
-    }
-
-    /// APP1 EXIF holding only the orientation tag (a big-endian TIFF of one IFD entry).
-    static func orientationSegment(_ orientation: Orientation) -> [UInt8] {
-        let value = UInt8(truncatingIfNeeded: orientation.rawValue)
-        let tiff: [UInt8] = Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, value, 0, 0, 0, 0, 0, 0]
-        let payload = Array("Exif".utf8) + [0, 0] + tiff
-        return [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
     }
 }

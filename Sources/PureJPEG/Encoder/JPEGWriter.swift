@@ -106,3 +106,12 @@ enum JPEGWriter {
         return out
     }
 }
+
+extension JPEGEncoder {
+    /// The APP1 segment (marker and length included) the encoder writes for an image whose
+    /// metadata has an orientation but no EXIF block: an EXIF holding only the Orientation tag.
+    /// For tools that rewrite a JPEG's marker segments without re-encoding it.
+    public static func orientationEXIFSegment(_ orientation: Orientation) -> [UInt8] {
+        JPEGWriter.exif(JPEGWriter.orientationOnlyEXIF(orientation)) ?? []
+    }
+}
