@@ -38,7 +38,7 @@ public struct ColorTransform: Sendable {
     let tables16: Tables16?
     /// True (the default) to run the SIMD kernels of LUT-based sources (8-bit RGB and CMYK
     /// through the device link), false for their scalar twins; both give identical bytes.
-    /// Matrix/TRC sources have one scalar kernel (table reads; faster than a vector version).
+    /// Matrix/TRC sources have scalar kernels only (table reads; faster than a vector version).
     public var useSIMD = true
     /// LUT-based sources: the precomputed device link.
     let link: DeviceLink?
@@ -194,6 +194,16 @@ final class Tables8: Sendable {
     let contributions: [SIMD4<Int32>]
     /// Destination linear [0, 1] in 1/16384 steps to the 8-bit code.
     let encode: [UInt8]
+    /// `contributions` with a bias added to channel 0's entries (the rounding half and the
+    /// offset of `wideEncode`'s first entry), so that `(r + g + b) >> (oneShift - encodeShift)`
+    /// is the index into `wideEncode` with no clamping; empty when `wideEncode` is.
+    let biased: [SIMD4<Int32>]
+    /// `encode` widened to every index the three contributions can sum to, the clamp to [0, 1]
+    /// built in: entry k is `encode[clamp(k + first, 0, 16384)]` where `first` is the lowest
+    /// reachable index. Empty when that span is over `wideLimit` entries (extreme matrices).
+    let wideEncode: [UInt8]
+    /// The most entries `wideEncode` may have (a 1.8-wide span, Adobe RGB to sRGB, takes 29,500).
+    static let wideLimit = 1 << 16
     /// Gray: the whole 8-bit map.
     let gray: [UInt8]
 
@@ -201,6 +211,8 @@ final class Tables8: Sendable {
         if curves.isEmpty {
             contributions = []
             encode = []
+            biased = []
+            wideEncode = []
             gray = []
         } else if curves.count == 3 {
             var contributions = [SIMD4<Int32>](repeating: .zero, count: 3 * 256)
@@ -216,11 +228,35 @@ final class Tables8: Sendable {
             }
             self.contributions = contributions
             let steps = 1 << Self.encodeShift
-            encode = (0 ... steps).map { ColorTransform.to8(ColorTransform.encode16(Double($0) / Double(steps))) }
+            let encode = (0 ... steps).map { ColorTransform.to8(ColorTransform.encode16(Double($0) / Double(steps))) }
+            self.encode = encode
+            // The lowest and highest sums over every input, lane by lane, as encoding indices.
+            let shift = Self.oneShift - Self.encodeShift, half = Int32(1 << (shift - 1))
+            var low = Int32.max, high = Int32.min
+            for lane in 0 ..< 3 {
+                var laneLow: Int32 = 0, laneHigh: Int32 = 0
+                for c in 0 ..< 3 {
+                    let column = contributions[c * 256 ..< c * 256 + 256].map { $0[lane] }
+                    laneLow += column.min()!
+                    laneHigh += column.max()!
+                }
+                low = min(low, (laneLow + half) >> Int32(shift))
+                high = max(high, (laneHigh + half) >> Int32(shift))
+            }
+            if Int(high) - Int(low) + 1 <= Self.wideLimit {
+                wideEncode = (low ... high).map { encode[Int(min(max($0, 0), Int32(steps)))] }
+                let bias = SIMD4<Int32>(repeating: half - (low << Int32(shift)))
+                biased = contributions.indices.map { $0 < 256 ? contributions[$0] &+ bias : contributions[$0] }
+            } else {
+                wideEncode = []
+                biased = []
+            }
             gray = []
         } else {
             contributions = []
             encode = []
+            biased = []
+            wideEncode = []
             gray = (0 ..< 256).map {
                 ColorTransform.to8(ColorTransform.encode16(ColorTransform.linear(curves[0], code: UInt16($0 * 257),
                                                                                  grayLab: grayLab)))

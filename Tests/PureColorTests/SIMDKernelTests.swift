@@ -3,7 +3,8 @@ import Testing
 import TestSupport
 @testable import PureColor
 
-/// Every SIMD kernel gives the bytes of its scalar twin, on random pixels.
+/// Every SIMD kernel gives the bytes of its scalar twin, on random pixels; the matrix/TRC
+/// kernel's widened table gives the bytes of its clamping kernel.
 @Suite struct SIMDKernelTests {
     static func random(_ count: Int, seed: UInt32) -> [UInt8] {
         var state = seed
@@ -32,6 +33,82 @@ import TestSupport
             #expect(a == b, "\(name) \(format)")
             #expect(a != input)
         }
+    }
+
+    /// Matrix/TRC sources: the widened-table kernel gives the bytes of the clamping kernel, on
+    /// random pixels and on a lattice of the RGB cube (corners, edges, the toe and the top).
+    @Test(arguments: ["AdobeRGB1998.icc", "ProPhotoRGB.icc", "WideGamutRGB.icc", "BruceRGB.icc",
+                      "CineonLog_M.icc", "SwappedRedAndGreen.icc", "sRGB-colord.icc"])
+    func matrixKernelsAgree(name: String) throws {
+        let transform = try ColorTransform(source: ICCProfile(TestVectors.bytes("icc/profiles/" + name)))
+        #expect(transform.sourceModel == .matrixShaper)
+        #expect(!transform.tables8.wideEncode.isEmpty)
+        let levels: [UInt8] = [0, 1, 2, 3, 16, 64, 127, 128, 200, 253, 254, 255]
+        var cube: [UInt8] = []
+        for r in levels { for g in levels { for b in levels { cube += [r, g, b] } } }
+        for format in [PixelFormat.rgb8, .rgba8] {
+            let channels = format.channels
+            var input = Self.random(100_003 * channels, seed: 5)
+            for p in 0 ..< cube.count / 3 {
+                for c in 0 ..< 3 { input[p * channels + c] = cube[p * 3 + c] }
+            }
+            var a = input
+            transform.apply(toPixels: &a, format: format, threads: 1)
+            var clamped = input
+            transform.tables8.contributions.withUnsafeBufferPointer { table in
+                transform.tables8.encode.withUnsafeBufferPointer { encode in
+                    input.withUnsafeBufferPointer { i in
+                        clamped.withUnsafeMutableBufferPointer { o in
+                            ColorTransform.rgb8(i.baseAddress!, o.baseAddress!, 100_003, channels,
+                                                table.baseAddress!, encode.baseAddress!)
+                        }
+                    }
+                }
+            }
+            let same = a == clamped, changed = a != input
+            #expect(same, "\(name) \(format)")
+            if name != "sRGB-colord.icc" { #expect(changed, "\(name) \(format)") }
+        }
+    }
+
+    /// Synthetic matrices (negative and large entries): where the widened table is built, its
+    /// kernel gives the clamping kernel's bytes; a matrix whose sums span too far builds none.
+    @Test func widenedTableOnSyntheticMatrices() {
+        let curves: [ToneCurve] = [.gamma(2.2), .identity, .sRGB]
+        var state: UInt32 = 12345
+        func next() -> Double {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return Double(state >> 8) / Double(1 << 24) * 2.6 - 1.3
+        }
+        var built = 0
+        for _ in 0 ..< 12 {
+            let matrix = Matrix3(SIMD3(next(), next(), next()), SIMD3(next(), next(), next()), SIMD3(next(), next(), next()))
+            let tables = Tables8(curves: curves, matrix: matrix, grayLab: false)
+            guard !tables.wideEncode.isEmpty else { continue }
+            built += 1
+            let count = 50_000
+            let input = Self.random(count * 4, seed: state)
+            func run(_ wide: Bool) -> [UInt8] {
+                var out = [UInt8](repeating: 0, count: count * 4)
+                input.withUnsafeBufferPointer { i in
+                    out.withUnsafeMutableBufferPointer { o in
+                        let table = wide ? tables.biased : tables.contributions, encode = wide ? tables.wideEncode : tables.encode
+                        table.withUnsafeBufferPointer { t in
+                            encode.withUnsafeBufferPointer { e in
+                                if !wide { ColorTransform.rgb8(i.baseAddress!, o.baseAddress!, count, 4, t.baseAddress!, e.baseAddress!) }
+                                else { ColorTransform.wide8x4(i.baseAddress!, o.baseAddress!, count, t.baseAddress!, e.baseAddress!) }
+                            }
+                        }
+                    }
+                }
+                return out
+            }
+            let same = run(true) == run(false)
+            #expect(same)
+        }
+        #expect(built >= 3)
+        let huge = Matrix3(SIMD3(300, -300, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))
+        #expect(Tables8(curves: curves, matrix: huge, grayLab: false).wideEncode.isEmpty)
     }
 
     @Test(arguments: ["ps_cmyk.icc", "ISOcoated_v2_300_bas.icc", "synth-cmyk-mAB-xyz8.icc"])

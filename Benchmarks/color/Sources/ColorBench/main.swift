@@ -1,8 +1,9 @@
 // Times PureColor on a 4000 x 3000 buffer of random pixels, one thread:
-//   matrix/TRC: AdobeRGB1998.icc, RGB 8-bit in place (one scalar kernel)
+//   matrix/TRC: AdobeRGB1998.icc, RGB 8-bit (one scalar kernel)
 //   CMYK LUT:   each CMYK profile given, CMYK 8-bit -> RGB 8-bit (SIMD and scalar kernels)
 // Usage: ColorBench <Vectors/icc/profiles directory>            every transform, worst of 5 runs
-//        ColorBench <directory> --pair <rounds>                 every transform against liblcms2 in
+//        ColorBench <directory> --pair <rounds> [PREFIX]        every transform (or those whose file name
+//                                                               starts with PREFIX) against liblcms2 in
 //                                                               this process, a run of each in turn
 import Dispatch
 #if canImport(Glibc)
@@ -62,7 +63,8 @@ func pairs(_ rounds: Int) throws {
     print("transform\tPureColor MP/s (min-max)\tliblcms2 \(cmsGetEncodedCMMversion()) MP/s\tratio per pair\tworst pair")
     let srgb = cmsCreate_sRGBProfile()
     defer { cmsCloseProfile(srgb) }
-    for name in ["AdobeRGB1998.icc", "default_cmyk.icc", "ps_cmyk.icc", "ISOcoated_v2_300_bas.icc"] {
+    let only = CommandLine.arguments.count > 4 ? CommandLine.arguments[4] : ""
+    for name in ["AdobeRGB1998.icc", "default_cmyk.icc", "ps_cmyk.icc", "ISOcoated_v2_300_bas.icc"] where name.hasPrefix(only) {
         let bytes = load(directory + "/" + name)
         let transform = try ColorTransform(iccProfile: bytes)
         let rgbSource = transform.supports(.rgb8)
@@ -104,8 +106,10 @@ if CommandLine.arguments.count > 3, CommandLine.arguments[2] == "--pair", let ro
 let rgb = random(pixels * 3)
 do {
     let transform = try ColorTransform(iccProfile: load(directory + "/AdobeRGB1998.icc"))
-    var buffer = rgb
-    let rate = worst { transform.apply(toPixels: &buffer, format: .rgb8, threads: 1) }
+    var output = rgb
+    let rate = worst {
+        rgb.withUnsafeBytes { i in output.withUnsafeMutableBytes { o in transform.apply(from: i, to: o, format: .rgb8, threads: 1) } }
+    }
     print("PureColor\tAdobeRGB1998.icc\trgb8\tscalar\t\(f1(rate)) MP/s")
 }
 let cmyk = random(pixels * 4)
