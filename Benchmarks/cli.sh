@@ -38,8 +38,8 @@ fi
 if [[ -n "${JPNG:-}" ]]; then
     jpng="$JPNG"
 else
-    echo "cli: swift build -c release --product jpng"
-    (cd "$root" && swift build -c release --product jpng)
+    echo "cli: swift build -c release --product jpng --static-swift-stdlib"
+    (cd "$root" && swift build -c release --product jpng --static-swift-stdlib)
     jpng="$root/.build/release/jpng"
 fi
 

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jpng=${1:-.build/release/jpng}
-[ -x "$jpng" ] || swift build -c release --product jpng >/dev/null
+[ -x "$jpng" ] || swift build -c release --product jpng --static-swift-stdlib >/dev/null
 [ -f Benchmarks/corpus/alpha_5.png ] || bash Benchmarks/corpus.sh >/dev/null
 [ -x Benchmarks/bin/cbench ] || { mkdir -p Benchmarks/bin; cc -O2 -o Benchmarks/bin/cbench Benchmarks/harness/bench.c -lpng -ljpeg -lgif; }
 tmp=$(mktemp -d)

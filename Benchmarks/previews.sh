@@ -22,7 +22,7 @@ while (( $# )); do
     esac
 done
 (( ${#files[@]} )) || files=("$here/corpus/photo1_prog.jpg" "$here/corpus/photo12_prog.jpg")
-(cd "$root" && swift build -c release --product jpng >/dev/null)
+(cd "$root" && swift build -c release --product jpng --static-swift-stdlib >/dev/null)
 jpng="$root/.build/release/jpng"
 mkdir -p "$here/bin"
 cc -O2 -o "$here/bin/cbench" "$here/harness/bench.c" -lpng -ljpeg -lgif

@@ -26,7 +26,7 @@ mkdir -p "$here/bin"
 cc -O2 -o "$here/bin/cbench" "$here/harness/bench.c" -lpng -ljpeg -lgif
 jpng="${JPNG:-}"
 if [[ -z "$jpng" ]]; then
-    (cd "$root" && swift build -c release --product jpng >/dev/null)
+    (cd "$root" && swift build -c release --product jpng --static-swift-stdlib >/dev/null)
     jpng="$root/.build/release/jpng"
 fi
 [[ -f "$corpus/photo12_arith.jpg" ]] || jpegtran -arithmetic "$corpus/photo12_420.jpg" > "$corpus/photo12_arith.jpg"

@@ -41,8 +41,8 @@ if [[ -n "${JPNG:-}" ]]; then
     jpng="$JPNG"
 else
     jpng="$root/.build/release/jpng"
-    echo "run: swift build -c release --product jpng"
-    if ! (cd "$root" && swift build -c release --product jpng); then
+    echo "run: swift build -c release --product jpng --static-swift-stdlib"
+    if ! (cd "$root" && swift build -c release --product jpng --static-swift-stdlib); then
         echo "run: jpng did not build; its column will say so" >&2
         jpng_note="jpng build failed"
     fi
@@ -68,9 +68,9 @@ if (( v3 )); then
                 v3_flags="-Xswiftc -target-cpu -Xswiftc haswell"
             fi
             rm -rf "$probe"
-            echo "run: swift build -c release --product jpng --scratch-path .build-v3 $v3_flags"
+            echo "run: swift build -c release --product jpng --static-swift-stdlib --scratch-path .build-v3 $v3_flags"
             # shellcheck disable=SC2086
-            if ! (cd "$root" && swift build -c release --product jpng --scratch-path .build-v3 $v3_flags); then
+            if ! (cd "$root" && swift build -c release --product jpng --static-swift-stdlib --scratch-path .build-v3 $v3_flags); then
                 echo "run: the x86-64-v3 jpng did not build" >&2
                 jpng_v3_note="v3 build failed"
             fi

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 HUGE=Benchmarks/corpus/huge.jpg
 [ -f "$HUGE" ] || python3 Benchmarks/make_huge.py >&2
 if [ -z "${JPNG:-}" ]; then
-    swift build -c release --product jpng >&2
+    swift build -c release --product jpng --static-swift-stdlib >&2
     JPNG=.build/release/jpng
 fi
 WORK=$(mktemp -d /tmp/tile_bench.XXXXXX)
