@@ -1,7 +1,7 @@
 /// A LUT-based source's whole chain to the destination, precomputed once as a device link
 /// (as lcms2's optimiser does): a grid over the source device space (33^3 for RGB, 17^4 for
 /// CMYK) holding the destination's encoded values, not clipped (see `LUTSource.destination`),
-/// in 1/16384 steps (`scale`) as `Int16`, four lanes a node (R, G, B, 0). Pixels are
+/// in 1/16384 steps (`scale`) as `Int16`, three lanes a node (R, G, B). Pixels are
 /// interpolated in it: tetrahedral for 3 inputs; for 4, tetrahedral in the two slices around
 /// the first input (C), blended linearly along it; then clipped to [0, 1] and rounded to 8 bits
 /// through the 16-bit code (as lcms2 rounds).
@@ -15,6 +15,9 @@ final class DeviceLink: Sendable {
     static let one: Int32 = 1 << 15
     /// Node values: full scale (linear 1.0) is 16384.
     static let scale: Int32 = 1 << 14
+    /// `Int16` lanes a node: R, G, B, packed (6 bytes a node; the SIMD kernels load four lanes
+    /// and ignore the fourth, the next node's R).
+    static let lanes: Int32 = 3
     /// Linear [0, 1] in 1/16384 steps to the 8-bit code (as `Tables8.encode`).
     let encode: [UInt8]
     /// The same steps to the 16-bit code (16-bit pixels; RGB links only, empty for CMYK).
@@ -24,10 +27,10 @@ final class DeviceLink: Sendable {
     let points: Int
     /// Input channels: 3 or 4.
     let inputs: Int
-    /// Node `(i0, i1, ...)` at `sum(i_k * strides[k])`: lanes R, G, B, 0, as `Int16` (the last
-    /// input varies fastest for 3 inputs, the first for 4)
-    /// (8 bytes a node: a 17^4 CMYK link is 668 KB, 21^4 1.6 MB, half what `Int32` took, so
-    /// more of it stays in cache for random pixels). Values are clamped to [-2, 2) full scales.
+    /// Node `(i0, i1, ...)` at `sum(i_k * strides[k])`: lanes R, G, B as `Int16` (the last
+    /// input varies fastest for 3 inputs, the first for 4), then one lane of padding
+    /// (6 bytes a node: a 17^4 CMYK link is 501 KB, 21^4 1.2 MB, so more of it stays in cache
+    /// for random pixels). Values are clamped to [-2, 2) full scales.
     let grid: [Int16]
     /// For each input channel and 8-bit value: the lane offset of the cell's first node and the
     /// weight of the next node (0...32768). Channel c at `c * 256 + v`. `inverted` holds the
@@ -53,10 +56,10 @@ final class DeviceLink: Sendable {
         }
         self.points = points
         self.inputs = inputs
-        var strides = [Int32](repeating: 4, count: inputs)
+        var strides = [Int32](repeating: Self.lanes, count: inputs)
         if inputs == 4 {
             // The first input (C), blended linearly between the tetrahedral lookups of its two
-            // slices, varies fastest: a corner's two slice nodes sit 8 bytes apart, so a
+            // slices, varies fastest: a corner's two slice nodes sit 6 bytes apart, so a
             // pixel's eight node reads touch about four cache lines instead of eight.
             for i in 1 ..< inputs { strides[i] = strides[i - 1] * Int32(points) }
         } else {
@@ -65,19 +68,20 @@ final class DeviceLink: Sendable {
         self.strides = strides
         var nodes = 1
         for _ in 0 ..< inputs { nodes *= points }
-        var grid = [Int16](repeating: 0, count: nodes * 4)
+        // One lane of padding: a SIMD kernel loads four lanes at the last node.
+        var grid = [Int16](repeating: 0, count: nodes * Int(Self.lanes) + 1)
         let levels = (0 ..< points).map { Double(ICCLut.quantize(Double($0) / Double(points - 1))) / 65535 }
         var index = [Int](repeating: 0, count: inputs)
         var input = [Double](repeating: 0, count: inputs)
         for node in 0 ..< nodes {
             for k in 0 ..< inputs {
-                index[k] = node / Int(strides[k] / 4) % points
+                index[k] = node / Int(strides[k] / Self.lanes) % points
                 input[k] = levels[index[k]]
             }
             let out = source.destination(input, encoded: false, from: leading == nil ? 0 : 1)
             for c in 0 ..< 3 {
                 let v = (out[c].isFinite ? out[c] : 0) * Double(Self.scale)
-                grid[node * 4 + c] = Int16(min(max(v.rounded(), -32768), 32767))
+                grid[node * Int(Self.lanes) + c] = Int16(min(max(v.rounded(), -32768), 32767))
             }
         }
         self.grid = grid
