@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds ColorBench (release) and times PureColor against lcms2, one core each, on 4000 x 3000
-# buffers of random pixels:
+# buffers of random pixels. Every time is the running thread's CPU time (a shared machine's
+# other processes take the core away from either side at random; wall time counted that):
 #   1. side by side in one process against Debian's liblcms2 (liblcms2-dev): for every
 #      transform, ROUNDS pairs, a run of each in turn, each pair's ratio and the worst pair
 #      (what a target is judged on);
