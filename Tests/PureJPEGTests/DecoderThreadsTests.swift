@@ -30,6 +30,29 @@ import Testing
         Self.sameOutcome(try vector.bytes(), vector.file)
     }
 
+    /// Scaled decodes (DCT scaling 1/2, 1/4, 1/8): the decoding thread's share of the IDCTs
+    /// (the first component's blocks, 4x4, 2x2 or 1x1 samples each) lands where one thread puts it.
+    @Test(arguments: [4, 2, 1])
+    func scaledDecodes(scale: Int) throws {
+        for vector in JPEGVector.all.prefix(24) {
+            let bytes = try vector.bytes()
+            var options = JPEGDecodingOptions()
+            options.scale = scale
+            options.threads = 1
+            let one = decodeInPieces(bytes, size: nil, options: options)
+            options.threads = 2
+            let two = decodeInPieces(bytes, size: nil, options: options)
+            #expect(two.events == one.events, "\(vector.file) scale \(scale)/8: events")
+            switch (one.result, two.result) {
+            case let (.success(a), .success(b)):
+                let same = a == b
+                #expect(same, "\(vector.file) scale \(scale)/8: pixels")
+            case let (.failure(a), .failure(b)): #expect(a == b, "\(vector.file) scale \(scale)/8: errors")
+            default: Issue.record("\(vector.file) scale \(scale)/8: \(two.result) against \(one.result)")
+            }
+        }
+    }
+
     @Test(arguments: DamagedVector.all)
     func everyDamagedFile(_ vector: DamagedVector) throws {
         let bytes = try vector.bytes()
