@@ -16,6 +16,13 @@ struct FrameDecoder: Sendable {
     private var scratch: [UInt32]
     /// Rows handed out so far.
     private(set) var rowsDone = 0
+    /// A still lossy image: the payload may go on past the chunk with the bytes that follow
+    /// it in the file, as libwebp's still decoder gives the VP8 decoder everything to the end
+    /// of the input (`strict` off). The codec then learns the data is complete only at
+    /// `inputEnded`.
+    var extendsPastChunk = false
+    /// No more input will come (``WebPDecoder/finish()``).
+    var inputEnded = false
 
     init(codec: Codec, width: Int, height: Int, payloadOffset: Int, payloadSize: Int) {
         self.codec = codec
@@ -30,8 +37,9 @@ struct FrameDecoder: Sendable {
     var isComplete: Bool { rowsDone == height }
     var bytesReceived: Int { payload.count }
 
-    /// Adds payload bytes that arrived.
+    /// Adds payload bytes that arrived (past the chunk: the bytes after it, see `extendsPastChunk`).
     mutating func append(_ bytes: ArraySlice<UInt8>) { payload.append(contentsOf: bytes) }
+    mutating func append(_ bytes: UnsafeRawBufferPointer) { payload.append(contentsOf: bytes) }
 
     /// Decodes as far as the payload allows; `emit(y, rgba)` gets each row that became final.
     /// With `direct` (a still image's pixels and their bytes per pixel, 3 or 4), rows are
@@ -104,9 +112,10 @@ struct FrameDecoder: Sendable {
         case .lossy(var frame):
             codec = .lossy(LossyFrame.placeholder)
             defer { codec = .lossy(frame) }
+            let ended = extendsPastChunk ? inputEnded : complete
             try payload.withUnsafeBufferPointer { data throws(WebPError) in
-                try frame.advance(data, complete: complete, payloadOffset: payloadOffset, payloadSize: payloadSize,
-                              direct: direct) { y, row in
+                try frame.advance(data, complete: ended, chunkComplete: complete, payloadOffset: payloadOffset,
+                                  payloadSize: payloadSize, direct: direct) { y, row in
                     emit(y, row)
                     done = y + 1
                 }
