@@ -79,4 +79,25 @@ struct PartitionRuleTests {
             #expect(Run(bytes + [0], chunk: piece).image?.rgba == reference, "pieces of \(piece)")
         }
     }
+
+    /// Four token partitions, partition 1 declared empty, every macroblock skipped (no token
+    /// read): libwebp's bit reader on no bytes is at its end from the start, so row 1's first
+    /// macroblock fails and dwebp says NOT_ENOUGH_DATA. With partition 1's two bytes back, the
+    /// file decodes.
+    @Test func emptyPartitionFailsItsFirstMacroblock() throws {
+        let bytes = try TestVectors.bytes("regressions/webp-lossy-empty-partition.webp")
+        for piece in [Int.max, 1, 7] {
+            let run = Run(bytes, chunk: piece)
+            guard case let .truncated(what, _)? = run.error else {
+                Issue.record("pieces of \(piece): \(String(describing: run.error))"); continue
+            }
+            #expect(what == "VP8 token partition 1")
+        }
+        // Frame tag (10 bytes), first partition, then the 3-byte sizes of partitions 0, 1, 2.
+        let firstPartition = (Int(bytes[20]) | Int(bytes[21]) << 8 | Int(bytes[22]) << 16) >> 5
+        var restored = bytes
+        restored[20 + 10 + firstPartition + 3] = 2
+        let image = try WebPDecoder.decode(restored)
+        #expect(image.width == 32 && image.height == 48)
+    }
 }

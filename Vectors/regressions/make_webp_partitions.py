@@ -26,6 +26,13 @@ starts at or past the end is VP8_STATUS_SUSPENDED (ParsePartitions), the frame r
   webp-lossy-last-partition-at-end.pam   `dwebp -pam` of that file with one byte (0) appended:
                                          partition 1 then starts before the end and dwebp decodes
                                          it (the unpatched file's pixels).
+  webp-lossy-empty-partition.webp        partitions.c (partitions = 2: four token partitions,
+                                         -q 70 -m 0) of a flat grey 32x48 image, whose macroblocks
+                                         are all skipped (no token is read), then partition 1's
+                                         size patched to 0. libwebp's bit reader is at its end as
+                                         soon as it is set up on no bytes, so the first macroblock
+                                         of row 1 fails even though it reads nothing: dwebp says
+                                         NOT_ENOUGH_DATA (and decodes the unpatched file).
 """
 import os
 import shutil
@@ -41,6 +48,7 @@ from PIL import Image  # noqa: E402
 
 PAST_CHUNK = "webp-lossy-partition-past-chunk"
 AT_END = "webp-lossy-last-partition-at-end"
+EMPTY = "webp-lossy-empty-partition"
 CUT = 24
 
 
@@ -101,6 +109,19 @@ def main():
     ref = os.path.join(tmp, "two.pam")
     assert dwebp(two, ref) is None
     assert open(ref, "rb").read() == open(os.path.join(HERE, AT_END + ".pam"), "rb").read()
+
+    grey = os.path.join(tmp, "grey.ppm")
+    Image.fromarray(make_lossy.np.full((48, 32, 3), 128, make_lossy.np.uint8), "RGB").save(grey)
+    four = os.path.join(tmp, "four.webp")
+    subprocess.run([exe, grey, four, "2", "70", "0"], check=True)
+    assert dwebp(four) is None
+    b = bytearray(open(four, "rb").read())
+    table = 20 + first_partition_end(b[20:])
+    assert b[table + 3:table + 6] != b"\0\0\0"
+    b[table + 3:table + 6] = b"\0\0\0"   # partition 1: 0 bytes
+    out = os.path.join(HERE, EMPTY + ".webp")
+    open(out, "wb").write(b)
+    assert "NOT_ENOUGH_DATA" in dwebp(out)
     shutil.rmtree(tmp)
 
 

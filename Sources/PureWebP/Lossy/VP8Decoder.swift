@@ -152,6 +152,12 @@ struct VP8Decoder: Sendable {
         frame = parsed
         firstPartition = d.state
         tokenPartitions = parsed.partitionStarts.map { VP8BoolState(position: $0, end: $0) }
+        // libwebp loads each partition's first bytes when it sets the partitions up: one of size 0
+        // is at its end from the start (eof), so even a skipped macroblock read from it fails.
+        // (The last partition is never empty here: see `lastPartitionPresent`.)
+        for p in 0 ..< tokenPartitions.count - 1 where parsed.partitionEnds[p] == parsed.partitionStarts[p] {
+            tokenPartitions[p].eof = true
+        }
         let mbW = header.macroblockWidth
         // Two slots: a macroblock row is reconstructed into one while the other is filtered.
         cacheY = [UInt8](repeating: 0, count: 2 * (cacheLumaTop + 16) * mbW * 16)
