@@ -5,12 +5,13 @@ import ImageCore
 import PureWebP
 
 // Differential target: PureWebP (default options) against libwebp 1.2.4 (Fuzz/C/diff_webp.c).
-// A still: WebPDecodeRGBA, what `dwebp -pam` writes (fancy upsampling; libwebp's C kernels, see
-// Fuzz/C/diff_webp.c); whenever both decode, the RGBA8 pixels must be equal. PureWebP decodes a
+// A still: WebPDecode into RGBA, what `dwebp -pam` writes (WebPDecodeRGBA's decoder, fancy
+// upsampling; libwebp's C kernels, see Fuzz/C/diff_webp.c); whenever both decode, the RGBA8 pixels must be equal. PureWebP decodes a
 // still that declares no alpha as `.rgb8`: its RGB is compared (libwebp writes a VP8L stream's
 // alpha even when the alpha hint is unset; that case is counted). An animation: WebPAnimDecoder (RGBA, as anim_dump); whenever both decode, the frame
 // count, canvas size, loop count, each frame's end timestamp and every composited canvas must
-// be equal. Where one rejects and the other decodes, the pair of reasons is counted.
+// be equal. Where one rejects and the other decodes, the pair of reasons is counted (libwebp's
+// status code, PureWebP's error code and what it is about).
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
