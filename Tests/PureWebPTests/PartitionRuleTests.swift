@@ -46,6 +46,12 @@ struct PartitionRuleTests {
             #expect(run.events.contains(where: Self.isWarning))
             #expect(try Self.streamedRows(bytes, piece: piece) == reference, "rows, pieces of \(piece)")
         }
+        // The two-thread pipeline: the row that runs out is rolled back on the worker and
+        // finished from the bytes after the chunk.
+        for piece in [Int.max, 7] {
+            let run = Run(bytes, chunk: piece, options: WebPDecodingOptions(useThreads: true))
+            #expect(run.image?.rgba == reference, "threads, pieces of \(piece)")
+        }
         // A still read through WebPAnimation ends its input there too.
         #expect(try WebPAnimation(bytes: bytes).frame(at: 0).pixels == reference)
         let strict = Run(bytes, options: WebPDecodingOptions(strict: true))
