@@ -65,6 +65,18 @@ struct PartitionRuleTests {
         #expect(throws: WebPError.self) { try Self.streamedRows(cut, piece: 7) }
     }
 
+    /// Files whose VP8 data ends inside its chunk never read past it: no warning, whole or in
+    /// pieces (a chunk that arrives in pieces must not look short when its last byte comes).
+    @Test func encodedFilesStayInTheirChunk() throws {
+        for v in WebPVector.stills where v.isLossy {
+            let bytes = try v.bytes()
+            for piece in [Int.max, 1, 7] {
+                let run = Run(bytes, chunk: piece)
+                #expect(run.image != nil && !run.events.contains(where: Self.isWarning), "\(v.name), pieces of \(piece)")
+            }
+        }
+    }
+
     /// Two token partitions; partition 0's size reaches the end of the file, so partition 1
     /// starts there: libwebp's ParsePartitions says SUSPENDED and dwebp refuses the file,
     /// though only partition 0 is read (one macroblock row). One byte more and partition 1
