@@ -32,13 +32,15 @@ struct PartitionRuleTests {
         return out
     }
 
-    /// The last 24 bytes of the only token partition lie after the chunk (and the RIFF end):
-    /// dwebp reads them and decodes the picture; so does the decoder, with a warning, whole,
-    /// in pieces and row by row. `strict` refuses it as before; without those bytes the file
-    /// is truncated for both.
-    @Test func partitionReadsOnPastItsChunk() throws {
-        let bytes = try TestVectors.bytes("regressions/webp-lossy-partition-past-chunk.webp")
-        let reference = try PAM.rgba(TestVectors.bytes("regressions/webp-lossy-partition-past-chunk.pam"))
+    /// The last 24 bytes of the only token partition (of the VP8L stream) lie after the chunk
+    /// and the RIFF end: dwebp reads them and decodes the picture; so does the decoder, with a
+    /// warning, whole, in pieces and row by row. `strict` refuses it; without those bytes the
+    /// file is truncated for both.
+    @Test(arguments: [("webp-lossy-partition-past-chunk", "VP8 token partition 0"),
+                      ("webp-lossless-past-chunk", "VP8L bitstream")])
+    func streamReadsOnPastItsChunk(_ name: String, _ truncation: String) throws {
+        let bytes = try TestVectors.bytes("regressions/\(name).webp")
+        let reference = try PAM.rgba(TestVectors.bytes("regressions/\(name).pam"))
         for piece in [Int.max, 1, 7, 100] {
             let run = Run(bytes, chunk: piece)
             #expect(run.error == nil, "\(piece): \(String(describing: run.error))")
@@ -56,11 +58,12 @@ struct PartitionRuleTests {
         #expect(try WebPAnimation(bytes: bytes).frame(at: 0).pixels == reference)
         let strict = Run(bytes, options: WebPDecodingOptions(strict: true))
         #expect(strict.error?.code == "truncated")
-        let cut = Array(bytes.dropLast(24))
+        let riffSize = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16
+        let cut = Array(bytes.prefix(8 + riffSize))   // the file without what follows the RIFF
         for piece in [Int.max, 1, 7] {
             let run = Run(cut, chunk: piece)
             guard case let .truncated(what, _)? = run.error else { Issue.record("\(String(describing: run.error))"); continue }
-            #expect(what == "VP8 token partition 0")
+            #expect(what == truncation)
         }
         #expect(throws: WebPError.self) { try Self.streamedRows(cut, piece: 7) }
     }

@@ -26,6 +26,11 @@ starts at or past the end is VP8_STATUS_SUSPENDED (ParsePartitions), the frame r
   webp-lossy-last-partition-at-end.pam   `dwebp -pam` of that file with one byte (0) appended:
                                          partition 1 then starts before the end and dwebp decodes
                                          it (the unpatched file's pixels).
+  webp-lossless-past-chunk.webp          `cwebp -lossless` of the 48x32 image above, then its VP8L
+                                         chunk and RIFF sizes lowered by 24 as above: libwebp's
+                                         still decoder reads a VP8L stream to the end of the input
+                                         too. dwebp decodes it (NOT_ENOUGH_DATA without the 24).
+  webp-lossless-past-chunk.pam           `dwebp -pam` of it (the unpatched file's pixels).
   webp-lossy-empty-partition.webp        partitions.c (partitions = 2: four token partitions,
                                          -q 70 -m 0) of a flat grey 32x48 image, whose macroblocks
                                          are all skipped (no token is read), then partition 1's
@@ -49,6 +54,7 @@ from PIL import Image  # noqa: E402
 PAST_CHUNK = "webp-lossy-partition-past-chunk"
 AT_END = "webp-lossy-last-partition-at-end"
 EMPTY = "webp-lossy-empty-partition"
+LOSSLESS = "webp-lossless-past-chunk"
 CUT = 24
 
 
@@ -63,6 +69,26 @@ def first_partition_end(vp8):
     return 10 + ((vp8[0] | vp8[1] << 8 | vp8[2] << 16) >> 5)
 
 
+def past_chunk(source, name, tag, tmp):
+    """`source` with its image chunk and RIFF sizes lowered by CUT: the chunk's last CUT bytes
+    follow the RIFF end. Checks dwebp decodes it to `source`'s pixels and refuses it without them."""
+    b = bytearray(open(source, "rb").read())
+    assert b[12:16] == tag
+    size = struct.unpack("<I", b[16:20])[0]
+    b[4:8] = struct.pack("<I", struct.unpack("<I", b[4:8])[0] - CUT)
+    b[16:20] = struct.pack("<I", size - CUT)
+    out = os.path.join(HERE, name + ".webp")
+    open(out, "wb").write(b)
+    assert dwebp(out, os.path.join(HERE, name + ".pam")) is None
+    ref = os.path.join(tmp, name + ".ref.pam")
+    assert dwebp(source, ref) is None
+    assert open(ref, "rb").read() == open(os.path.join(HERE, name + ".pam"), "rb").read()
+    short = os.path.join(tmp, name + ".short.webp")
+    open(short, "wb").write(b[:8 + struct.unpack("<I", b[4:8])[0]])   # up to the RIFF end
+    verdict = dwebp(short)
+    assert verdict and ("NOT_ENOUGH_DATA" in verdict or "BITSTREAM_ERROR" in verdict), verdict
+
+
 def main():
     tmp = tempfile.mkdtemp()
     img = make_lossy.gradient(48, 32).astype(int) + (make_lossy.noise(48, 32, 7).astype(int) - 128) // 4
@@ -70,20 +96,11 @@ def main():
     Image.fromarray(img.clip(0, 255).astype("uint8"), "RGB").save(src)
     plain = os.path.join(tmp, "plain.webp")
     subprocess.run(["cwebp", "-q", "60", src, "-o", plain], check=True, capture_output=True)
-    b = bytearray(open(plain, "rb").read())
-    assert b[12:16] == b"VP8 " and len(b) == 20 + struct.unpack("<I", b[16:20])[0]
-    size = struct.unpack("<I", b[16:20])[0]
-    b[4:8] = struct.pack("<I", struct.unpack("<I", b[4:8])[0] - CUT)
-    b[16:20] = struct.pack("<I", size - CUT)
-    out = os.path.join(HERE, PAST_CHUNK + ".webp")
-    open(out, "wb").write(b)
-    assert dwebp(out, os.path.join(HERE, PAST_CHUNK + ".pam")) is None
-    ref = os.path.join(tmp, "plain.pam")
-    assert dwebp(plain, ref) is None
-    assert open(ref, "rb").read() == open(os.path.join(HERE, PAST_CHUNK + ".pam"), "rb").read()
-    short = os.path.join(tmp, "short.webp")
-    open(short, "wb").write(b[:-CUT])
-    assert "NOT_ENOUGH_DATA" in dwebp(short)
+    assert len(open(plain, "rb").read()) % 2 == 0   # no padding byte: the cut file ends at the RIFF end
+    past_chunk(plain, PAST_CHUNK, b"VP8 ", tmp)
+    lossless = os.path.join(tmp, "lossless.webp")
+    subprocess.run(["cwebp", "-lossless", src, "-o", lossless], check=True, capture_output=True)
+    past_chunk(lossless, LOSSLESS, b"VP8L", tmp)
 
     exe = os.path.join(tmp, "partitions")
     open(exe + ".c", "w").write(make_lossy.PARTITIONS_C)

@@ -211,8 +211,9 @@ extension WebPDecoder {
                 imageRowsFinal = 0
             }
             frame = try makeFrame(lossless, width: width, height: height, payloadOffset: at, size: size)
-            // libwebp's still decoder hands the VP8 decoder every byte to the end of the input.
-            frame?.extendsPastChunk = !lossless && !options.strict
+            // libwebp's still decoder hands the codec every byte to the end of the input. (A VP8L
+            // chunk under 8 bytes keeps to itself: its zero padding would otherwise read differently.)
+            frame?.extendsPastChunk = !options.strict && (!lossless || size >= 8)
         }
     }
 
@@ -288,7 +289,8 @@ extension WebPDecoder {
             // on into the bytes after it (the next chunks, the padding, bytes past the RIFF end),
             // to the end of the input. So does this decoder (`strict`: the codec ran on the
             // chunk alone and threw already). The image ends with those bytes or at `finish`.
-            events.append(.warning("VP8 data runs past its chunk: the bytes after it are read as VP8 data, as libwebp does"))
+            let codec = f.isLossless ? "VP8L" : "VP8"
+            events.append(.warning("\(codec) data runs past its chunk: the bytes after it are read as \(codec) data, as libwebp does"))
             overrun = true
             frame?.append(input.unread[...])
             try decodeRows(&events, sink)

@@ -16,10 +16,11 @@ struct FrameDecoder: Sendable {
     private var scratch: [UInt32]
     /// Rows handed out so far.
     private(set) var rowsDone = 0
-    /// A still lossy image: the payload may go on past the chunk with the bytes that follow
-    /// it in the file, as libwebp's still decoder gives the VP8 decoder everything to the end
-    /// of the input (`strict` off). The codec then learns the data is complete only at
-    /// `inputEnded`.
+    /// A still image: the payload may go on past the chunk with the bytes that follow it in the
+    /// file, as libwebp's still decoder gives the codec everything to the end of the input
+    /// (`strict` off). The lossy codec then learns the data is complete only at `inputEnded`;
+    /// the lossless one decodes the chunk alone as complete first and, if it runs out, goes
+    /// on over the bytes after it (complete at `inputEnded`).
     var extendsPastChunk = false
     /// No more input will come (``WebPDecoder/finish()``).
     var inputEnded = false
@@ -35,6 +36,7 @@ struct FrameDecoder: Sendable {
     }
 
     var isComplete: Bool { rowsDone == height }
+    var isLossless: Bool { if case .lossless = codec { true } else { false } }
     var bytesReceived: Int { payload.count }
 
     /// Adds payload bytes that arrived (past the chunk: the bytes after it, see `extendsPastChunk`).
@@ -56,9 +58,11 @@ struct FrameDecoder: Sendable {
         case .lossless(var stream):
             codec = .lossless(VP8LStream(width: 0, height: 0, headerless: true))   // keeps `stream` unique
             defer { codec = .lossless(stream) }
+            // Past its chunk: the chunk alone first (as complete), then the longer data.
+            let streamComplete = !extendsPastChunk ? complete : inputEnded || (complete && payload.count == payloadSize)
             do throws(VP8LFailure) {
                 try payload.withUnsafeBufferPointer { data throws(VP8LFailure) in
-                    try stream.advance(data, complete: complete) { y, row in
+                    try stream.advance(data, complete: streamComplete) { y, row in
                         if let direct {
                             // Straight into the image: RGBA words, or RGB with overlapping
                             // 4-byte stores (each pixel's fourth byte overwritten by the next).
@@ -105,7 +109,11 @@ struct FrameDecoder: Sendable {
                 }
             } catch {
                 switch error {
-                case .needMoreData: throw .truncated(what: "VP8L bitstream", offset: payloadOffset + payload.count)
+                case .needMoreData:
+                    // The stream stands at the code that ran out; the bytes after the chunk may
+                    // complete it (the container decides, see `WebPDecoder.endImage`).
+                    if extendsPastChunk && !inputEnded { return }
+                    throw .truncated(what: "VP8L bitstream", offset: payloadOffset + payload.count)
                 case .invalid(let what, let byte): throw .invalid(what: "VP8L \(what)", offset: payloadOffset + byte)
                 }
             }

@@ -44,7 +44,8 @@ enum VP8LImageData {
     /// Decodes pixels from `position` on into `pixels` (rows of `width`). With `complete`
     /// false it stops, between codes, when fewer than 64 bits are left (no code takes more
     /// than 60), so it can resume there when more bytes come; with `complete` true, running
-    /// out of bits throws `.needMoreData`.
+    /// out of bits throws `.needMoreData`, with `reader` and `position` back at the start of the
+    /// code that ran out (so the decode can go on there when the data turns out to be longer).
     static func decode(codes: VP8LCodes, reader: inout VP8LBitReader, pixels: UnsafeMutableBufferPointer<UInt32>,
                        width: Int, position: inout Int, cache: UnsafeMutableBufferPointer<UInt32>,
                        complete: Bool) throws(VP8LFailure) {
@@ -78,8 +79,12 @@ enum VP8LImageData {
                 @inline(__always) func insert(_ argb: UInt32) {
                     if useCache { cachePointer.unsafelyUnwrapped[Int(truncatingIfNeeded: (argb &* hashMultiplier) &>> cacheShift)] = argb }
                 }
+                var resume = reader.state
                 while pos < total {
-                    if !complete && reader.bitsLeft < 64 { return }
+                    if reader.bitsLeft < 64 {
+                        if !complete { return }
+                        resume = reader.state   // a code may run out from here on
+                    }
                     if x & tileMask == 0 && codes.tileBits > 0 { select(codes.group(x: x, y: y)) }
                     if let p = trivialPixel {
                         out[pos] = p
@@ -99,7 +104,7 @@ enum VP8LImageData {
                             let a = HuffmanTable.read(tables, alpha, &reader)
                             argb = UInt32(truncatingIfNeeded: a &<< 24 | r &<< 16 | code &<< 8 | b)
                         }
-                        if reader.isPastEnd { throw .needMoreData }
+                        if reader.isPastEnd { reader.state = resume; throw .needMoreData }
                         out[pos] = argb
                         insert(argb)
                         pos &+= 1; x &+= 1
@@ -108,7 +113,7 @@ enum VP8LImageData {
                         let length = prefixValue(code &- VP8LCodes.literalCodes, &reader)
                         let distanceSymbol = HuffmanTable.read(tables, distance, &reader)
                         let distanceCode = prefixValue(distanceSymbol, &reader)
-                        if reader.isPastEnd { throw .needMoreData }
+                        if reader.isPastEnd { reader.state = resume; throw .needMoreData }
                         let d = planeDistance(distanceCode, width: width)
                         if pos < d || total &- pos < length {
                             throw .invalid("backward reference", byte: reader.byteOffset)
@@ -124,14 +129,14 @@ enum VP8LImageData {
                         while x >= width { x &-= width; y &+= 1 }
                         if codes.tileBits > 0 && pos < total { select(codes.group(x: x, y: y)) }
                     } else if code < cacheLimit {
-                        if reader.isPastEnd { throw .needMoreData }
+                        if reader.isPastEnd { reader.state = resume; throw .needMoreData }
                         let v = cachePointer.unsafelyUnwrapped[code &- (VP8LCodes.literalCodes + VP8LCodes.lengthCodes)]
                         out[pos] = v
                         insert(v)
                         pos &+= 1; x &+= 1
                         if x >= width { x = 0; y &+= 1 }
                     } else {
-                        if reader.isPastEnd { throw .needMoreData }
+                        if reader.isPastEnd { reader.state = resume; throw .needMoreData }
                         throw .invalid("pixel code", byte: reader.byteOffset)
                     }
                 }
