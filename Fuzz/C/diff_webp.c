@@ -1,6 +1,6 @@
-/* The libwebp side of the diff-webp fuzz target: a still through WebPDecodeRGBA (what dwebp
- * -pam gives: fancy upsampling), an animation through WebPAnimDecoder (RGBA, threads off),
- * the canvases kept in order. See diff_webp.h.
+/* The libwebp side of the diff-webp fuzz target: a still through WebPDecode into RGBA (what
+ * dwebp -pam gives: fancy upsampling; WebPDecodeRGBA's decoder, with the status code), an
+ * animation through WebPAnimDecoder (RGBA, threads off), the canvases kept in order. See diff_webp.h.
  *
  * libwebp runs its portable C kernels here, not SSE2: VP8GetCPUInfo (exported by libwebp.so)
  * is cleared before the first decode. The SSE2 inverse transform computes in 16-bit lanes, so
@@ -30,13 +30,20 @@ void diff_webp_decode(const unsigned char *data, size_t size, long max_pixels, i
     result->height = features.height;
     if ((long)features.width * features.height > max_pixels) { result->status = DIFF_WEBP_SKIPPED; return; }
     if (!features.has_animation) {
-        int w = 0, h = 0;
-        uint8_t *rgba = WebPDecodeRGBA(data, size, &w, &h);
-        if (rgba == NULL) { result->stage = 2; return; }
+        /* WebPDecode into RGBA: WebPDecodeRGBA's decoder (DecodeInto after the same feature
+         * check), and dwebp's call, but with the status code for the class table. */
+        WebPDecoderConfig config;
+        if (!WebPInitDecoderConfig(&config)) { result->stage = 2; return; }
+        config.output.colorspace = MODE_RGBA;
+        code = WebPDecode(data, size, &config);
+        result->vp8_status = (int)code;
+        if (code != VP8_STATUS_OK) { result->stage = 2; WebPFreeDecBuffer(&config.output); return; }
+        int w = config.output.width, h = config.output.height;
         size_t bytes = (size_t)w * h * 4;
         result->pixels = malloc(bytes ? bytes : 1);
-        memcpy(result->pixels, rgba, bytes);
-        WebPFree(rgba);
+        for (int y = 0; y < h; y++)
+            memcpy(result->pixels + (size_t)y * w * 4, config.output.u.RGBA.rgba + (size_t)y * config.output.u.RGBA.stride, (size_t)w * 4);
+        WebPFreeDecBuffer(&config.output);
         result->width = w;
         result->height = h;
         result->frame_count = 1;

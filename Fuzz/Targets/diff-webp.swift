@@ -5,12 +5,13 @@ import ImageCore
 import PureWebP
 
 // Differential target: PureWebP (default options) against libwebp 1.2.4 (Fuzz/C/diff_webp.c).
-// A still: WebPDecodeRGBA, what `dwebp -pam` writes (fancy upsampling; libwebp's C kernels, see
-// Fuzz/C/diff_webp.c); whenever both decode, the RGBA8 pixels must be equal. PureWebP decodes a
+// A still: WebPDecode into RGBA, what `dwebp -pam` writes (WebPDecodeRGBA's decoder, fancy
+// upsampling; libwebp's C kernels, see Fuzz/C/diff_webp.c); whenever both decode, the RGBA8 pixels must be equal. PureWebP decodes a
 // still that declares no alpha as `.rgb8`: its RGB is compared (libwebp writes a VP8L stream's
 // alpha even when the alpha hint is unset; that case is counted). An animation: WebPAnimDecoder (RGBA, as anim_dump); whenever both decode, the frame
 // count, canvas size, loop count, each frame's end timestamp and every composited canvas must
-// be equal. Where one rejects and the other decodes, the pair of reasons is counted.
+// be equal. Where one rejects and the other decodes, the pair of reasons is counted (libwebp's
+// status code, PureWebP's error code and what it is about).
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -49,7 +50,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         case (false, .some):
             diffCount("libwebp rejects (\(stage), status \(reference.vp8_status)), PureWebP decodes", bytes)
         case (true, nil):
-            diffCount("libwebp decodes, PureWebP \(failure?.code ?? "?")", bytes)
+            diffCount("libwebp decodes, PureWebP \(reason(failure))", bytes)
         case let (true, .some(image)):
             if image.format == .rgb8, let pixels = reference.pixels {
                 // No alpha declared (no VP8X flag, ALPH or VP8L alpha hint): PureWebP decodes RGB,
@@ -90,7 +91,7 @@ private func animated(_ bytes: [UInt8], _ reference: diff_webp_result, _ libwebp
     case (false, true):
         diffCount("libwebp rejects (\(stage)), PureWebP decodes the animation", bytes)
     case (true, false):
-        diffCount("libwebp decodes the animation, PureWebP \(failure?.code ?? "?")", bytes)
+        diffCount("libwebp decodes the animation, PureWebP \(reason(failure))", bytes)
     case (true, true):
         guard let animation else { return 0 }
         let count = Int(reference.frame_count)
@@ -117,6 +118,15 @@ private func animated(_ bytes: [UInt8], _ reference: diff_webp_result, _ libwebp
         diffCount("both decode the animation, same canvases", bytes, example: false)
     }
     return 0
+}
+
+/// The error's code and what it is about (no offset), so the classes say which rule refused.
+private func reason(_ error: WebPError?) -> String {
+    switch error {
+    case let .truncated(what, _)?, let .invalid(what, _)?, let .unsupported(what, _)?: "\(error!.code) (\(what))"
+    case let error?: error.code
+    case nil: "?"
+    }
 }
 
 @discardableResult

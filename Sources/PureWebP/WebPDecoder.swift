@@ -84,6 +84,9 @@ public struct WebPDecoder: IncrementalImageDecoder {
     /// Rows 0 ..< this of `image` are final.
     var imageRowsFinal = 0
     var imageDone = false
+    /// A still's VP8 data ran past its chunk: `frame` stays and gets every later input byte
+    /// until it completes or the input ends (see `endImage`).
+    var overrun = false
     var compositor: WebPCompositor?
     var firstFrame: [UInt8]?
     var completedFrames = 0
@@ -129,6 +132,7 @@ public struct WebPDecoder: IncrementalImageDecoder {
     public mutating func append(_ bytes: UnsafeRawBufferPointer) throws(WebPError) -> [DecodingEvent] {
         if let failure { throw failure }
         if state != .ended { input.append(contentsOf: bytes) }
+        if overrun { frame?.append(bytes) }
         return try run()
     }
 
@@ -141,6 +145,7 @@ public struct WebPDecoder: IncrementalImageDecoder {
                          sink: RowSink) throws(WebPError) -> [DecodingEvent] {
         if let failure { throw failure }
         if state != .ended { input.append(contentsOf: bytes) }
+        if overrun { frame?.append(bytes) }
         return try run(sink: sink)
     }
 
@@ -152,6 +157,7 @@ public struct WebPDecoder: IncrementalImageDecoder {
         if let failure { throw failure }
         var events: [DecodingEvent] = []
         do {
+            if overrun { try continueOverrun(&events, sink) }
             try step(&events, sink)
         } catch {
             failure = error
@@ -164,8 +170,7 @@ public struct WebPDecoder: IncrementalImageDecoder {
     /// Throws ``WebPError/incomplete(offset:partial:)`` when the file is cut short, with what
     /// was decoded.
     public mutating func finish() throws(WebPError) -> Image {
-        if let failure { throw failure }
-        input.isFinished = true
+        _ = try endInput()
         guard state == .ended, let result = finalImage() else {
             let error = WebPError.incomplete(offset: input.offset(input.count), partial: preview())
             failure = error
@@ -212,6 +217,36 @@ public struct WebPDecoder: IncrementalImageDecoder {
         return Image(width: compositor.width, height: compositor.height, format: .rgba8, pixels: compositor.canvas, metadata: metadata)
     }
 
+    /// Marks the end of the input: a still whose VP8 data runs past its chunk decodes its last
+    /// macroblocks now (libwebp's zero bits at the end of the data), or throws its truncation.
+    /// (A RIFF cut short stays `.incomplete` for `finish`.)
+    mutating func endInput(sink: RowSink = { _, _, _ in }) throws(WebPError) -> [DecodingEvent] {
+        if let failure { throw failure }
+        input.isFinished = true
+        var events: [DecodingEvent] = []
+        if overrun && state == .ended {
+            frame?.inputEnded = true
+            do {
+                try continueOverrun(&events, sink)
+            } catch {
+                failure = error
+                throw error
+            }
+        }
+        return events
+    }
+
+    /// Decodes what the bytes after the chunk allow; completes the image when it is whole.
+    mutating func continueOverrun(_ events: inout [DecodingEvent], _ sink: RowSink) throws(WebPError) {
+        try decodeRows(&events, sink)
+        guard frame?.isComplete == true else { return }
+        overrun = false
+        frame = nil
+        pendingAlpha = nil
+        imageDone = true
+        completedFrames = 1
+    }
+
     /// Reports a leniency as a warning, or throws `error` when strict.
     mutating func lenient(_ message: String, _ error: WebPError, _ events: inout [DecodingEvent]) throws(WebPError) {
         if options.strict { throw error }
@@ -247,7 +282,7 @@ public struct WebPDecoder: IncrementalImageDecoder {
                 }
                 if riffEnd - at < RIFF.chunkHeaderSize {
                     guard input.count >= riffEnd - at else { return }
-                    if imageDone && compositor == nil {
+                    if (imageDone || overrun) && compositor == nil {
                         try lenient("\(riffEnd - at) bytes after the last chunk", .invalid(what: "chunk header", offset: at), &events)
                         input.consume(riffEnd - at)
                         continue
@@ -301,7 +336,7 @@ public struct WebPDecoder: IncrementalImageDecoder {
                 if n < remaining { state = .imageData(remaining: remaining - n); return }
                 // The padding byte of an odd chunk (libwebp accepts its absence at the RIFF end).
                 let padding = imageChunkSize & 1 == 1 && input.offset() < riffEnd ? 1 : 0
-                try endImage(&events)
+                try endImage(&events, sink)
                 state = .skip(remaining: padding)
             }
         }

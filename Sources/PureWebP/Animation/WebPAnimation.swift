@@ -101,7 +101,11 @@ public struct WebPAnimation: Sendable, Sequence {
                 _ = try decoder.run()
             }
             if !decoder.isAnimated {
-                if decoder.isAtEnd, let image = decoder.preview() { return image.converted(to: .rgba8) }
+                if decoder.isAtEnd {
+                    // All bytes are in: VP8 data running past its chunk ends here (see endInput).
+                    _ = try decoder.endInput()
+                    if let image = decoder.preview() { return image.converted(to: .rgba8) }
+                }
             } else if decoder.completedFrameCount > target, let canvas = decoder.preview() {
                 return canvas
             }

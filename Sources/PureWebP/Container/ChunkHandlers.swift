@@ -101,7 +101,7 @@ extension WebPDecoder {
     /// image, a chunk header at `at` whose size runs past the RIFF end ends the file with a
     /// warning (strict: an error). False (nothing done) anywhere else.
     mutating func endAfterStill(_ tag: FourCC, size: Int, at: Int, _ events: inout [DecodingEvent]) throws(WebPError) -> Bool {
-        guard imageDone && compositor == nil else { return false }
+        guard (imageDone || overrun) && compositor == nil else { return false }
         try lenient("\(tag) chunk after the image runs past the RIFF size: the rest is ignored",
                     .invalid(what: "\(tag) chunk size \(size)", offset: at + 4), &events)
         state = .skip(remaining: riffEnd - (at + RIFF.chunkHeaderSize))
@@ -211,6 +211,9 @@ extension WebPDecoder {
                 imageRowsFinal = 0
             }
             frame = try makeFrame(lossless, width: width, height: height, payloadOffset: at, size: size)
+            // libwebp's still decoder hands the codec every byte to the end of the input. (A VP8L
+            // chunk under 8 bytes keeps to itself: its zero padding would otherwise read differently.)
+            frame?.extendsPastChunk = !options.strict && (!lossless || size >= 8)
         }
     }
 
@@ -277,9 +280,22 @@ extension WebPDecoder {
         }
     }
 
-    mutating func endImage(_ events: inout [DecodingEvent]) throws(WebPError) {
+    mutating func endImage(_ events: inout [DecodingEvent], _ sink: RowSink) throws(WebPError) {
         if decodePixels, let f = frame, !f.isComplete {
-            throw .truncated(what: "image data", offset: f.payloadOffset + f.payloadSize)
+            guard f.extendsPastChunk, compositor == nil else {
+                throw .truncated(what: "image data", offset: f.payloadOffset + f.payloadSize)
+            }
+            // A still's VP8 data runs out at the end of its chunk: libwebp's still decoder reads
+            // on into the bytes after it (the next chunks, the padding, bytes past the RIFF end),
+            // to the end of the input. So does this decoder (`strict`: the codec ran on the
+            // chunk alone and threw already). The image ends with those bytes or at `finish`.
+            let codec = f.isLossless ? "VP8L" : "VP8"
+            events.append(.warning("\(codec) data runs past its chunk: the bytes after it are read as \(codec) data, as libwebp does"))
+            overrun = true
+            frame?.append(input.unread[...])
+            try decodeRows(&events, sink)
+            if frame?.isComplete != true { return }
+            overrun = false
         }
         frame = nil
         pendingAlpha = nil
@@ -301,7 +317,7 @@ extension WebPDecoder {
         if isAnimated {
             guard !frames.isEmpty else { throw .invalid(what: "animation without frames", offset: riffEnd) }
         } else {
-            guard imageDone else { throw .invalid(what: "file without an image chunk", offset: riffEnd) }
+            guard imageDone || overrun else { throw .invalid(what: "file without an image chunk", offset: riffEnd) }
         }
         state = .ended
         events.append(.end)

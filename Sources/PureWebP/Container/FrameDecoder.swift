@@ -16,6 +16,14 @@ struct FrameDecoder: Sendable {
     private var scratch: [UInt32]
     /// Rows handed out so far.
     private(set) var rowsDone = 0
+    /// A still image: the payload may go on past the chunk with the bytes that follow it in the
+    /// file, as libwebp's still decoder gives the codec everything to the end of the input
+    /// (`strict` off). The lossy codec then learns the data is complete only at `inputEnded`;
+    /// the lossless one decodes the chunk alone as complete first and, if it runs out, goes
+    /// on over the bytes after it (complete at `inputEnded`).
+    var extendsPastChunk = false
+    /// No more input will come (``WebPDecoder/finish()``).
+    var inputEnded = false
 
     init(codec: Codec, width: Int, height: Int, payloadOffset: Int, payloadSize: Int) {
         self.codec = codec
@@ -28,10 +36,12 @@ struct FrameDecoder: Sendable {
     }
 
     var isComplete: Bool { rowsDone == height }
+    var isLossless: Bool { if case .lossless = codec { true } else { false } }
     var bytesReceived: Int { payload.count }
 
-    /// Adds payload bytes that arrived.
+    /// Adds payload bytes that arrived (past the chunk: the bytes after it, see `extendsPastChunk`).
     mutating func append(_ bytes: ArraySlice<UInt8>) { payload.append(contentsOf: bytes) }
+    mutating func append(_ bytes: UnsafeRawBufferPointer) { payload.append(contentsOf: bytes) }
 
     /// Decodes as far as the payload allows; `emit(y, rgba)` gets each row that became final.
     /// With `direct` (a still image's pixels and their bytes per pixel, 3 or 4), rows are
@@ -48,9 +58,11 @@ struct FrameDecoder: Sendable {
         case .lossless(var stream):
             codec = .lossless(VP8LStream(width: 0, height: 0, headerless: true))   // keeps `stream` unique
             defer { codec = .lossless(stream) }
+            // Past its chunk: the chunk alone first (as complete), then the longer data.
+            let streamComplete = !extendsPastChunk ? complete : inputEnded || (complete && payload.count == payloadSize)
             do throws(VP8LFailure) {
                 try payload.withUnsafeBufferPointer { data throws(VP8LFailure) in
-                    try stream.advance(data, complete: complete) { y, row in
+                    try stream.advance(data, complete: streamComplete) { y, row in
                         if let direct {
                             // Straight into the image: RGBA words, or RGB with overlapping
                             // 4-byte stores (each pixel's fourth byte overwritten by the next).
@@ -97,16 +109,21 @@ struct FrameDecoder: Sendable {
                 }
             } catch {
                 switch error {
-                case .needMoreData: throw .truncated(what: "VP8L bitstream", offset: payloadOffset + payload.count)
+                case .needMoreData:
+                    // The stream stands at the code that ran out; the bytes after the chunk may
+                    // complete it (the container decides, see `WebPDecoder.endImage`).
+                    if extendsPastChunk && !inputEnded { return }
+                    throw .truncated(what: "VP8L bitstream", offset: payloadOffset + payload.count)
                 case .invalid(let what, let byte): throw .invalid(what: "VP8L \(what)", offset: payloadOffset + byte)
                 }
             }
         case .lossy(var frame):
             codec = .lossy(LossyFrame.placeholder)
             defer { codec = .lossy(frame) }
+            let ended = extendsPastChunk ? inputEnded : complete
             try payload.withUnsafeBufferPointer { data throws(WebPError) in
-                try frame.advance(data, complete: complete, payloadOffset: payloadOffset, payloadSize: payloadSize,
-                              direct: direct) { y, row in
+                try frame.advance(data, complete: ended, chunkComplete: complete, payloadOffset: payloadOffset,
+                                  payloadSize: payloadSize, direct: direct) { y, row in
                     emit(y, row)
                     done = y + 1
                 }

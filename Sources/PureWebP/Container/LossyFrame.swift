@@ -26,10 +26,12 @@ struct LossyFrame: Sendable {
         self.limits = limits
     }
 
-    /// Decodes what `data` (the `VP8 ` payload so far) allows; `emit(y, rgba)` gets each final row.
+    /// Decodes what `data` (the `VP8 ` payload so far, and for a still the bytes after it) allows;
+    /// `complete`: no more bytes will come; `chunkComplete`: the chunk's own bytes are all there.
+    /// `emit(y, rgba)` gets each final row.
     /// With `direct` (a still image's pixels and their bytes per pixel, 3 or 4), rows are
     /// written straight into it and `emit` gets an empty buffer for each row written.
-    mutating func advance(_ data: UnsafeBufferPointer<UInt8>, complete: Bool, payloadOffset: Int, payloadSize: Int,
+    mutating func advance(_ data: UnsafeBufferPointer<UInt8>, complete: Bool, chunkComplete: Bool, payloadOffset: Int, payloadSize: Int,
                           direct: (pixels: UnsafeMutablePointer<UInt8>, bytesPerPixel: Int)? = nil,
                           emit: (Int, UnsafeBufferPointer<UInt8>) -> Void) throws(WebPError) {
         let raw = UnsafeRawBufferPointer(data)
@@ -46,7 +48,7 @@ struct LossyFrame: Sendable {
         self.band = []
         defer { self.band = band }
         let alpha = self.alpha
-        try d.decode(raw, isComplete: complete, offset: payloadOffset) { rows in
+        try d.decode(raw, isComplete: complete, chunkComplete: chunkComplete, offset: payloadOffset) { rows in
             if let direct {
                 let stride = width * direct.bytesPerPixel
                 let dst = direct.pixels + rows.rows.lowerBound * stride

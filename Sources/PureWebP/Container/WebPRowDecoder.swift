@@ -55,6 +55,12 @@ public struct WebPRowDecoder: RowStreamingDecoder, Sendable {
                 // As ``WebPDecoder/finish()``: a RIFF or image cut short; the rows so far are out.
                 throw WebPError.incomplete(offset: decoder.endOffset, partial: nil)
             }
+            // VP8 data that runs past its chunk ends with the input (see WebPDecoder.endInput).
+            var collector = Collector(band: band)
+            defer { band = collector.band }
+            _ = try decoder.endInput { y, rgba, format in collector.take(y, rgba, format, rows) }
+            if let failure = collector.failure { throw failure }
+            try collector.flush(rows)
             return
         }
         let image = try decoder.finish()

@@ -27,6 +27,11 @@ struct VP8Decoder: Sendable {
     var rowModesParsed = false
     /// Payload size needed before retrying a macroblock that ran out of bytes.
     var waitForBytes = 0
+    /// The last token partition starts before the end of the bytes present (libwebp's
+    /// ParsePartitions refuses the frame as incomplete otherwise).
+    var lastPartitionPresent = false
+    /// The chunk's own bytes have all been seen (the wait for more bytes ends there).
+    var chunkSeenWhole = false
 
     // Contexts.
     var intraTop: [UInt8]
@@ -85,9 +90,12 @@ struct VP8Decoder: Sendable {
     /// Decodes what `payload` (the chunk payload so far; it may move between calls) allows.
     /// `offset` is the payload's offset in the file, for errors. Calls `rows` with each batch of
     /// final rows. With `isComplete`, missing bytes throw `.truncated` after the rows before them
-    /// were delivered; otherwise the decoder returns and waits for more.
-    mutating func decode(_ payload: UnsafeRawBufferPointer, isComplete: Bool, offset: Int,
-                         rows: (VP8RowBand) -> Void) throws(WebPError) {
+    /// were delivered; otherwise the decoder returns and waits for more. `payload` may go on
+    /// past the chunk (libwebp's still decoder reads to the end of the input): `chunkComplete`
+    /// then says the chunk's own bytes are all there (default: `isComplete`), which allows the
+    /// two-thread pipeline.
+    mutating func decode(_ payload: UnsafeRawBufferPointer, isComplete: Bool, chunkComplete: Bool? = nil,
+                         offset: Int, rows: (VP8RowBand) -> Void) throws(WebPError) {
         guard !isFinished else { return }
         let available = payload.count
         guard available > 0, let base = payload.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
@@ -97,8 +105,28 @@ struct VP8Decoder: Sendable {
         if frame == nil {
             guard try startFrame(base, available: available, isComplete: isComplete, offset: offset) else { return }
         }
+        if !lastPartitionPresent, let frame {
+            // libwebp: the last partition runs from its start to the end of the data, and a
+            // start at or past that end is "suspended" (incomplete data), the whole frame refused.
+            let lastStart = frame.partitionStarts[frame.partitionStarts.count - 1]
+            guard lastStart < available else {
+                if isComplete {
+                    throw .truncated(what: "VP8 token partitions (partition \(frame.partitionStarts.count - 1) starts at or past the end of the data)",
+                                     offset: offset + available)
+                }
+                return
+            }
+            lastPartitionPresent = true
+        }
+        let chunkDone = chunkComplete ?? isComplete
+        if chunkDone && !chunkSeenWhole {
+            // The rest of the chunk has come: decode whatever it allows now.
+            chunkSeenWhole = true
+            waitForBytes = 0
+        }
         if !isComplete && available < waitForBytes { return }
-        try decodeMacroblocks(base, available: available, isComplete: isComplete, offset: offset, rows: rows)
+        try decodeMacroblocks(base, available: available, isComplete: isComplete,
+                              chunkComplete: chunkDone, offset: offset, rows: rows)
     }
 
     /// Parses the first partition's frame header once it is all there; false when waiting.
@@ -124,6 +152,12 @@ struct VP8Decoder: Sendable {
         frame = parsed
         firstPartition = d.state
         tokenPartitions = parsed.partitionStarts.map { VP8BoolState(position: $0, end: $0) }
+        // libwebp loads each partition's first bytes when it sets the partitions up: one of size 0
+        // is at its end from the start (eof), so even a skipped macroblock read from it fails.
+        // (The last partition is never empty here: see `lastPartitionPresent`.)
+        for p in 0 ..< tokenPartitions.count - 1 where parsed.partitionEnds[p] == parsed.partitionStarts[p] {
+            tokenPartitions[p].eof = true
+        }
         let mbW = header.macroblockWidth
         // Two slots: a macroblock row is reconstructed into one while the other is filtered.
         cacheY = [UInt8](repeating: 0, count: 2 * (cacheLumaTop + 16) * mbW * 16)
@@ -133,7 +167,7 @@ struct VP8Decoder: Sendable {
     }
 
     private mutating func decodeMacroblocks(_ base: UnsafePointer<UInt8>, available: Int, isComplete: Bool,
-                                            offset: Int, rows: (VP8RowBand) -> Void) throws(WebPError) {
+                                            chunkComplete: Bool, offset: Int, rows: (VP8RowBand) -> Void) throws(WebPError) {
         guard let frame else { return }
         let mbW = header.macroblockWidth, mbH = header.macroblockHeight
         // Move the working arrays out so the loops below own them (no copy unless shared).
@@ -159,8 +193,9 @@ struct VP8Decoder: Sendable {
         let slotY = (lumaTop + 16) * yStride, slotC = (chromaTop + 8) * uvStride
         let extra = Self.filterExtraRows[filterType]
         let height = header.height, width = header.width, fancy = fancyUpsampling
-        // The pipeline needs every byte (a row that runs out could not be retried later).
-        let threaded = useThreads && isComplete
+        // The pipeline runs once the chunk is all there. A row that runs out past the chunk
+        // (waiting for the bytes after it) is rolled back in the worker and retried by the loop.
+        let threaded = useThreads && chunkComplete
 
         try frame.tokenProbabilities.withUnsafeBufferPointer { probs throws(WebPError) in
         try frame.quantizers.withUnsafeBufferPointer { quants throws(WebPError) in
