@@ -54,7 +54,7 @@ extension Remapper {
         let base = (1 - (1 - strength) * (1 - strength)) * (15.0 / 16)
         let low = w * -0.1, high = w * 1.1
         let tw = Self.thresholdWeights
-        Perceptual.gammaTable.withUnsafeBufferPointer { gt in
+        withViews { all, opaqueView in Perceptual.gammaTable.withUnsafeBufferPointer { gt in
             var guess = 0
             for y in 0 ..< height {
                 let forward = y & 1 == 0
@@ -92,7 +92,7 @@ extension Remapper {
                         q = p + e * ratio
                         q[3] = opaque ? w[3] : min(max(p[3] + e[3], 0), w[3])
                     }
-                    let k = nearest(q, color: c, guess: guess)
+                    let k = nearest(q, color: c, guess: guess, all, opaqueView)
                     guess = k
                     indices[i] = UInt8(k)
                     error += Double(Perceptual.distance(p, points[k]))
@@ -109,7 +109,7 @@ extension Remapper {
                 swap(&current, &below)
                 for k in below.indices { below[k] = Point() }
             }
-        }
+        } }
         return (indices, error, mapped)
     }
 }

@@ -40,7 +40,7 @@ enum DitherMap {
                     let c = row[x]
                     let l = row[max(x - 1, 0)], r = row[min(x + 1, width - 1)]
                     let hd = l + r - c * 2, vd = above[x] + next[x] - c * 2
-                    let h = pointwiseMax(hd, -hd).max(), v = pointwiseMax(vd, -vd).max()
+                    let h = absLanes(hd).max(), v = absLanes(vd).max()
                     let edge = max(h, v)
                     var z = 1 - max(edge - abs(h - v) * 0.5, min(h, v))
                     z = max(z, 0)

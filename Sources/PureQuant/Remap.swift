@@ -42,14 +42,23 @@ struct Remapper: Sendable {
     /// 0.0007 SSIM lower on the benchmark set).
     static let minimumDitherError = Float(QuantizationQuality.maximumError(forQuality: 35))
 
+    /// Runs `body` with the searches' views (the opaque one nil when there is none).
+    @inline(__always)
+    func withViews<R>(_ body: (NearestSearch.View, NearestSearch.View?) -> R) -> R {
+        search.withView { all in
+            if let opaqueSearch { return opaqueSearch.withView { body(all, $0) } }
+            return body(all, nil)
+        }
+    }
+
     /// The entry nearest `q` for a pixel whose source colour is `c`.
     @inline(__always)
-    func nearest(_ q: Point, color c: UInt32, guess: Int) -> Int {
-        if c & 0xFF == 0xFF, let opaqueSearch {
-            // The guess is a palette index; the opaque tree wants its own.
-            return opaqueIndices[opaqueSearch.nearest(q, guess: opaqueGuess(guess)).index]
+    func nearest(_ q: Point, color c: UInt32, guess: Int, _ all: NearestSearch.View, _ opaque: NearestSearch.View?) -> Int {
+        if c & 0xFF == 0xFF, let opaque {
+            // The guess is a palette index; the opaque search wants its own.
+            return opaqueIndices[opaque.nearest(q, guess: opaqueGuess(guess)).index]
         }
-        return search.nearest(q, guess: guess).index
+        return all.nearest(q, guess: guess).index
     }
 
     @inline(__always)
@@ -77,7 +86,7 @@ struct Remapper: Sendable {
             let y0 = band * Self.bandRows, y1 = min(height, y0 + Self.bandRows)
             var out = [UInt8](repeating: 0, count: (y1 - y0) * width)
             var error = 0.0, mapped = 0
-            Perceptual.gammaTable.withUnsafeBufferPointer { gt in
+            withViews { all, opaqueView in Perceptual.gammaTable.withUnsafeBufferPointer { gt in
                 var guess = 0, lastColor: UInt32 = 0, lastIndex = -1
                 for y in y0 ..< y1 {
                     for x in 0 ..< width {
@@ -95,9 +104,9 @@ struct Remapper: Sendable {
                             let t = Self.bayer[(y & 7) << 3 | (x & 7)] * spacing * ordered
                             let alpha = p[3] / Perceptual.weights[3]
                             let q = p + Point(t, t, t, 0) * Perceptual.weights * alpha * 1.6
-                            k = nearest(q, color: c, guess: guess)
+                            k = nearest(q, color: c, guess: guess, all, opaqueView)
                         } else {
-                            k = nearest(p, color: c, guess: guess)
+                            k = nearest(p, color: c, guess: guess, all, opaqueView)
                         }
                         guess = k
                         lastColor = c; lastIndex = k
@@ -105,7 +114,7 @@ struct Remapper: Sendable {
                         error += Double(Perceptual.distance(p, points[k]))
                     }
                 }
-            }
+            } }
             return (out, error, mapped)
         }
         var indices: [UInt8] = []

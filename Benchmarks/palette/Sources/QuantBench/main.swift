@@ -4,6 +4,7 @@
 // Usage: QuantBench serve [runs]    reads PNG paths on stdin, prints the best of `runs` (3)
 //                                   timings in ms per line (decode not timed)
 //        QuantBench once a.png ...  quantizes each file once (for callgrind)
+//        QuantBench write DIR a.png ...  writes each remapped image to DIR as an RGBA PNG
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,6 +43,15 @@ if args.count > 1 && args[1] == "once" {
         check &+= q.palette.count &+ Int(q.indices[q.indices.count / 2])
     }
     print(check)
+} else if args.count > 2 && args[1] == "write" {
+    for path in args.dropFirst(3) {
+        let q = try Quantizer.quantize(load(path), options: options)
+        let bytes = try PNGEncoder.encode(q.rgbaImage())
+        let name = String(path.split(separator: "/").last!)
+        guard let file = fopen(args[2] + "/" + name, "wb") else { fatalError("cannot write \(name)") }
+        _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+        fclose(file)
+    }
 } else {
     let runs = args.count > 2 ? Int(args[2]) ?? 3 : 3
     var cache: [String: Image] = [:]
