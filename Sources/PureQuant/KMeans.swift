@@ -46,7 +46,7 @@ enum KMeans {
                 if search.slack > rebuildAt { search = NearestSearch(palette: palette) }
             }
             if search.slack == 0 { rebuildAt = spacing(search) / 4 }
-            let bounds = Bounds(search: search, moved: moved)
+            let bounds = Bounds(moved: moved)
             let current = search
             let pieces = (count + pieceSize - 1) / pieceSize
             let deltas = assigned.withUnsafeMutableBufferPointer { a in
@@ -98,7 +98,7 @@ enum KMeans {
         let opaqueAlpha = Perceptual.weights[3]
         search.withView { view in
             points.withUnsafeBufferPointer { p in weights.withUnsafeBufferPointer { wt in
-            bounds.fall.withUnsafeBufferPointer { fall in bounds.prefix.withUnsafeBufferPointer { prefix in
+            bounds.fall.withUnsafeBufferPointer { fall in bounds.moved.withUnsafeBufferPointer { moved in
             delta.sums.withUnsafeMutableBufferPointer { sums in delta.totals.withUnsafeMutableBufferPointer { totals in
             delta.squares.withUnsafeMutableBufferPointer { squares in delta.opaque.withUnsafeMutableBufferPointer { opaque in
                 @inline(__always) func add(_ k: Int, _ q: Point, _ w: Double) {
@@ -109,19 +109,34 @@ enum KMeans {
                     if q[3] == opaqueAlpha { opaque[k] += w }
                 }
                 let length = view.listLength, slack = view.slack
-                /// A lower bound on the distance from a bucket to every entry but `a`, given
-                /// `u` and the last round's bound `l`.
-                @inline(__always) func bound(_ a: Int, _ u: Float, _ l: Float) -> Float {
-                    let reach = 2 * u + slack
-                    let list = view.list(a)
-                    var j = 0
-                    while j < length && list[j].distance <= reach { j &+= 1 }
-                    let cut = (j < length ? list[j].distance : view.beyond[a]) - slack - u
-                    let near = min(l - (j > 0 ? prefix[a &* length &+ j &- 1] : 0), cut)
-                    return max(near, l - fall[a])
-                }
                 @inline(__always) func clears(_ b: Float, _ u: Float) -> Bool {
                     b > u * NearestSearch.margin + NearestSearch.tiny
+                }
+                /// For a bucket `q` whose entry `a` is at squared distance `du` (root `u`), with
+                /// last round's bound `l`: a new lower bound on its distance to every other
+                /// entry, or nil when `a` may no longer be the nearest. Entries within `2u` of
+                /// `a` (a prefix of `a`'s list) are at least `l - move(k)` away, or measured
+                /// when that does not clear `u`; the rest are at least `|a - k| - u` away.
+                @inline(__always) func recheck(_ q: Point, _ a: Int, _ du: Float, _ u: Float, _ l: Float) -> Float? {
+                    let reach = 2 * u + slack
+                    let list = view.list(a)
+                    var b = Float.infinity
+                    var j = 0
+                    while j < length {
+                        let nb = list[j]
+                        if nb.distance > reach { break }
+                        let k = Int(nb.index)
+                        var lk = l - moved[k]
+                        if !clears(lk, u) {
+                            let d = Perceptual.distance(q, view.points[k])
+                            if d < du || (d == du && k < a) { return nil }
+                            lk = d.squareRoot()
+                        }
+                        b = min(b, lk)
+                        j &+= 1
+                    }
+                    b = min(b, (j < length ? list[j].distance : view.beyond[a]) - slack - u)
+                    return clears(b, u) ? b : nil
                 }
                 var previous = 0
                 for i in range {
@@ -140,11 +155,13 @@ enum KMeans {
                     }
                     let a = Int(state.assigned[i])
                     let l = state.lower[i]
-                    var u = Perceptual.distance(q, view.points[a]).squareRoot()
+                    let du = Perceptual.distance(q, view.points[a])
+                    var u = du.squareRoot()
                     var b = l - fall[a]   // Hamerly's own test first: no list needed
                     if !clears(b, u) {
-                        b = bound(a, u, l)
-                        if !clears(b, u) {
+                        if let r = recheck(q, a, du, u, l) {
+                            b = r
+                        } else {
                             let r = view.nearestTwo(q, guess: a, second: true)
                             if r.index != a {
                                 add(a, q, -w)
@@ -178,29 +195,15 @@ enum KMeans {
         var moved: [Float]
         /// Per entry, the largest move of any other entry.
         var fall: [Float]
-        /// Per entry and list position, the largest move among the list's entries so far.
-        var prefix: [Float]
 
-        init(search: NearestSearch, moved: [Float]) {
-            let n = moved.count, length = search.listLength
+        init(moved: [Float]) {
+            let n = moved.count
             self.moved = moved
             var top = 0
             for k in 0 ..< n where moved[k] > moved[top] { top = k }
             var runnerUp: Float = 0
             for k in 0 ..< n where k != top { runnerUp = max(runnerUp, moved[k]) }
             fall = (0 ..< n).map { $0 == top ? runnerUp : moved[top] }
-            var prefix = [Float](repeating: 0, count: n * length)
-            search.withView { view in
-                for a in 0 ..< n {
-                    let list = view.list(a)
-                    var m: Float = 0
-                    for j in 0 ..< length {
-                        m = max(m, moved[Int(list[j].index)])
-                        prefix[a * length + j] = m
-                    }
-                }
-            }
-            self.prefix = prefix
         }
     }
 
