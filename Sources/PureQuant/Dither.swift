@@ -48,28 +48,31 @@ extension Remapper {
         guard pixels.count >= n, mask.map({ $0.count >= n }) ?? true, map.map({ $0.count >= n }) ?? true else {
             return (indices, error, mapped)
         }
-        var current = [Point](repeating: Point(), count: width + 2)
-        var below = [Point](repeating: Point(), count: width + 2)
+        // Error carried into this row and the next, one slot of margin at each end.
+        var carry = [Point](repeating: Point(), count: 2 * (width + 2))
         let w = Perceptual.weights
         let base = (1 - (1 - strength) * (1 - strength)) * (15.0 / 16)
         let low = w * -0.1, high = w * 1.1
         let tw = Self.thresholdWeights
         withViews { all, opaqueView in Perceptual.gammaTable.withUnsafeBufferPointer { gt in
+        pixels.withUnsafeBufferPointer { px in indices.withUnsafeMutableBufferPointer { out in
+        carry.withUnsafeMutableBufferPointer { carry in points.withUnsafeBufferPointer { points in
+            var current = carry.baseAddress!, below = current + (width + 2)
             var guess = 0
             for y in 0 ..< height {
                 let forward = y & 1 == 0
                 for s in 0 ..< width {
-                    let x = forward ? s : width - 1 - s
-                    let i = y * width + x
-                    let carried = current[x + 1]
-                    current[x + 1] = Point()
+                    let x = forward ? s : width &- 1 &- s
+                    let i = y &* width &+ x
+                    let carried = current[x &+ 1]
+                    current[x &+ 1] = Point()
                     if let mask, mask[i] == 0 { continue }
-                    mapped += 1
-                    var c = UInt32(bigEndian: pixels[i])
+                    mapped &+= 1
+                    var c = UInt32(bigEndian: px[i])
                     if c & 0xFF == 0 { c = 0 }
                     let p = Perceptual.point(c, gt)
                     if c == 0, let t = transparentIndex {
-                        indices[i] = UInt8(t)
+                        out[i] = UInt8(truncatingIfNeeded: t)
                         continue
                     }
                     var level = base
@@ -94,22 +97,22 @@ extension Remapper {
                     }
                     let k = nearest(q, color: c, guess: guess, all, opaqueView)
                     guess = k
-                    indices[i] = UInt8(k)
+                    out[i] = UInt8(truncatingIfNeeded: k)
                     error += Double(Perceptual.distance(p, points[k]))
                     var err = q - points[k]
                     let errt = err * tw
                     if (errt * errt).sum() > maxError { err *= 0.75 }
-                    let ahead = forward ? x + 2 : x
-                    let behind = forward ? x : x + 2
+                    let ahead = forward ? x &+ 2 : x
+                    let behind = forward ? x : x &+ 2
                     current[ahead] += err * (7.0 / 16)
                     below[behind] += err * (3.0 / 16)
-                    below[x + 1] += err * (5.0 / 16)
+                    below[x &+ 1] += err * (5.0 / 16)
                     below[ahead] += err * (1.0 / 16)
                 }
                 swap(&current, &below)
-                for k in below.indices { below[k] = Point() }
+                below.update(repeating: Point(), count: width + 2)
             }
-        } }
+        } } } } } }
         return (indices, error, mapped)
     }
 }
