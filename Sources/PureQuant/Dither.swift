@@ -41,9 +41,10 @@ extension Remapper {
     }
 
     func diffuse(pixels: [UInt32], width: Int, height: Int, mask: [UInt8]?, strength: Float,
-                 map: [UInt8]?, maxError: Float) -> (indices: [UInt8], error: Double, mapped: Int) {
+                 map: [UInt8]?, maxError: Float, plain: [UInt8]) -> (indices: [UInt8], error: Double, mapped: Int) {
         let n = width * height
         var indices = [UInt8](repeating: 0, count: n)
+        guard plain.count >= n else { return (indices, 0, 0) }
         var error = 0.0, mapped = 0
         guard pixels.count >= n, mask.map({ $0.count >= n }) ?? true, map.map({ $0.count >= n }) ?? true else {
             return (indices, error, mapped)
@@ -57,8 +58,8 @@ extension Remapper {
         withViews { all, opaqueView in Perceptual.gammaTable.withUnsafeBufferPointer { gt in
         pixels.withUnsafeBufferPointer { px in indices.withUnsafeMutableBufferPointer { out in
         carry.withUnsafeMutableBufferPointer { carry in points.withUnsafeBufferPointer { points in
+        plain.withUnsafeBufferPointer { plain in
             var current = carry.baseAddress!, below = current + (width + 2)
-            var guess = 0
             for y in 0 ..< height {
                 let forward = y & 1 == 0
                 for s in 0 ..< width {
@@ -95,8 +96,9 @@ extension Remapper {
                         q = p + e * ratio
                         q[3] = opaque ? w[3] : min(max(p[3] + e[3], 0), w[3])
                     }
-                    let k = nearest(q, color: c, guess: guess, all, opaqueView)
-                    guess = k
+                    // The search starts from the pixel's undithered entry, the nearest to its
+                    // own colour (the result never depends on where it starts).
+                    let k = nearest(q, color: c, guess: Int(plain[i]), all, opaqueView)
                     out[i] = UInt8(truncatingIfNeeded: k)
                     error += Double(Perceptual.distance(p, points[k]))
                     var err = q - points[k]
@@ -112,7 +114,7 @@ extension Remapper {
                 swap(&current, &below)
                 below.update(repeating: Point(), count: width + 2)
             }
-        } } } } } }
+        } } } } } } }
         return (indices, error, mapped)
     }
 }
