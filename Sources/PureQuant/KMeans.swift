@@ -121,60 +121,70 @@ enum KMeans {
                     let reach = 2 * u + slack
                     let list = view.list(a)
                     var b = Float.infinity
+                    var measured = Float.infinity   // squared: one root at the end
                     var j = 0
                     while j < length {
                         let nb = list[j]
                         if nb.distance > reach { break }
                         let k = Int(nb.index)
-                        var lk = l - moved[k]
-                        if !clears(lk, u) {
+                        let lk = l - moved[k]
+                        if clears(lk, u) {
+                            b = min(b, lk)
+                        } else {
                             let d = Perceptual.distance(q, view.points[k])
                             if d < du || (d == du && k < a) { return nil }
-                            lk = d.squareRoot()
+                            measured = min(measured, d)
                         }
-                        b = min(b, lk)
                         j &+= 1
                     }
+                    b = min(b, measured.squareRoot())
                     b = min(b, (j < length ? list[j].distance : view.beyond[a]) - slack - u)
                     return clears(b, u) ? b : nil
                 }
-                var previous = 0
-                for i in range {
-                    let q = p[i]
-                    let w = Double(wt[i])
-                    if first {
+                let assigned = state.assigned, lower = state.lower
+                if first {
+                    var previous = 0
+                    for i in range {
                         // Round one starts from the previous bucket's entry (buckets come in
                         // key order, so neighbours are alike).
+                        let q = p[i]
                         let r = view.nearestTwo(q, guess: previous, second: true)
                         previous = r.index
-                        state.assigned[i] = UInt8(truncatingIfNeeded: r.index)
-                        state.lower[i] = r.other
-                        add(r.index, q, w)
-                        delta.searches &+= 1
-                        continue
+                        assigned[i] = UInt8(truncatingIfNeeded: r.index)
+                        lower[i] = r.other
+                        add(r.index, q, Double(wt[i]))
                     }
-                    let a = Int(state.assigned[i])
-                    let l = state.lower[i]
+                    delta.searches &+= range.count
+                    return
+                }
+                var searches = 0
+                for i in range {
+                    let q = p[i]
+                    let a = Int(assigned[i])
+                    let l = lower[i]
                     let du = Perceptual.distance(q, view.points[a])
-                    var u = du.squareRoot()
                     var b = l - fall[a]   // Hamerly's own test first: no list needed
-                    if !clears(b, u) {
+                    // `clears(b, u)` on squares, without the root.
+                    let t = (b - NearestSearch.tiny) * (1 / NearestSearch.margin)
+                    if !(t > 0 && du < t * t) {
+                        let u = du.squareRoot()
                         if let r = recheck(q, a, du, u, l) {
                             b = r
                         } else {
                             let r = view.nearestTwo(q, guess: a, second: true)
                             if r.index != a {
+                                let w = Double(wt[i])
                                 add(a, q, -w)
                                 add(r.index, q, w)
-                                state.assigned[i] = UInt8(truncatingIfNeeded: r.index)
+                                assigned[i] = UInt8(truncatingIfNeeded: r.index)
                             }
-                            u = r.distance.squareRoot()
                             b = r.other
-                            delta.searches &+= 1
+                            searches &+= 1
                         }
                     }
-                    state.lower[i] = b
+                    lower[i] = b
                 }
+                delta.searches &+= searches
             } }
             } }
             } }
