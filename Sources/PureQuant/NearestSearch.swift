@@ -173,6 +173,14 @@ struct NearestSearch: Sendable {
         /// As ``NearestSearch/nearest(_:guess:)``; `guess` must be in `0 ..< count`.
         @inline(__always)
         func nearest(_ q: Point, guess: Int) -> (index: Int, distance: Float) {
+            // The common case first, on squares: `q` well inside the guess's cell (its
+            // nearest neighbour farther than twice the distance, with the margin).
+            let d = Perceptual.distance(q, points[guess])
+            if listLength > 0 {
+                let t = (neighbours.unsafelyUnwrapped[guess &* listLength].distance - slack - NearestSearch.tiny)
+                    * (1 / (1 + NearestSearch.margin))
+                if t > 0 && d < t * t { return (guess, d) }
+            }
             let r = nearestTwo(q, guess: guess, second: false)
             return (r.index, r.distance)
         }
