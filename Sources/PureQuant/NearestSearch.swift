@@ -108,10 +108,11 @@ struct NearestSearch: Sendable {
     }
 
     /// The palette by lanes, four entries a group (`[r, g, b, a]` of entries 4g ..< 4g + 4),
-    /// the last group padded with far points.
+    /// the last group padded with points at infinity (their distances are infinite, never
+    /// nearest and never second).
     static func lanes(_ palette: [Point]) -> [SIMD4<Float>] {
         let groups = (palette.count + 3) / 4
-        var out = [SIMD4<Float>](repeating: SIMD4<Float>(repeating: 1e9), count: groups * 4)
+        var out = [SIMD4<Float>](repeating: SIMD4<Float>(repeating: .infinity), count: groups * 4)
         for (k, p) in palette.enumerated() {
             for lane in 0 ..< 4 { out[(k / 4) * 4 + lane][k % 4] = p[lane] }
         }
