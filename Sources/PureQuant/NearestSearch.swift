@@ -5,8 +5,8 @@
 /// `q` and guess `g`, an entry `j` at distance `r` from `g` is at least `r - |q - g|` from
 /// `q` (triangle inequality), so the walk down `g`'s list stops at the first entry with
 /// `r > |q - g| + |q - best|`: every later one is farther than the best found. A walk that
-/// runs off the list while entries beyond it could still be nearer finishes with a scan of
-/// the whole palette.
+/// runs off the list while entries beyond it could still be nearer starts again from the best
+/// found (twice at most), then finishes with a scan of the whole palette, four entries a step.
 ///
 /// Ties go to the lowest index (the stop test carries a margin, so rounding never cuts off an
 /// equal entry): the answer depends on the query alone, never on the guess,
