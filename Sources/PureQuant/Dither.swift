@@ -41,35 +41,39 @@ extension Remapper {
     }
 
     func diffuse(pixels: [UInt32], width: Int, height: Int, mask: [UInt8]?, strength: Float,
-                 map: [UInt8]?, maxError: Float) -> (indices: [UInt8], error: Double, mapped: Int) {
+                 map: [UInt8]?, maxError: Float, plain: [UInt8]) -> (indices: [UInt8], error: Double, mapped: Int) {
         let n = width * height
         var indices = [UInt8](repeating: 0, count: n)
+        guard plain.count >= n else { return (indices, 0, 0) }
         var error = 0.0, mapped = 0
         guard pixels.count >= n, mask.map({ $0.count >= n }) ?? true, map.map({ $0.count >= n }) ?? true else {
             return (indices, error, mapped)
         }
-        var current = [Point](repeating: Point(), count: width + 2)
-        var below = [Point](repeating: Point(), count: width + 2)
+        // Error carried into this row and the next, one slot of margin at each end.
+        var carry = [Point](repeating: Point(), count: 2 * (width + 2))
         let w = Perceptual.weights
         let base = (1 - (1 - strength) * (1 - strength)) * (15.0 / 16)
         let low = w * -0.1, high = w * 1.1
         let tw = Self.thresholdWeights
-        Perceptual.gammaTable.withUnsafeBufferPointer { gt in
-            var guess = 0
+        withViews { all, opaqueView in Perceptual.gammaTable.withUnsafeBufferPointer { gt in
+        pixels.withUnsafeBufferPointer { px in indices.withUnsafeMutableBufferPointer { out in
+        carry.withUnsafeMutableBufferPointer { carry in points.withUnsafeBufferPointer { points in
+        plain.withUnsafeBufferPointer { plain in
+            var current = carry.baseAddress!, below = current + (width + 2)
             for y in 0 ..< height {
                 let forward = y & 1 == 0
                 for s in 0 ..< width {
-                    let x = forward ? s : width - 1 - s
-                    let i = y * width + x
-                    let carried = current[x + 1]
-                    current[x + 1] = Point()
+                    let x = forward ? s : width &- 1 &- s
+                    let i = y &* width &+ x
+                    let carried = current[x &+ 1]
+                    current[x &+ 1] = Point()
                     if let mask, mask[i] == 0 { continue }
-                    mapped += 1
-                    var c = UInt32(bigEndian: pixels[i])
+                    mapped &+= 1
+                    var c = UInt32(bigEndian: px[i])
                     if c & 0xFF == 0 { c = 0 }
                     let p = Perceptual.point(c, gt)
                     if c == 0, let t = transparentIndex {
-                        indices[i] = UInt8(t)
+                        out[i] = UInt8(truncatingIfNeeded: t)
                         continue
                     }
                     var level = base
@@ -92,24 +96,25 @@ extension Remapper {
                         q = p + e * ratio
                         q[3] = opaque ? w[3] : min(max(p[3] + e[3], 0), w[3])
                     }
-                    let k = nearest(q, color: c, guess: guess)
-                    guess = k
-                    indices[i] = UInt8(k)
+                    // The search starts from the pixel's undithered entry, the nearest to its
+                    // own colour (the result never depends on where it starts).
+                    let k = nearest(q, color: c, guess: Int(plain[i]), all, opaqueView)
+                    out[i] = UInt8(truncatingIfNeeded: k)
                     error += Double(Perceptual.distance(p, points[k]))
                     var err = q - points[k]
                     let errt = err * tw
                     if (errt * errt).sum() > maxError { err *= 0.75 }
-                    let ahead = forward ? x + 2 : x
-                    let behind = forward ? x : x + 2
+                    let ahead = forward ? x &+ 2 : x
+                    let behind = forward ? x : x &+ 2
                     current[ahead] += err * (7.0 / 16)
                     below[behind] += err * (3.0 / 16)
-                    below[x + 1] += err * (5.0 / 16)
+                    below[x &+ 1] += err * (5.0 / 16)
                     below[ahead] += err * (1.0 / 16)
                 }
                 swap(&current, &below)
-                for k in below.indices { below[k] = Point() }
+                below.update(repeating: Point(), count: width + 2)
             }
-        }
+        } } } } } } }
         return (indices, error, mapped)
     }
 }

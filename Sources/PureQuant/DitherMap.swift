@@ -21,49 +21,60 @@ enum DitherMap {
         var noise = [UInt8](repeating: 0, count: n)
         var edges = [UInt8](repeating: 0, count: n)
         let unweight = Point(1, 1, 1, 1) / Perceptual.weights
+        // Three rows of points (above, this, below) in a ring.
+        var rows = [Point](repeating: Point(), count: 3 * width)
         Perceptual.gammaTable.withUnsafeBufferPointer { gt in
-            var above = [Point](repeating: Point(), count: width)
-            var row = [Point](repeating: Point(), count: width)
-            var next = [Point](repeating: Point(), count: width)
-            @inline(__always) func load(_ y: Int, _ out: inout [Point]) {
+        pixels.withUnsafeBufferPointer { px in
+        rows.withUnsafeMutableBufferPointer { ring in
+        noise.withUnsafeMutableBufferPointer { noise in
+        edges.withUnsafeMutableBufferPointer { edges in
+            let r = ring.baseAddress!
+            @inline(__always) func load(_ y: Int, into out: UnsafeMutablePointer<Point>) {
+                let src = px.baseAddress! + y &* width
                 for x in 0 ..< width {
-                    var c = UInt32(bigEndian: pixels[y * width + x])
+                    var c = UInt32(bigEndian: src[x])
                     if c & 0xFF == 0 { c = 0 }
                     out[x] = Perceptual.point(c, gt) * unweight
                 }
             }
-            load(0, &row)
-            above = row
+            // Row y lives in slot y % 3; the row above the first and below the last are
+            // the row itself.
+            load(0, into: r)
             for y in 0 ..< height {
-                if y + 1 < height { load(y + 1, &next) } else { next = row }
+                let row = r + (y % 3) &* width
+                let above = y > 0 ? r + ((y - 1) % 3) &* width : row
+                var next = row
+                if y + 1 < height {
+                    next = r + ((y + 1) % 3) &* width
+                    load(y + 1, into: next)
+                }
+                let base = y &* width
                 for x in 0 ..< width {
                     let c = row[x]
-                    let l = row[max(x - 1, 0)], r = row[min(x + 1, width - 1)]
-                    let hd = l + r - c * 2, vd = above[x] + next[x] - c * 2
-                    let h = pointwiseMax(hd, -hd).max(), v = pointwiseMax(vd, -vd).max()
+                    let l = row[x > 0 ? x &- 1 : 0], rr = row[x + 1 < width ? x &+ 1 : width &- 1]
+                    let hd = l + rr - c * 2, vd = above[x] + next[x] - c * 2
+                    let h = absLanes(hd).max(), v = absLanes(vd).max()
                     let edge = max(h, v)
                     var z = 1 - max(edge - abs(h - v) * 0.5, min(h, v))
                     z = max(z, 0)
                     z *= z
                     z *= z
-                    noise[y * width + x] = UInt8(min(85 + Int(z * 171), 255))
+                    noise[base &+ x] = UInt8(min(85 + Int(z * 171), 255))
                     let e = 255 - Int(edge * 256)
-                    edges[y * width + x] = UInt8(min(max(e, 0), 255))
+                    edges[base &+ x] = UInt8(min(max(e, 0), 255))
                 }
-                swap(&above, &row)   // above = this row
-                swap(&row, &next)    // row = the next row; `next` is reloaded at the top
             }
-        }
+        } } } } }
         var tmp = [UInt8](repeating: 0, count: n)
-        cross(noise, &tmp, width, height, max)
-        cross(tmp, &noise, width, height, max)
+        cross(noise, &tmp, width, height, max: true)
+        cross(tmp, &noise, width, height, max: true)
         blur(&noise, &tmp, width, height, radius: 3)
-        cross(noise, &tmp, width, height, max)
-        cross(tmp, &noise, width, height, min)
-        cross(noise, &tmp, width, height, min)
-        cross(tmp, &noise, width, height, min)
-        cross(edges, &tmp, width, height, min)
-        cross(tmp, &edges, width, height, max)
+        cross(noise, &tmp, width, height, max: true)
+        cross(tmp, &noise, width, height, max: false)
+        cross(noise, &tmp, width, height, max: false)
+        cross(tmp, &noise, width, height, max: false)
+        cross(edges, &tmp, width, height, max: false)
+        cross(tmp, &edges, width, height, max: true)
         for i in 0 ..< n { edges[i] = min(edges[i], noise[i]) }
         return edges
     }
@@ -95,35 +106,66 @@ enum DitherMap {
     }
 
     /// 3x3 cross (centre and its four neighbours, edges repeated) maximum or minimum.
+    private static func cross(_ src: [UInt8], _ dst: inout [UInt8], _ width: Int, _ height: Int, max: Bool) {
+        if max { cross(src, &dst, width, height, Swift.max) } else { cross(src, &dst, width, height, Swift.min) }
+    }
+
+    @inline(__always)
     private static func cross(_ src: [UInt8], _ dst: inout [UInt8], _ width: Int, _ height: Int,
                               _ op: (UInt8, UInt8) -> UInt8) {
-        for y in 0 ..< height {
-            let up = max(y - 1, 0) * width, down = min(y + 1, height - 1) * width, base = y * width
-            for x in 0 ..< width {
-                let l = src[base + max(x - 1, 0)], r = src[base + min(x + 1, width - 1)]
-                dst[base + x] = op(op(src[base + x], op(l, r)), op(src[up + x], src[down + x]))
+        guard src.count >= width * height, dst.count >= width * height, width >= 2 else { return }
+        src.withUnsafeBufferPointer { s in
+            dst.withUnsafeMutableBufferPointer { d in
+                for y in 0 ..< height {
+                    let row = s.baseAddress! + y &* width
+                    let up = s.baseAddress! + Swift.max(y - 1, 0) &* width
+                    let down = s.baseAddress! + Swift.min(y + 1, height - 1) &* width
+                    let out = d.baseAddress! + y &* width
+                    out[0] = op(op(row[0], op(row[0], row[1])), op(up[0], down[0]))
+                    for x in 1 ..< width - 1 {
+                        out[x] = op(op(row[x], op(row[x &- 1], row[x &+ 1])), op(up[x], down[x]))
+                    }
+                    let x = width - 1
+                    out[x] = op(op(row[x], op(row[x - 1], row[x])), op(up[x], down[x]))
+                }
             }
         }
     }
 
     /// Box blur over `2·radius + 1` samples, across then down (edges repeated), in place.
     private static func blur(_ data: inout [UInt8], _ tmp: inout [UInt8], _ width: Int, _ height: Int, radius: Int) {
+        guard data.count >= width * height, tmp.count >= width * height else { return }
         let span = 2 * radius + 1
-        for y in 0 ..< height {
-            let base = y * width
-            var sum = 0
-            for d in -radius ... radius { sum += Int(data[base + min(max(d, 0), width - 1)]) }
-            for x in 0 ..< width {
-                tmp[base + x] = UInt8(sum / span)
-                sum += Int(data[base + min(x + radius + 1, width - 1)]) - Int(data[base + max(x - radius, 0)])
-            }
-        }
-        for x in 0 ..< width {
-            var sum = 0
-            for d in -radius ... radius { sum += Int(tmp[min(max(d, 0), height - 1) * width + x]) }
-            for y in 0 ..< height {
-                data[y * width + x] = UInt8(sum / span)
-                sum += Int(tmp[min(y + radius + 1, height - 1) * width + x]) - Int(tmp[max(y - radius, 0) * width + x])
+        data.withUnsafeMutableBufferPointer { dp in
+            tmp.withUnsafeMutableBufferPointer { tp in
+                let d = dp.baseAddress!, t = tp.baseAddress!
+                for y in 0 ..< height {
+                    let src = d + y &* width, out = t + y &* width
+                    var sum = 0
+                    for k in -radius ... radius { sum &+= Int(src[min(max(k, 0), width - 1)]) }
+                    for x in 0 ..< width {
+                        out[x] = UInt8(truncatingIfNeeded: sum / span)
+                        sum &+= Int(src[min(x + radius + 1, width - 1)]) &- Int(src[max(x - radius, 0)])
+                    }
+                }
+                // Down the columns, a row at a time: one running sum per column.
+                var sums = [Int](repeating: 0, count: width)
+                sums.withUnsafeMutableBufferPointer { sp in
+                    let sums = sp.baseAddress!
+                    for k in -radius ... radius {
+                        let row = t + min(max(k, 0), height - 1) &* width
+                        for x in 0 ..< width { sums[x] &+= Int(row[x]) }
+                    }
+                    for y in 0 ..< height {
+                        let out = d + y &* width
+                        let add = t + min(y + radius + 1, height - 1) &* width
+                        let drop = t + max(y - radius, 0) &* width
+                        for x in 0 ..< width {
+                            out[x] = UInt8(truncatingIfNeeded: sums[x] / span)
+                            sums[x] &+= Int(add[x]) &- Int(drop[x])
+                        }
+                    }
+                }
             }
         }
     }

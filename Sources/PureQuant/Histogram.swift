@@ -33,58 +33,76 @@ struct Histogram: Sendable {
                 ImportanceMap.compute(pixels: pixels, width: width, height: height, into: w)
             }
         }
-        var bits = 0
-        while true {
-            let h = weights.withUnsafeBufferPointer { w in
-                build(pixels: pixels, count: count, weights: w, mask: mask, ignoredBits: bits)
-            }
-            if let h { return h }
-            bits += 1
-        }
-    }
-
-    /// One pass; nil when the buckets pass ``maxBuckets`` (and `ignoredBits` can still grow).
-    private static func build(pixels: UnsafeBufferPointer<UInt32>, count: Int, weights: UnsafeBufferPointer<UInt8>,
-                              mask: UnsafeBufferPointer<UInt8>?, ignoredBits: Int) -> Histogram? {
-        let keep = UInt32(truncatingIfNeeded: 0xFF << ignoredBits) & 0xFF
-        let keyMask = keep << 24 | keep << 16 | keep << 8 | keep
+        // One pass over the pixels for the exact colours and their weights; merging by
+        // ignored bits then works on the colours, not the pixels.
         var table = ColorTable(capacity: 4096)
-        var sums: [SIMD4<Double>] = []
         var totals: [Double] = []
-        let gammaTable = Perceptual.gammaTable
-        gammaTable.withUnsafeBufferPointer { gt in
-            var lastColor: UInt32 = 0, lastSlot = -1, lastPoint = Point()
+        weights.withUnsafeBufferPointer { w in
+            var lastColor: UInt32 = 0, lastSlot = -1
             for i in 0 ..< count {
                 if let mask, mask[i] == 0 { continue }
                 var c = UInt32(bigEndian: pixels[i])
                 if c & 0xFF == 0 { c = 0 }
                 if c != lastColor || lastSlot < 0 {
+                    let (slot, inserted) = table.insert(c)
+                    if inserted { totals.append(0) }
                     lastColor = c
-                    lastPoint = Perceptual.point(c, gt)
-                    let (slot, inserted) = table.insert(c & keyMask)
-                    if inserted { sums.append(SIMD4<Double>()); totals.append(0) }
                     lastSlot = slot
                 }
-                let w = Double(weights[i])
-                sums[lastSlot] += SIMD4<Double>(Double(lastPoint[0]), Double(lastPoint[1]),
-                                                Double(lastPoint[2]), Double(lastPoint[3])) * w
-                totals[lastSlot] += w
+                totals[lastSlot] += Double(w[i])
+            }
+        }
+        var bits = 0
+        while true {
+            if let h = merged(table.keys, totals, ignoredBits: bits) { return h }
+            bits += 1
+        }
+    }
+
+    /// The buckets of `colours` (with their weights `totals`) with `ignoredBits` low bits of
+    /// each sample cleared, keys ascending; nil when there would be more than ``maxBuckets``
+    /// and bits can still grow (up to 6).
+    private static func merged(_ colours: [UInt32], _ totals: [Double], ignoredBits: Int) -> Histogram? {
+        let keep = UInt32(truncatingIfNeeded: 0xFF << ignoredBits) & 0xFF
+        let keyMask = keep << 24 | keep << 16 | keep << 8 | keep
+        var h = Histogram()
+        h.ignoredBits = ignoredBits
+        if ignoredBits == 0 {
+            if colours.count > maxBuckets { return nil }
+            let order = sortedOrder(colours)
+            h.keys = order.map { colours[$0] }
+            h.weights = order.map { Float(totals[$0]) }
+            h.points = Perceptual.gammaTable.withUnsafeBufferPointer { gt in h.keys.map { Perceptual.point($0, gt) } }
+            return h
+        }
+        var table = ColorTable(capacity: colours.count / 2)
+        var sums: [SIMD4<Double>] = []
+        var weights: [Double] = []
+        Perceptual.gammaTable.withUnsafeBufferPointer { gt in
+            for (c, w) in zip(colours, totals) {
+                let (slot, inserted) = table.insert(c & keyMask)
+                if inserted { sums.append(SIMD4<Double>()); weights.append(0) }
+                let p = Perceptual.point(c, gt)
+                sums[slot] += SIMD4<Double>(Double(p[0]), Double(p[1]), Double(p[2]), Double(p[3])) * w
+                weights[slot] += w
             }
         }
         if table.count > maxBuckets && ignoredBits < 6 { return nil }
-        let order = table.keys.indices.sorted { table.keys[$0] < table.keys[$1] }
-        var h = Histogram()
-        h.ignoredBits = ignoredBits
-        h.keys.reserveCapacity(order.count)
-        h.points.reserveCapacity(order.count)
-        h.weights.reserveCapacity(order.count)
-        for k in order {
-            let s = sums[k] / totals[k]
-            h.keys.append(table.keys[k])
-            h.points.append(Point(Float(s[0]), Float(s[1]), Float(s[2]), Float(s[3])))
-            h.weights.append(Float(totals[k]))
+        let order = sortedOrder(table.keys)
+        h.keys = order.map { table.keys[$0] }
+        h.weights = order.map { Float(weights[$0]) }
+        h.points = order.map {
+            let m = sums[$0] / weights[$0]
+            return Point(Float(m[0]), Float(m[1]), Float(m[2]), Float(m[3]))
         }
         return h
+    }
+
+    /// The indices of `keys` (distinct) in ascending key order.
+    private static func sortedOrder(_ keys: [UInt32]) -> [Int] {
+        var packed = keys.enumerated().map { UInt64($0.element) << 32 | UInt64($0.offset) }
+        packed.sort()
+        return packed.map { Int($0 & 0xFFFF_FFFF) }
     }
 }
 
@@ -152,6 +170,8 @@ struct ColorTable {
 enum ImportanceMap {
     static func compute(pixels: UnsafeBufferPointer<UInt32>, width: Int, height: Int,
                         into out: UnsafeMutableBufferPointer<UInt8>) {
+        guard width > 0, height > 0, pixels.count >= width * height, out.count >= width * height else { return }
+        /// Sum over the four bytes of the absolute differences.
         @inline(__always) func diff(_ x: UInt32, _ y: UInt32) -> Int {
             var d = 0
             var s: UInt32 = 0
@@ -162,18 +182,36 @@ enum ImportanceMap {
             }
             return d
         }
-        for y in 0 ..< height {
-            let row = y * width
-            for x in 0 ..< width {
-                let c = pixels[row + x]
-                var e = 0
-                if x > 0 { e = max(e, diff(c, pixels[row + x - 1])) }
-                if x + 1 < width { e = max(e, diff(c, pixels[row + x + 1])) }
-                if y > 0 { e = max(e, diff(c, pixels[row - width + x])) }
-                if y + 1 < height { e = max(e, diff(c, pixels[row + width + x])) }
-                let t = 192 - min(e, 192)
-                out[row + x] = UInt8(4 + (12 * t * t) / (192 * 192))
+        // Each difference is taken once: `across[x]` between x and x + 1 on this row,
+        // `down[x]` between this row and the next (`up` holds the previous row's).
+        var across = [Int](repeating: 0, count: width + 1)
+        var down = [Int](repeating: 0, count: width)
+        var up = [Int](repeating: 0, count: width)
+        across.withUnsafeMutableBufferPointer { ac in
+        down.withUnsafeMutableBufferPointer { dn in
+        up.withUnsafeMutableBufferPointer { upp in
+            var dn = dn.baseAddress!, up = upp.baseAddress!
+            let ac = ac.baseAddress!
+            let px = pixels.baseAddress!
+            for y in 0 ..< height {
+                let row = px + y &* width
+                for x in 0 ..< width - 1 { ac[x + 1] = diff(row[x], row[x &+ 1]) }
+                ac[0] = 0; ac[width] = 0
+                if y + 1 < height {
+                    let next = row + width
+                    for x in 0 ..< width { dn[x] = diff(row[x], next[x]) }
+                } else {
+                    for x in 0 ..< width { dn[x] = 0 }
+                }
+                if y == 0 { for x in 0 ..< width { up[x] = 0 } }
+                let o = out.baseAddress! + y &* width
+                for x in 0 ..< width {
+                    let e = max(max(ac[x], ac[x &+ 1]), max(up[x], dn[x]))
+                    let t = 192 - min(e, 192)
+                    o[x] = UInt8(truncatingIfNeeded: 4 + (12 * t * t) / (192 * 192))
+                }
+                swap(&dn, &up)
             }
-        }
+        } } }
     }
 }

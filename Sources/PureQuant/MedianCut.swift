@@ -15,8 +15,23 @@ enum MedianCut {
     }
 
     static func palette(points: [Point], weights: [Float], count: Int, targetError: Double?) -> [Point] {
-        guard !points.isEmpty, count > 0 else { return [] }
+        guard !points.isEmpty, count > 0, weights.count == points.count, points.count < Int(Int32.max) else { return [] }
         var order = (0 ..< points.count).map { Int32($0) }
+        var keys = [UInt64](repeating: 0, count: points.count)
+        return points.withUnsafeBufferPointer { p in
+            weights.withUnsafeBufferPointer { w in
+                order.withUnsafeMutableBufferPointer { o in
+                    keys.withUnsafeMutableBufferPointer { k in
+                        cut(p, w, o, k, count: count, targetError: targetError)
+                    }
+                }
+            }
+        }
+    }
+
+    private static func cut(_ points: UnsafeBufferPointer<Point>, _ weights: UnsafeBufferPointer<Float>,
+                            _ order: UnsafeMutableBufferPointer<Int32>, _ keys: UnsafeMutableBufferPointer<UInt64>,
+                            count: Int, targetError: Double?) -> [Point] {
         var boxes = [makeBox(start: 0, end: points.count, order: order, points: points, weights: weights)]
         let totalWeight = boxes[0].weight
         var totalError = boxes[0].error
@@ -33,24 +48,18 @@ enum MedianCut {
             let v = box.variance
             var lane = 0
             for l in 1 ..< 4 where v[l] > v[lane] { lane = l }
-            order.withUnsafeMutableBufferPointer { o in
-                var slice = UnsafeMutableBufferPointer(rebasing: o[box.start ..< box.end])
-                points.withUnsafeBufferPointer { p in
-                    slice.sort { x, y in
-                        let a = p[Int(x)][lane], b = p[Int(y)][lane]
-                        return a < b || (a == b && x < y)
-                    }
-                }
+            // Keys order the box's buckets by the lane's value, then by index (lane values are
+            // never negative, so their bits order like the values).
+            let n = box.end - box.start
+            let k = keys.baseAddress!
+            for i in 0 ..< n {
+                let index = order[box.start &+ i]
+                k[i] = UInt64(points[Int(index)][lane].bitPattern) << 32 | UInt64(UInt32(index))
             }
-            var running = 0.0
-            var split = box.start + 1
-            for i in box.start ..< box.end - 1 {
-                running += Double(weights[Int(order[i])])
-                split = i + 1
-                if running * 2 >= box.weight { break }
-            }
-            let left = makeBox(start: box.start, end: split, order: order, points: points, weights: weights)
-            let right = makeBox(start: split, end: box.end, order: order, points: points, weights: weights)
+            let split = weightedSplit(k, count: n, weights: weights.baseAddress!, total: box.weight)
+            for i in 0 ..< n { order[box.start &+ i] = Int32(truncatingIfNeeded: k[i] & 0xFFFF_FFFF) }
+            let left = makeBox(start: box.start, end: box.start + split, order: order, points: points, weights: weights)
+            let right = makeBox(start: box.start + split, end: box.end, order: order, points: points, weights: weights)
             totalError += left.error + right.error - box.error
             boxes[pick] = left
             boxes.append(right)
@@ -58,7 +67,45 @@ enum MedianCut {
         return boxes.map(\.mean)
     }
 
-    static func makeBox(start: Int, end: Int, order: [Int32], points: [Point], weights: [Float]) -> Box {
+    /// Reorders `keys[0 ..< count]` (count >= 2) so that its first `split` entries are the
+    /// smallest keys and returns `split`: one past the first key, in key order, at which the
+    /// weight so far reaches half of `total`, at most `count - 1` (the weighted median as a
+    /// sorted walk would find it). Weights are whole numbers, so the sums are exact in any
+    /// order. Hoare's selection, weighted.
+    static func weightedSplit(_ keys: UnsafeMutablePointer<UInt64>, count: Int, weights: UnsafePointer<Float>,
+                              total: Double) -> Int {
+        @inline(__always) func weight(_ key: UInt64) -> Double { Double(weights[Int(key & 0xFFFF_FFFF)]) }
+        var lo = 0, hi = count   // the median is in lo ..< hi
+        var before = 0.0         // weight of keys[0 ..< lo]
+        while hi - lo > 1 {
+            // Median-of-three pivot, moved to the end of the range.
+            let mid = lo + (hi - lo) / 2
+            let a = keys[lo], b = keys[mid], c = keys[hi - 1]
+            let pivot = max(min(a, b), min(max(a, b), c))
+            let at = pivot == a ? lo : (pivot == b ? mid : hi - 1)
+            keys[at] = keys[hi - 1]; keys[hi - 1] = pivot
+            var store = lo
+            var below = 0.0
+            for i in lo ..< hi - 1 where keys[i] < pivot {
+                let t = keys[i]; keys[i] = keys[store]; keys[store] = t
+                below += weight(t)
+                store += 1
+            }
+            keys[hi - 1] = keys[store]; keys[store] = pivot
+            if (before + below) * 2 >= total {
+                hi = store
+            } else if (before + below + weight(pivot)) * 2 >= total {
+                lo = store; hi = store + 1
+            } else {
+                before += below + weight(pivot)
+                lo = store + 1
+            }
+        }
+        return min(lo + 1, count - 1)
+    }
+
+    static func makeBox(start: Int, end: Int, order: UnsafeMutableBufferPointer<Int32>,
+                        points: UnsafeBufferPointer<Point>, weights: UnsafeBufferPointer<Float>) -> Box {
         var sum = SIMD4<Double>(), total = 0.0
         for i in start ..< end {
             let k = Int(order[i])

@@ -1,108 +1,278 @@
-/// The nearest palette entry to a colour: a vantage-point tree over the palette, and a
-/// shortcut for a guess (usually the previous pixel's entry).
+/// The nearest palette entry to a colour, searched outward from a guess (usually the previous
+/// pixel's entry, or a bucket's entry in the last k-means round): Orchard's method.
 ///
-/// Ties go to the lowest index, so the answer depends on the query alone, never on the guess
-/// or the path through the tree: the same colour maps to the same index everywhere, in every
-/// frame that shares the palette.
+/// Each entry keeps its `listLength` nearest other entries sorted by distance. For a query
+/// `q` and guess `g`, an entry `j` at distance `r` from `g` is at least `r - |q - g|` from
+/// `q` (triangle inequality), so the walk down `g`'s list stops at the first entry with
+/// `r > |q - g| + |q - best|`: every later one is farther than the best found. A walk that
+/// runs off the list while entries beyond it could still be nearer starts again from the best
+/// found (twice at most), then finishes with a scan of the whole palette, four entries a step.
+///
+/// Ties go to the lowest index (the stop test carries a margin, so rounding never cuts off an
+/// equal entry): the answer depends on the query alone, never on the guess,
+/// so the same colour maps to the same index everywhere, in every frame sharing the palette.
 struct NearestSearch: Sendable {
-    struct Node: Sendable {
-        var vantage: Int32 = -1      // -1: a leaf
-        var radius: Float = 0
-        var near: Int32 = -1, far: Int32 = -1
-        var leafStart: Int32 = 0, leafCount: Int32 = 0
+    struct Neighbour: Sendable {
+        /// Distance (not squared) from the list's owner.
+        var distance: Float
+        var index: Int32
     }
 
+    /// Entries kept per list.
+    static let maxListLength = 32
+    /// The stop test's factor and addend: a bound must clear a distance by both before an
+    /// entry is left out, far more than the rounding of the square roots (distances here are
+    /// at most 2), so an entry as near as the best is never cut off.
+    static let margin: Float = 1.0001
+    static let tiny: Float = 1e-6
+
     let palette: [Point]
-    private var nodes: [Node] = []
-    private var leafItems: [Int32] = []
-    /// For each entry, a quarter of the squared distance to its nearest other entry: a query
-    /// closer than that (squared) to the entry has it as its one nearest.
-    private var safeRadius: [Float]
+    let listLength: Int
+    /// `palette.count * listLength`: entry k's list is `k * listLength ..< (k + 1) * listLength`.
+    private var neighbours: [Neighbour]
+    /// Per entry, a lower bound on the distance to every entry not in its list (the last list
+    /// distance), or infinity when the list holds every other entry.
+    private var beyond: [Float]
+    /// The palette by lanes for the scan of every entry (``lanes(_:)``).
+    private var lanes: [SIMD4<Float>]
 
     init(palette: [Point]) {
         self.palette = palette
-        safeRadius = [Float](repeating: .infinity, count: palette.count)
-        for i in palette.indices {
-            var best = Float.infinity
-            for j in palette.indices where j != i { best = min(best, Perceptual.distance(palette[i], palette[j])) }
-            safeRadius[i] = best / 4
+        let n = palette.count
+        let length = max(min(Self.maxListLength, n - 1), 0)
+        listLength = length
+        lanes = Self.lanes(palette)
+        neighbours = [Neighbour](repeating: Neighbour(distance: 0, index: 0), count: n * length)
+        beyond = [Float](repeating: .infinity, count: n)
+        guard length > 0 else { return }
+        var matrix = [Float](repeating: 0, count: n * n)
+        var keys = [UInt64](repeating: 0, count: n)
+        matrix.withUnsafeMutableBufferPointer { m in
+            palette.withUnsafeBufferPointer { p in
+                for i in 0 ..< n {
+                    for j in i + 1 ..< n {
+                        let d = Perceptual.distance(p[i], p[j])
+                        m[i &* n &+ j] = d
+                        m[j &* n &+ i] = d
+                    }
+                }
+            }
         }
-        if !palette.isEmpty { _ = build(Array(0 ..< Int32(palette.count))) }
+        matrix.withUnsafeBufferPointer { m in
+            keys.withUnsafeMutableBufferPointer { key in
+                neighbours.withUnsafeMutableBufferPointer { out in
+                    // Per entry: keys (squared distance bits, then index: unique, and in the
+                    // order of distance, then index), the smallest `length` selected, sorted.
+                    for i in 0 ..< n {
+                        var c = 0
+                        for j in 0 ..< n where j != i {
+                            key[c] = UInt64(m[i &* n &+ j].bitPattern) << 32 | UInt64(j)
+                            c &+= 1
+                        }
+                        let k = key.baseAddress!
+                        if length < c { Self.selectSmallest(k, count: c, keep: length) }
+                        for x in 1 ..< length {
+                            let v = k[x]
+                            var y = x
+                            while y > 0 && k[y - 1] > v { k[y] = k[y - 1]; y -= 1 }
+                            k[y] = v
+                        }
+                        for x in 0 ..< length {
+                            let d = Float(bitPattern: UInt32(truncatingIfNeeded: k[x] >> 32))
+                            out[i &* length &+ x] = Neighbour(distance: d.squareRoot(),
+                                                             index: Int32(truncatingIfNeeded: k[x] & 0xFFFF_FFFF))
+                        }
+                        if length < c { beyond[i] = out[i &* length &+ length &- 1].distance }
+                    }
+                }
+            }
+        }
     }
 
-    private mutating func build(_ items: [Int32]) -> Int32 {
-        let index = Int32(nodes.count)
-        nodes.append(Node())
-        if items.count <= 6 {
-            nodes[Int(index)].leafStart = Int32(leafItems.count)
-            nodes[Int(index)].leafCount = Int32(items.count)
-            leafItems.append(contentsOf: items)
-            return index
+    /// Reorders `keys[0 ..< count]` so the `keep` smallest come first, in any order
+    /// (Hoare's selection).
+    static func selectSmallest(_ keys: UnsafeMutablePointer<UInt64>, count: Int, keep: Int) {
+        let target = keep - 1
+        var lo = 0, hi = count - 1
+        while hi > lo {
+            let a = keys[lo], b = keys[(lo + hi) / 2], c = keys[hi]
+            let pivot = max(min(a, b), min(max(a, b), c))   // median of three
+            var i = lo, j = hi
+            while i <= j {
+                while keys[i] < pivot { i += 1 }
+                while keys[j] > pivot { j -= 1 }
+                if i <= j { let t = keys[i]; keys[i] = keys[j]; keys[j] = t; i += 1; j -= 1 }
+            }
+            if target <= j { hi = j } else if target >= i { lo = i } else { return }
         }
-        // The vantage: the entry farthest from the items' mean (a corner of the set).
-        var mean = Point()
-        for i in items { mean += palette[Int(i)] }
-        mean /= Float(items.count)
-        var vantage = items[0]
-        var far: Float = -1
-        for i in items {
-            let d = Perceptual.distance(palette[Int(i)], mean)
-            if d > far { far = d; vantage = i }
-        }
-        let others = items.filter { $0 != vantage }
-        let distances = others.map { Perceptual.distance(palette[Int($0)], palette[Int(vantage)]).squareRoot() }
-        let radius = distances.sorted()[distances.count / 2]
-        var nearItems: [Int32] = [], farItems: [Int32] = []
-        for (k, i) in others.enumerated() {
-            if distances[k] < radius { nearItems.append(i) } else { farItems.append(i) }
-        }
-        let nearNode = nearItems.isEmpty ? -1 : build(nearItems)
-        let farNode = farItems.isEmpty ? -1 : build(farItems)
-        nodes[Int(index)].vantage = vantage
-        nodes[Int(index)].radius = radius
-        nodes[Int(index)].near = nearNode
-        nodes[Int(index)].far = farNode
-        return index
     }
+
+    /// The palette by lanes, four entries a group (`[r, g, b, a]` of entries 4g ..< 4g + 4),
+    /// the last group padded with points at infinity (their distances are infinite, never
+    /// nearest and never second).
+    static func lanes(_ palette: [Point]) -> [SIMD4<Float>] {
+        let groups = (palette.count + 3) / 4
+        var out = [SIMD4<Float>](repeating: SIMD4<Float>(repeating: .infinity), count: groups * 4)
+        for (k, p) in palette.enumerated() {
+            for lane in 0 ..< 4 { out[(k / 4) * 4 + lane][k % 4] = p[lane] }
+        }
+        return out
+    }
+
+    /// The same lists over moved entries: `palette` is `self.palette` with each entry moved
+    /// by at most `drift` (not squared). List distances may then be off by up to twice that,
+    /// which the search allows for (``View/slack``); the lists keep their order.
+    init(moving search: NearestSearch, to palette: [Point], drift: Float) {
+        precondition(palette.count == search.palette.count)
+        self.palette = palette
+        listLength = search.listLength
+        neighbours = search.neighbours
+        beyond = search.beyond
+        lanes = Self.lanes(palette)
+        slack = search.slack + 2 * drift
+    }
+
+    /// How far list distances may be from the entries' true distances (0 when built for
+    /// `palette`).
+    private(set) var slack: Float = 0
 
     /// The index of the entry nearest `q` (lowest index among equals) and its squared distance.
     @inline(__always)
     func nearest(_ q: Point, guess: Int) -> (index: Int, distance: Float) {
-        let dg = Perceptual.distance(q, palette[guess])
-        if dg < safeRadius[guess] { return (guess, dg) }
-        var best = guess, bestD = dg
-        nodes.withUnsafeBufferPointer { n in
-            leafItems.withUnsafeBufferPointer { leaves in
-                palette.withUnsafeBufferPointer { p in
-                    Self.search(0, q, n, leaves, p, &best, &bestD)
+        withView { $0.nearest(q, guess: guess) }
+    }
+
+    @inline(__always)
+    func withView<R>(_ body: (View) -> R) -> R {
+        palette.withUnsafeBufferPointer { p in
+            neighbours.withUnsafeBufferPointer { nb in
+                beyond.withUnsafeBufferPointer { b in
+                    lanes.withUnsafeBufferPointer { l in
+                        body(View(points: p.baseAddress!, neighbours: nb.baseAddress, beyond: b.baseAddress!,
+                                  lanes: l.baseAddress!, count: p.count, listLength: listLength, slack: slack))
+                    }
                 }
             }
         }
-        return (best, bestD)
     }
 
-    private static func search(_ node: Int, _ q: Point, _ nodes: UnsafeBufferPointer<Node>,
-                               _ leaves: UnsafeBufferPointer<Int32>, _ p: UnsafeBufferPointer<Point>,
-                               _ best: inout Int, _ bestD: inout Float) {
-        let n = nodes[node]
-        if n.vantage < 0 {
-            for k in Int(n.leafStart) ..< Int(n.leafStart + n.leafCount) {
-                let i = Int(leaves[k])
-                let d = Perceptual.distance(q, p[i])
-                if d < bestD || (d == bestD && i < best) { best = i; bestD = d }
+    /// The search's arrays as pointers, for hot loops (valid inside ``withView(_:)`` only).
+    struct View {
+        let points: UnsafePointer<Point>
+        let neighbours: UnsafePointer<Neighbour>?
+        let beyond: UnsafePointer<Float>
+        let lanes: UnsafePointer<SIMD4<Float>>
+        let count: Int
+        let listLength: Int
+        /// List distances may exceed true ones by this much (see ``init(moving:to:drift:)``).
+        let slack: Float
+
+        /// Entry `k`'s list (`listLength` entries, nearest first).
+        @inline(__always)
+        func list(_ k: Int) -> UnsafePointer<Neighbour> { neighbours.unsafelyUnwrapped + k &* listLength }
+
+        /// As ``NearestSearch/nearest(_:guess:)``; `guess` must be in `0 ..< count`.
+        @inline(__always)
+        func nearest(_ q: Point, guess: Int) -> (index: Int, distance: Float) {
+            // The common case first, on squares: `q` well inside the guess's cell (its
+            // nearest neighbour farther than twice the distance, with the margin).
+            let d = Perceptual.distance(q, points[guess])
+            if listLength > 0 {
+                let t = (neighbours.unsafelyUnwrapped[guess &* listLength].distance - slack - NearestSearch.tiny)
+                    * (1 / (1 + NearestSearch.margin))
+                if t > 0 && d < t * t { return (guess, d) }
             }
-            return
+            let r = nearestTwo(q, guess: guess, second: false)
+            return (r.index, r.distance)
         }
-        let v = Int(n.vantage)
-        let d2 = Perceptual.distance(q, p[v])
-        if d2 < bestD || (d2 == bestD && v < best) { best = v; bestD = d2 }
-        let d = d2.squareRoot()
-        if d < n.radius {
-            if n.near >= 0 { search(Int(n.near), q, nodes, leaves, p, &best, &bestD) }
-            if n.far >= 0 && d + bestD.squareRoot() >= n.radius { search(Int(n.far), q, nodes, leaves, p, &best, &bestD) }
-        } else {
-            if n.far >= 0 { search(Int(n.far), q, nodes, leaves, p, &best, &bestD) }
-            if n.near >= 0 && d - bestD.squareRoot() <= n.radius { search(Int(n.near), q, nodes, leaves, p, &best, &bestD) }
+
+        /// The nearest entry, its squared distance and a lower bound on the distance (not
+        /// squared) from `q` to every other entry. With `second` the walk goes on until that
+        /// bound is the second-nearest distance (or the list ends), for k-means' bounds;
+        /// without it the bound is only what the walk happened to see.
+        @inline(__always)
+        func nearestTwo(_ q: Point, guess: Int, second: Bool) -> (index: Int, distance: Float, other: Float) {
+            var best = guess
+            var bestD = Perceptual.distance(q, points[guess])
+            var secondD = Float.infinity
+            let s = slack
+            // A walk that runs off its list with the best still in doubt starts again from the
+            // best found, once or twice, before the scan of every entry.
+            var g = guess
+            for _ in 0 ..< 3 {
+                let dq = bestD.squareRoot()
+                var reach = dq   // the distance whose ball must be covered: best's, or second's
+                if second { reach = max(reach, secondD.squareRoot()) }
+                let list = neighbours.unsafelyUnwrapped + g &* listLength
+                var j = 0
+                while j < listLength {
+                    let nb = list[j]
+                    let low = nb.distance - s - dq   // no entry from here on is nearer than this
+                    if low > reach * NearestSearch.margin + NearestSearch.tiny {
+                        return (best, bestD, min(secondD.squareRoot(), low))
+                    }
+                    let k = Int(nb.index)
+                    let d = Perceptual.distance(q, points[k])
+                    if d < bestD || (d == bestD && k < best) {
+                        if k != best { secondD = min(secondD, bestD) }
+                        best = k; bestD = d
+                        if !second { reach = d.squareRoot() }
+                    } else if d < secondD && k != best {
+                        secondD = d
+                    }
+                    if second { reach = secondD.squareRoot() }
+                    j &+= 1
+                }
+                let low = beyond[g] - s - dq
+                if low > bestD.squareRoot() * NearestSearch.margin + NearestSearch.tiny {
+                    // No entry off the list beats the best (the second may be looser).
+                    return (best, bestD, min(secondD.squareRoot(), low))
+                }
+                if best == g { break }
+                g = best
+            }
+            return scan(q)
+        }
+
+        /// Every entry: the nearest (lowest index among equals), its squared distance and the
+        /// second-smallest squared distance's root, four entries a step.
+        @inline(__always)
+        func scan(_ q: Point) -> (index: Int, distance: Float, other: Float) {
+            let qr = SIMD4<Float>(repeating: q[0]), qg = SIMD4<Float>(repeating: q[1])
+            let qb = SIMD4<Float>(repeating: q[2]), qa = SIMD4<Float>(repeating: q[3])
+            var first = SIMD4<Float>(repeating: .infinity), second = first
+            var index = SIMD4<Int32>.zero
+            var at = SIMD4<Int32>(0, 1, 2, 3)
+            var g = lanes
+            let end = lanes + (count + 3) / 4 * 4
+            while g < end {
+                let dr = qr - g[0], dg = qg - g[1], db = qb - g[2], da = qa - g[3]
+                // Summed in the order of `Perceptual.distance`, so equal to it bit for bit.
+                let d = dr * dr + dg * dg + db * db + da * da
+                let nearer = d .< first
+                index.replace(with: at, where: nearer)
+                // second = min(second, max(first, d)); first = min(first, d)
+                second.replace(with: d, where: d .< second)
+                second.replace(with: first, where: nearer)
+                first.replace(with: d, where: nearer)
+                at &+= 4
+                g += 4
+            }
+            var lane = 0
+            for l in 1 ..< 4 where first[l] < first[lane] || (first[l] == first[lane] && index[l] < index[lane]) { lane = l }
+            var other = second.min()
+            for l in 0 ..< 4 where l != lane { other = min(other, first[l]) }
+            return (Int(index[lane]), first[lane], other.squareRoot())
+        }
+
+        /// ``scan(_:)`` one entry at a time (its twin, for tests).
+        func scanScalar(_ q: Point) -> (index: Int, distance: Float, other: Float) {
+            var best = 0, bestD = Float.infinity, secondD = Float.infinity
+            for k in 0 ..< count {
+                let d = Perceptual.distance(q, points[k])
+                if d < bestD { secondD = bestD; best = k; bestD = d } else if d < secondD { secondD = d }
+            }
+            return (best, bestD, secondD.squareRoot())
         }
     }
 }

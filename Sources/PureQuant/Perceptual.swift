@@ -62,5 +62,9 @@ enum Perceptual {
     }
 }
 
+/// Lane-wise absolute value (the generic `pointwiseMax` is not inlined).
+@inline(__always)
+func absLanes(_ x: Point) -> Point { x.replacing(with: -x, where: x .< 0) }
+
 /// `x^y` for x >= 0.
 func power(_ x: Double, _ y: Double) -> Double { x <= 0 ? 0 : pow(x, y) }

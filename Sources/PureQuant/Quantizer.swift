@@ -128,7 +128,8 @@ public enum Quantizer {
             if map != nil { DitherMap.weighByRuns(&map!, indices: plain.indices, width: width, height: height) }
             let paletteError = remapper.weightedError(pixels: pixels, indices: plain.indices, mask: mask)
             result = remapper.diffuse(pixels: pixels, width: width, height: height, mask: mask, strength: strength,
-                                      map: map, maxError: max(paletteError * 2.4, Remapper.minimumDitherError))
+                                      map: map, maxError: max(paletteError * 2.4, Remapper.minimumDitherError),
+                                      plain: plain.indices)
         case let .ordered(strength):
             result = remapper.remap(pixels: pixels, width: width, height: height, mask: mask, ordered: strength,
                                     threads: threads ?? Processors.online)

@@ -36,20 +36,32 @@ struct Remapper: Sendable {
     }
 
     static let bandRows = 64
+    /// Entries of the plain remap's colour cache (a power of two) and the hash shift for it.
+    static let cacheSize = 1 << 14
+    static let cacheShift: UInt32 = 18
 
     /// The least bound on a dithering error's square: libimagequant 4's, the error of
     /// quality 35 (its 2.x took 16/256, which let more error through: 0.07 dB PSNR and
     /// 0.0007 SSIM lower on the benchmark set).
     static let minimumDitherError = Float(QuantizationQuality.maximumError(forQuality: 35))
 
+    /// Runs `body` with the searches' views (the opaque one nil when there is none).
+    @inline(__always)
+    func withViews<R>(_ body: (NearestSearch.View, NearestSearch.View?) -> R) -> R {
+        search.withView { all in
+            if let opaqueSearch { return opaqueSearch.withView { body(all, $0) } }
+            return body(all, nil)
+        }
+    }
+
     /// The entry nearest `q` for a pixel whose source colour is `c`.
     @inline(__always)
-    func nearest(_ q: Point, color c: UInt32, guess: Int) -> Int {
-        if c & 0xFF == 0xFF, let opaqueSearch {
-            // The guess is a palette index; the opaque tree wants its own.
-            return opaqueIndices[opaqueSearch.nearest(q, guess: opaqueGuess(guess)).index]
+    func nearest(_ q: Point, color c: UInt32, guess: Int, _ all: NearestSearch.View, _ opaque: NearestSearch.View?) -> Int {
+        if c & 0xFF == 0xFF, let opaque {
+            // The guess is a palette index; the opaque search wants its own.
+            return opaqueIndices[opaque.nearest(q, guess: opaqueGuess(guess)).index]
         }
-        return search.nearest(q, guess: guess).index
+        return all.nearest(q, guess: guess).index
     }
 
     @inline(__always)
@@ -77,35 +89,59 @@ struct Remapper: Sendable {
             let y0 = band * Self.bandRows, y1 = min(height, y0 + Self.bandRows)
             var out = [UInt8](repeating: 0, count: (y1 - y0) * width)
             var error = 0.0, mapped = 0
-            Perceptual.gammaTable.withUnsafeBufferPointer { gt in
-                var guess = 0, lastColor: UInt32 = 0, lastIndex = -1
+            // Without an offset a pixel's entry depends on its colour alone: a direct-mapped
+            // cache of colour, entry and squared distance (per band, so bands stay independent)
+            // saves the search and the error for colours seen before.
+            var cacheKeys = [UInt64](repeating: 0, count: ordered == 0 ? Self.cacheSize : 0)
+            var cacheErrors = [Float](repeating: 0, count: ordered == 0 ? Self.cacheSize : 0)
+            withViews { all, opaqueView in Perceptual.gammaTable.withUnsafeBufferPointer { gt in
+            pixels.withUnsafeBufferPointer { px in out.withUnsafeMutableBufferPointer { out in
+            cacheKeys.withUnsafeMutableBufferPointer { cacheKeys in cacheErrors.withUnsafeMutableBufferPointer { cacheErrors in
+                var guess = 0
                 for y in y0 ..< y1 {
+                    let row = px.baseAddress! + y &* width
+                    let o = out.baseAddress! + (y &- y0) &* width
                     for x in 0 ..< width {
-                        let i = y * width + x
-                        if let mask, mask[i] == 0 { continue }
-                        mapped += 1
-                        var c = UInt32(bigEndian: pixels[i])
+                        if let mask, mask[y &* width &+ x] == 0 { continue }
+                        mapped &+= 1
+                        var c = UInt32(bigEndian: row[x])
                         if c & 0xFF == 0 { c = 0 }
-                        if ordered == 0 && c == lastColor && lastIndex >= 0 { out[i - y0 * width] = UInt8(lastIndex); error += Double(Perceptual.distance(Perceptual.point(c, gt), points[lastIndex])); continue }
+                        if ordered == 0 {
+                            let slot = Int(truncatingIfNeeded: (c &* 0x9E37_79B1) &>> Self.cacheShift)
+                            let key = cacheKeys[slot]
+                            if key >> 8 == UInt64(c) | 1 << 32 {
+                                let k = Int(key & 0xFF)
+                                o[x] = UInt8(truncatingIfNeeded: k)
+                                error += Double(cacheErrors[slot])
+                                guess = k
+                                continue
+                            }
+                            let p = Perceptual.point(c, gt)
+                            let k = c == 0 && transparentIndex != nil ? transparentIndex! : nearest(p, color: c, guess: guess, all, opaqueView)
+                            let d = Perceptual.distance(p, points[k])
+                            cacheKeys[slot] = (UInt64(c) | 1 << 32) << 8 | UInt64(k)
+                            cacheErrors[slot] = d
+                            guess = k
+                            o[x] = UInt8(truncatingIfNeeded: k)
+                            error += Double(d)
+                            continue
+                        }
                         let p = Perceptual.point(c, gt)
                         let k: Int
                         if c == 0, let t = transparentIndex {
                             k = t
-                        } else if ordered > 0 {
+                        } else {
                             let t = Self.bayer[(y & 7) << 3 | (x & 7)] * spacing * ordered
                             let alpha = p[3] / Perceptual.weights[3]
                             let q = p + Point(t, t, t, 0) * Perceptual.weights * alpha * 1.6
-                            k = nearest(q, color: c, guess: guess)
-                        } else {
-                            k = nearest(p, color: c, guess: guess)
+                            k = nearest(q, color: c, guess: guess, all, opaqueView)
                         }
                         guess = k
-                        lastColor = c; lastIndex = k
-                        out[i - y0 * width] = UInt8(k)
+                        o[x] = UInt8(truncatingIfNeeded: k)
                         error += Double(Perceptual.distance(p, points[k]))
                     }
                 }
-            }
+            } } } } } }
             return (out, error, mapped)
         }
         var indices: [UInt8] = []
