@@ -41,6 +41,10 @@ public struct GIFAnimationEncoder: Sendable {
     private var startMilliseconds = 0
     private var pendingDelay = 0
     private var globalPalette: [RGBAColor]?
+    /// The undithered mean error of the global palette on the first frame.
+    private var referenceError = 0.0
+    /// The global palette was made from every frame (`init(width:height:options:globalPalette:)`).
+    private var presetPalette = false
     /// Frames written (identical ones merged).
     public private(set) var framesWritten = 0
     /// Whether every frame written so far shows exactly as it was given: 8-bit samples, alpha 0
@@ -60,6 +64,15 @@ public struct GIFAnimationEncoder: Sendable {
         self.options = options
         shown = [UInt32](repeating: 0, count: width * height)
         mask = [UInt8](repeating: 1, count: width * height)
+    }
+
+    /// An encoder whose global table is `palette` (at most `maxColors` entries, a fully
+    /// transparent one among them unless they are `maxColors` opaque colours), made from the
+    /// frames ahead (``GIFEncoder/globalPalette(for:options:)``).
+    init(width: Int, height: Int, options: GIFEncodingOptions, globalPalette palette: [RGBAColor]) throws(GIFEncodingError) {
+        try self.init(width: width, height: height, options: options)
+        globalPalette = palette
+        presetPalette = true
     }
 
     /// The canvas as decoders show it after the frames written so far (RGBA8).
@@ -149,27 +162,69 @@ public struct GIFAnimationEncoder: Sendable {
         // A palette of N opaque colours has no transparent entry (`usable` made sure the frame
         // needs none): its unchanged pixels are drawn in their shown colour.
         let transparent = palette.firstIndex { $0.a == 0 }
-        // Unchanged pixels: transparent (A) or their shown colour where the palette has it (B).
-        var a = indices, b = indices
+        let table = palette.map { $0.packed.bigEndian }
         var exact: [UInt32: UInt8] = [:]
-        for (k, c) in palette.enumerated() where c.a == 255 && exact[c.packed.bigEndian] == nil {
-            exact[c.packed.bigEndian] = UInt8(k)
+        for (k, c) in table.enumerated() where c != 0 && exact[c] == nil { exact[c] = UInt8(k) }
+        // Each pixel's value and an alternative that shows the same: an unchanged pixel is the
+        // transparent index or its shown colour where the palette has it; a changed pixel
+        // whose palette colour is the one shown may also be transparent. The LZW coder picks
+        // whichever extends its current string.
+        var primary = indices, alternative = indices
+        var need = Rect.empty
+        for y in 0 ..< rh {
+            for x in 0 ..< rw {
+                let p = y * rw + x
+                if rectMask[p] == 0 {
+                    let s = exact[rectShown[p]]
+                    primary[p] = UInt8(transparent ?? Int(s ?? 0))
+                    alternative[p] = s ?? primary[p]
+                } else if table[Int(indices[p])] == rectShown[p] {
+                    if let transparent { alternative[p] = UInt8(transparent) }
+                } else {
+                    need.add(x, y)
+                }
+            }
         }
-        var anyB = false
-        for p in 0 ..< rw * rh where rectMask[p] == 0 {
-            a[p] = UInt8(transparent ?? 0)
-            if let k = exact[rectShown[p]] { b[p] = k; anyB = true } else { b[p] = UInt8(transparent ?? 0) }
+        // What decoders now show (every pixel of the rectangle shows as `primary` draws it).
+        for y in 0 ..< rh {
+            for x in 0 ..< rw {
+                let k = Int(primary[y * rw + x])
+                let i = (rect.y0 + y) * width + rect.x0 + x
+                if k != transparent { shown[i] = table[k] }
+                if shown[i] != frame[i] { isExact = false }
+            }
         }
-        if transparent == nil { a = b }
+        // Pixels that show as they did need no drawing: the rectangle shrinks to the others
+        // (not on the first frame, which covers the canvas, nor when the frame is cleared).
+        var cut = Rect(x0: 0, y0: 0, x1: rw, y1: rh)
+        if !first && disposal == 1 {
+            cut = need.isEmpty ? Rect(x0: 0, y0: 0, x1: 1, y1: 1) : need
+        }
+        let cw = cut.x1 - cut.x0, ch = cut.y1 - cut.y0
+        if cw != rw || ch != rh {
+            var p2 = [UInt8](repeating: 0, count: cw * ch), a2 = p2
+            for y in 0 ..< ch {
+                for x in 0 ..< cw {
+                    p2[y * cw + x] = primary[(cut.y0 + y) * rw + cut.x0 + x]
+                    a2[y * cw + x] = alternative[(cut.y0 + y) * rw + cut.x0 + x]
+                }
+            }
+            primary = p2
+            alternative = a2
+        }
         let codeSize = LZWEncoder.minimumCodeSize(forTableEntries: palette.count)
-        var dataA: [UInt8] = []
-        a.withUnsafeBufferPointer { LZWEncoder.encode($0, minimumCodeSize: codeSize, into: &dataA) }
-        var chosen = a
-        if anyB && transparent != nil {
-            var dataB: [UInt8] = []
-            b.withUnsafeBufferPointer { LZWEncoder.encode($0, minimumCodeSize: codeSize, into: &dataB) }
-            if dataB.count < dataA.count { dataA = dataB; chosen = b }
+        // Greedy choices depend on which value a pixel prefers when neither extends the
+        // string: both preferences are coded and the smaller kept.
+        var data: [UInt8] = [], swapped: [UInt8] = []
+        primary.withUnsafeBufferPointer { p in
+            alternative.withUnsafeBufferPointer { a in
+                LZWEncoder.encode(p, alternatives: a, minimumCodeSize: codeSize, into: &data)
+                if primary != alternative {
+                    LZWEncoder.encode(a, alternatives: p, minimumCodeSize: codeSize, into: &swapped)
+                }
+            }
         }
+        if !swapped.isEmpty && swapped.count < data.count { data = swapped }
         if first {
             BlockWriter.header(width: width, height: height, globalTable: globalPalette, into: &out)
             if let loop = options.loopCount { BlockWriter.loop(count: loop, into: &out) }
@@ -178,19 +233,12 @@ public struct GIFAnimationEncoder: Sendable {
         let start = (startMilliseconds + 5) / 10
         let end = (startMilliseconds + pendingDelay + 5) / 10
         BlockWriter.graphicControl(disposal: disposal, delayCentiseconds: end - start, transparentIndex: transparent, into: &out)
-        BlockWriter.imageDescriptor(x: rect.x0, y: rect.y0, width: rw, height: rh, localTable: local ? palette : nil, into: &out)
-        out += dataA
+        BlockWriter.imageDescriptor(x: rect.x0 + cut.x0, y: rect.y0 + cut.y0, width: cw, height: ch,
+                                    localTable: local ? palette : nil, into: &out)
+        out += data
         framesWritten += 1
-        // What decoders now show, then the disposal.
-        let table = palette.map { $0.packed.bigEndian }
-        for y in 0 ..< rh {
-            for x in 0 ..< rw {
-                let k = Int(chosen[y * rw + x])
-                let i = (rect.y0 + y) * width + rect.x0 + x
-                if k != transparent { shown[i] = table[k] }
-                if shown[i] != frame[i] { isExact = false }
-                if disposal == 2 { shown[i] = 0 }
-            }
+        if disposal == 2 {
+            for y in rect.y0 ..< rect.y1 { for x in rect.x0 ..< rect.x1 { shown[y * width + x] = 0 } }
         }
     }
 
@@ -202,17 +250,58 @@ public struct GIFAnimationEncoder: Sendable {
         guard let global = globalPalette else {
             let own = ownPalette(words, w, h, mask, shown)
             globalPalette = own.palette
+            referenceError = plainError(words, w, h, mask, own.palette)
             return (own.palette, own.indices, false)
         }
         guard usable(global, words, mask, shown) else {
             let own = ownPalette(words, w, h, mask, shown)
             return (own.palette, own.indices, true)
         }
-        let q = GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options)
-        if q.meanSquaredError == 0 { return (global, q.indices, false) }
+        if presetPalette {
+            // One palette made from every frame serves all but those a palette of their own
+            // holds exactly (as ffmpeg's `palettegen`: no local tables for a lossy frame).
+            if fewColours(words, mask) {
+                let plain = GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options.undithered)
+                if plain.meanSquaredError == 0 { return (global, plain.indices, false) }
+                let own = ownPalette(words, w, h, mask, shown)
+                if own.meanSquaredError == 0 { return (own.palette, own.indices, true) }
+            }
+            return (global, GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options).indices, false)
+        }
+        // Undithered errors decide (a dithered remap costs several plain ones): the global
+        // palette serves when it maps these pixels within 1.5 times the error it had on the
+        // frame it was made for, or within 1.5 times that of a palette of their own.
+        let plain = GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options.undithered)
+        let globalError = plain.meanSquaredError
+        if globalError == 0 { return (global, plain.indices, false) }
+        // Pixels that a palette of their own holds exactly get it.
+        let exactable = fewColours(words, mask)
+        if !exactable && globalError <= referenceError * 1.5 {
+            return (global, GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options).indices, false)
+        }
         let own = ownPalette(words, w, h, mask, shown)
-        if q.meanSquaredError <= own.meanSquaredError * 1.5 + 1e-9 { return (global, q.indices, false) }
+        if own.meanSquaredError == 0 { return (own.palette, own.indices, true) }
+        if globalError <= plainError(words, w, h, mask, own.palette) * 1.5 + 1e-9 {
+            return (global, GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options).indices, false)
+        }
         return (own.palette, own.indices, true)
+    }
+
+    /// Whether the masked pixels hold at most `maxColors` colours (transparent counted).
+    private func fewColours(_ words: [UInt32], _ mask: [UInt8]) -> Bool {
+        var distinct = Set<UInt32>()
+        var last: UInt32? = nil
+        for p in words.indices where mask[p] != 0 && words[p] != last {
+            last = words[p]
+            distinct.insert(words[p])
+            if distinct.count > options.maxColors { return false }
+        }
+        return true
+    }
+
+    /// The mean error of the nearest-entry mapping of the masked pixels to `palette`.
+    private func plainError(_ words: [UInt32], _ w: Int, _ h: Int, _ mask: [UInt8], _ palette: [RGBAColor]) -> Double {
+        GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: palette, options: options.undithered).meanSquaredError
     }
 
     /// Whether a frame's rectangle can be written with `palette`: one with a transparent entry
