@@ -170,6 +170,7 @@ public struct GIFAnimationEncoder: Sendable {
         // whose palette colour is the one shown may also be transparent. The LZW coder picks
         // whichever extends its current string.
         var primary = indices, alternative = indices
+        var free = [Bool](repeating: true, count: rw * rh)
         var need = Rect.empty
         for y in 0 ..< rh {
             for x in 0 ..< rw {
@@ -182,6 +183,7 @@ public struct GIFAnimationEncoder: Sendable {
                     if let transparent { alternative[p] = UInt8(transparent) }
                 } else {
                     need.add(x, y)
+                    free[p] = false
                 }
             }
         }
@@ -201,20 +203,69 @@ public struct GIFAnimationEncoder: Sendable {
             cut = need.isEmpty ? Rect(x0: 0, y0: 0, x1: 1, y1: 1) : need
         }
         let cw = cut.x1 - cut.x0, ch = cut.y1 - cut.y0
+        var free2 = free, shown2 = rectShown
         if cw != rw || ch != rh {
             var p2 = [UInt8](repeating: 0, count: cw * ch), a2 = p2
+            free2 = [Bool](repeating: true, count: cw * ch)
+            shown2 = [UInt32](repeating: 0, count: cw * ch)
             for y in 0 ..< ch {
                 for x in 0 ..< cw {
-                    p2[y * cw + x] = primary[(cut.y0 + y) * rw + cut.x0 + x]
-                    a2[y * cw + x] = alternative[(cut.y0 + y) * rw + cut.x0 + x]
+                    let q = (cut.y0 + y) * rw + cut.x0 + x
+                    p2[y * cw + x] = primary[q]
+                    a2[y * cw + x] = alternative[q]
+                    free2[y * cw + x] = free[q]
+                    shown2[y * cw + x] = rectShown[q]
                 }
             }
             primary = p2
             alternative = a2
         }
         let codeSize = LZWEncoder.minimumCodeSize(forTableEntries: palette.count)
-        // Greedy choices depend on which value a pixel prefers when neither extends the
-        // string: both preferences are coded and the smaller kept.
+        var data = Self.lzw(primary, alternative, codeSize)
+        var frameTransparent = transparent
+        if !first && disposal == 1 {
+            // A colour that no drawn pixel needs may serve as the transparent index instead
+            // (gifsicle's trick): the unchanged pixels that show it and those shown otherwise
+            // become one value. The colour most shown under free pixels is tried.
+            var used = [Bool](repeating: false, count: 256), counts = [Int](repeating: 0, count: 256)
+            for p in 0 ..< cw * ch {
+                if !free2[p] { used[Int(primary[p])] = true } else if let k = exact[shown2[p]] { counts[Int(k)] += 1 }
+            }
+            var best = -1
+            for k in 0 ..< palette.count where !used[k] && k != transparent && counts[k] > (best < 0 ? 0 : counts[best]) { best = k }
+            // A drawn pixel on the transparent entry (none is expected here) would turn opaque.
+            if let transparent, used[transparent] { best = -1 }
+            if best >= 0 {
+                var p3 = primary, a3 = alternative
+                for p in 0 ..< cw * ch where free2[p] {
+                    p3[p] = UInt8(best)
+                    a3[p] = exact[shown2[p]] ?? UInt8(best)
+                }
+                let other = Self.lzw(p3, a3, codeSize)
+                if other.count < data.count { data = other; frameTransparent = best }
+            }
+        }
+        if first {
+            BlockWriter.header(width: width, height: height, globalTable: globalPalette, into: &out)
+            if let loop = options.loopCount { BlockWriter.loop(count: loop, into: &out) }
+            if let comment = options.comment { BlockWriter.comment(comment, into: &out) }
+        }
+        let start = (startMilliseconds + 5) / 10
+        let end = (startMilliseconds + pendingDelay + 5) / 10
+        BlockWriter.graphicControl(disposal: disposal, delayCentiseconds: end - start, transparentIndex: frameTransparent, into: &out)
+        BlockWriter.imageDescriptor(x: rect.x0 + cut.x0, y: rect.y0 + cut.y0, width: cw, height: ch,
+                                    localTable: local ? palette : nil, into: &out)
+        out += data
+        framesWritten += 1
+        if disposal == 2 {
+            for y in rect.y0 ..< rect.y1 { for x in rect.x0 ..< rect.x1 { shown[y * width + x] = 0 } }
+        }
+    }
+
+    /// LZW data for pixels that take `primary` or `alternative` values. Greedy choices depend
+    /// on which value a pixel prefers when neither extends the string: both preferences are
+    /// coded and the smaller kept.
+    private static func lzw(_ primary: [UInt8], _ alternative: [UInt8], _ codeSize: Int) -> [UInt8] {
         var data: [UInt8] = [], swapped: [UInt8] = []
         primary.withUnsafeBufferPointer { p in
             alternative.withUnsafeBufferPointer { a in
@@ -224,22 +275,7 @@ public struct GIFAnimationEncoder: Sendable {
                 }
             }
         }
-        if !swapped.isEmpty && swapped.count < data.count { data = swapped }
-        if first {
-            BlockWriter.header(width: width, height: height, globalTable: globalPalette, into: &out)
-            if let loop = options.loopCount { BlockWriter.loop(count: loop, into: &out) }
-            if let comment = options.comment { BlockWriter.comment(comment, into: &out) }
-        }
-        let start = (startMilliseconds + 5) / 10
-        let end = (startMilliseconds + pendingDelay + 5) / 10
-        BlockWriter.graphicControl(disposal: disposal, delayCentiseconds: end - start, transparentIndex: transparent, into: &out)
-        BlockWriter.imageDescriptor(x: rect.x0 + cut.x0, y: rect.y0 + cut.y0, width: cw, height: ch,
-                                    localTable: local ? palette : nil, into: &out)
-        out += data
-        framesWritten += 1
-        if disposal == 2 {
-            for y in rect.y0 ..< rect.y1 { for x in rect.x0 ..< rect.x1 { shown[y * width + x] = 0 } }
-        }
+        return !swapped.isEmpty && swapped.count < data.count ? swapped : data
     }
 
     /// The palette for a frame's rectangle, its indices (0 outside the mask) and whether the
