@@ -217,6 +217,25 @@ private func decodeAll(_ gif: [UInt8]) throws -> [Image] {
         for (f, s) in zip(frames, source) { #expect(f.pixels == s.pixels) }
     }
 
+    @Test func sameFileOnOneThreadAndTwo() throws {
+        // With a palette made ahead, frames are remapped ahead on another thread; the file
+        // must not depend on it. Frame 3 repeats 2; frame 4 opens a hole (a clear).
+        let source = [0, 1, 2, 2, 3, 4].map { scene($0, hole: $0 == 4, smooth: true) }
+        var palette = try Quantizer.palette(for: source[0], options: QuantizationOptions(maxColors: 63))
+        palette.append(RGBAColor(r: 0, g: 0, b: 0, a: 0))
+        var files: [[UInt8]] = []
+        for threads in [1, 2] {
+            var encoder = try GIFAnimationEncoder(width: 48, height: 32, options: GIFEncodingOptions(maxColors: 64, threads: threads),
+                                                  globalPalette: palette)
+            var gif: [UInt8] = []
+            for f in source { gif += try encoder.add(f, delayMilliseconds: 50) }
+            gif += try encoder.finish()
+            files.append(gif)
+        }
+        #expect(files[0] == files[1])
+        #expect(try decodeAll(files[0]).count == 5)
+    }
+
     @Test func rejectsBadInput() {
         #expect(throws: GIFEncodingError.self) { try GIFEncoder.encode(Image(width: 0, height: 3, format: .rgba8)) }
         #expect(throws: GIFEncodingError.self) { try GIFEncoder.encode(scene(0), options: GIFEncodingOptions(maxColors: 1)) }

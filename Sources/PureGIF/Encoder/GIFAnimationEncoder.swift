@@ -43,6 +43,8 @@ public struct GIFAnimationEncoder: Sendable {
     private var globalPalette: [RGBAColor]?
     /// The undithered mean error of the global palette on the first frame.
     private var referenceError = 0.0
+    /// The remap of the frame held, started on another thread when it came in (`speculate`).
+    private var speculation: Speculation?
     /// The global palette was made from every frame (`init(width:height:options:globalPalette:)`).
     private var presetPalette = false
     /// Frames written (identical ones merged).
@@ -97,8 +99,10 @@ public struct GIFAnimationEncoder: Sendable {
             pendingDelay += delay
             return []
         }
+        let ahead = speculate(words, previous: previous)
         var out: [UInt8] = []
         write(previous, next: words, into: &out)
+        speculation = ahead
         for i in words.indices {
             let opaque = words[i] != 0
             mask[i] = words[i] != previous[i] || (opaque && shown[i] == 0) ? 1 : 0
@@ -121,7 +125,7 @@ public struct GIFAnimationEncoder: Sendable {
         return out
     }
 
-    private struct Rect {
+    private struct Rect: Sendable, Equatable {
         var x0: Int, y0: Int, x1: Int, y1: Int  // x1, y1 exclusive
         static let empty = Rect(x0: .max, y0: .max, x1: .min, y1: .min)
         var isEmpty: Bool { x0 >= x1 || y0 >= y1 }
@@ -131,6 +135,50 @@ public struct GIFAnimationEncoder: Sendable {
         func union(_ o: Rect) -> Rect {
             Rect(x0: min(x0, o.x0), y0: min(y0, o.y0), x1: max(x1, o.x1), y1: max(y1, o.y1))
         }
+    }
+
+    private struct Speculation: Sendable {
+        var rect: Rect
+        var mask: [UInt8]
+        /// The indices, or nil when the frame's own palette may hold its pixels exactly.
+        var work: BackgroundWork<[UInt8]?, Never>
+    }
+
+    /// With a palette made from every frame (and a transparent entry in it), a frame's
+    /// changed pixels and their rectangle usually follow from the frames alone: those that
+    /// differ from the frame before (unless that one is cleared: then nothing is started).
+    /// Their dithered remap is started on another thread, while the frame before is written;
+    /// `write` takes it when its rectangle and mask turn out the same, so the file does not
+    /// depend on it (nor on the thread count).
+    private func speculate(_ words: [UInt32], previous: [UInt32]) -> Speculation? {
+        guard presetPalette, let global = globalPalette, global.contains(where: { $0.a == 0 }),
+              (options.threads ?? Processors.online) > 1 else { return nil }
+        var rect = Rect.empty
+        for y in 0 ..< height {
+            for x in 0 ..< width {
+                let i = y * width + x
+                guard words[i] != previous[i] else { continue }
+                if words[i] == 0 { return nil }
+                rect.add(x, y)
+            }
+        }
+        guard !rect.isEmpty else { return nil }
+        let rw = rect.x1 - rect.x0, rh = rect.y1 - rect.y0
+        var rectWords = [UInt32](repeating: 0, count: rw * rh)
+        var rectMask = [UInt8](repeating: 0, count: rw * rh)
+        for y in 0 ..< rh {
+            for x in 0 ..< rw {
+                let i = (rect.y0 + y) * width + rect.x0 + x
+                rectWords[y * rw + x] = words[i]
+                rectMask[y * rw + x] = words[i] != previous[i] ? 1 : 0
+            }
+        }
+        let options = self.options
+        let work = BackgroundWork<[UInt8]?, Never> { [rectWords, rectMask] in
+            if Self.fewColours(rectWords, rectMask, maxColors: options.maxColors) { return nil }
+            return GIFEncoder.remap(rectWords, width: rw, height: rh, mask: rectMask, palette: global, options: options).indices
+        }
+        return Speculation(rect: rect, mask: rectMask, work: work)
     }
 
     private mutating func write(_ frame: [UInt32], next: [UInt32]?, into out: inout [UInt8]) {
@@ -158,7 +206,12 @@ public struct GIFAnimationEncoder: Sendable {
                 rectShown[y * rw + x] = shown[i]
             }
         }
-        let (palette, indices, local) = choosePalette(words, rw, rh, rectMask, rectShown)
+        var ready: ([RGBAColor], [UInt8], Bool)? = nil
+        if let s = speculation, let global = globalPalette, s.rect == rect, s.mask == rectMask, let indices = s.work.value() {
+            ready = (global, indices, false)
+        }
+        speculation = nil
+        let (palette, indices, local) = ready ?? choosePalette(words, rw, rh, rectMask, rectShown)
         // A palette of N opaque colours has no transparent entry (`usable` made sure the frame
         // needs none): its unchanged pixels are drawn in their shown colour.
         let transparent = palette.firstIndex { $0.a == 0 }
@@ -325,12 +378,16 @@ public struct GIFAnimationEncoder: Sendable {
 
     /// Whether the masked pixels hold at most `maxColors` colours (transparent counted).
     private func fewColours(_ words: [UInt32], _ mask: [UInt8]) -> Bool {
+        Self.fewColours(words, mask, maxColors: options.maxColors)
+    }
+
+    private static func fewColours(_ words: [UInt32], _ mask: [UInt8], maxColors: Int) -> Bool {
         var distinct = Set<UInt32>()
         var last: UInt32? = nil
         for p in words.indices where mask[p] != 0 && words[p] != last {
             last = words[p]
             distinct.insert(words[p])
-            if distinct.count > options.maxColors { return false }
+            if distinct.count > maxColors { return false }
         }
         return true
     }
