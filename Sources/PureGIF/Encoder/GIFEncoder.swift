@@ -109,7 +109,8 @@ public enum GIFEncoder {
         var options = options
         if options.loopCount == 0 { options.loopCount = animation.loopCount }
         var encoder: GIFAnimationEncoder
-        if let palette = try globalPalette(for: animation, options: options) {
+        var kept: [Image] = []
+        if let palette = try globalPalette(for: animation, options: options, keeping: &kept) {
             encoder = try GIFAnimationEncoder(width: animation.canvasWidth, height: animation.canvasHeight, options: options,
                                               globalPalette: palette)
         } else {
@@ -121,7 +122,9 @@ public enum GIFEncoder {
         var index = 0
         while true {
             let frame: Image?
-            do { frame = try iterator.nextFrame() } catch { throw .frameSource(String(describing: error)) }
+            if index < kept.count { frame = kept[index] } else if !kept.isEmpty { frame = nil } else {
+                do { frame = try iterator.nextFrame() } catch { throw .frameSource(String(describing: error)) }
+            }
             guard let frame, index < info.count else { break }
             out += try encoder.add(frame, delayMilliseconds: info[index].delayMilliseconds)
             index += 1
@@ -137,8 +140,10 @@ public enum GIFEncoder {
     /// One palette for every frame of `animation` (as ffmpeg's `palettegen`): the colours of
     /// frames at even steps (all of them up to `paletteSamplePixels`), stacked into one image
     /// and quantized to `maxColors - 1` colours and a transparent entry (or, when they hold at
-    /// most `maxColors` colours, those exactly). Nil for a single frame.
-    static func globalPalette(for animation: any ImageAnimation, options: GIFEncodingOptions) throws(GIFEncodingError) -> [RGBAColor]? {
+    /// most `maxColors` colours, those exactly). Nil for a single frame. When every frame is
+    /// taken, the decoded frames are left in `kept` (not decoded again).
+    static func globalPalette(for animation: any ImageAnimation, options: GIFEncodingOptions,
+                              keeping kept: inout [Image]) throws(GIFEncodingError) -> [RGBAColor]? {
         let w = animation.canvasWidth, h = animation.canvasHeight, n = animation.frameInfo.count
         guard n > 1, w > 0, h > 0 else { return nil }
         let step = max(1, (n * w * h + paletteSamplePixels - 1) / paletteSamplePixels)
@@ -150,6 +155,7 @@ public enum GIFEncoder {
             do { frame = try iterator.nextFrame() } catch { throw .frameSource(String(describing: error)) }
             guard let frame else { break }
             if k % step == 0 { words += binarized(frame, threshold: options.alphaThreshold) }
+            if step == 1 { kept.append(frame) }
             k += 1
         }
         let rows = words.count / w
