@@ -216,8 +216,8 @@ public struct GIFAnimationEncoder: Sendable {
         // needs none): its unchanged pixels are drawn in their shown colour.
         let transparent = palette.firstIndex { $0.a == 0 }
         let table = palette.map { $0.packed.bigEndian }
-        var exact: [UInt32: UInt8] = [:]
-        for (k, c) in table.enumerated() where c != 0 && exact[c] == nil { exact[c] = UInt8(k) }
+        var exact = ColourIndex()
+        for (k, c) in table.enumerated() where c != 0 && exact[c] == nil { exact.insert(c, UInt8(k)) }
         // Each pixel's value and an alternative that shows the same: an unchanged pixel is the
         // transparent index or its shown colour where the palette has it; a changed pixel
         // whose palette colour is the one shown may also be transparent. The LZW coder picks
@@ -382,14 +382,32 @@ public struct GIFAnimationEncoder: Sendable {
     }
 
     private static func fewColours(_ words: [UInt32], _ mask: [UInt8], maxColors: Int) -> Bool {
-        var distinct = Set<UInt32>()
+        colourCount(words, mask, limit: maxColors).count <= maxColors
+    }
+
+    /// The distinct colours of the masked pixels (transparent counted), up to `limit + 1`,
+    /// and whether one is transparent. Open addressing over 1,024 slots (at most 257 colours
+    /// go in), 0 for empty; the transparent colour 0 is counted apart.
+    private static func colourCount(_ words: [UInt32], _ mask: [UInt8], limit: Int) -> (count: Int, transparent: Bool) {
+        var slots = [UInt32](repeating: 0, count: 1024)
+        var count = 0, zero = false
         var last: UInt32? = nil
         for p in words.indices where mask[p] != 0 && words[p] != last {
-            last = words[p]
-            distinct.insert(words[p])
-            if distinct.count > maxColors { return false }
+            let c = words[p]
+            last = c
+            if c == 0 {
+                if !zero { zero = true; count += 1 }
+            } else {
+                var s = Int((c &* 0x9E37_79B1) &>> 22)
+                while slots[s] != 0 && slots[s] != c { s = (s &+ 1) & 1023 }
+                if slots[s] == 0 { slots[s] = c; count += 1 }
+            }
+            if count > limit {
+                if !zero { zero = words.indices.contains { mask[$0] != 0 && words[$0] == 0 } }
+                return (count, zero)
+            }
         }
-        return true
+        return (count, zero)
     }
 
     /// The mean error of the nearest-entry mapping of the masked pixels to `palette`.
@@ -412,21 +430,45 @@ public struct GIFAnimationEncoder: Sendable {
     private func ownPalette(_ words: [UInt32], _ w: Int, _ h: Int, _ mask: [UInt8], _ shown: [UInt32]) -> QuantizedImage {
         // A transparent pixel among those drawn is one of the quantizer's colours and takes the
         // transparent entry itself; otherwise one entry is kept back for it.
-        var anyTransparent = false
-        var distinct = Set<UInt32>()
-        for p in words.indices where mask[p] != 0 {
-            if words[p] == 0 { anyTransparent = true; break }
-            if distinct.count <= options.maxColors { distinct.insert(words[p]) }
-        }
+        let (count, anyTransparent) = Self.colourCount(words, mask, limit: options.maxColors)
         let colors = anyTransparent ? options.maxColors : max(2, options.maxColors - 1)
-        if !anyTransparent && distinct.count == options.maxColors {
+        if !anyTransparent && count == options.maxColors {
             // Exactly N opaque colours: kept exactly, without a transparent entry, when the
             // frame needs none.
-            let full = GIFEncoder.quantize(words, width: w, height: h, mask: mask, options: options.quantization(colors: options.maxColors))
+            var exact = options.quantization(colors: options.maxColors)
+            exact.importanceMap = false   // the exact path weighs nothing
+            let full = GIFEncoder.quantize(words, width: w, height: h, mask: mask, options: exact)
             if full.meanSquaredError == 0 && usable(full.palette, words, mask, shown) { return full }
         }
-        var q = GIFEncoder.quantize(words, width: w, height: h, mask: mask, options: options.quantization(colors: colors))
+        var quantization = options.quantization(colors: colors)
+        if count <= colors { quantization.importanceMap = false }   // exact: the weights go unused
+        var q = GIFEncoder.quantize(words, width: w, height: h, mask: mask, options: quantization)
         if !q.palette.contains(where: { $0.a == 0 }) { q.palette.append(RGBAColor(r: 0, g: 0, b: 0, a: 0)) }
         return q
+    }
+}
+
+/// Opaque colours (RGBA8 words, never 0) to their first palette index: open addressing over
+/// 512 slots, 0 marking an empty one (a dictionary's hashing cost a tenth of the frame work).
+private struct ColourIndex {
+    private var keys = [UInt32](repeating: 0, count: 512)
+    private var values = [UInt8](repeating: 0, count: 512)
+
+    mutating func insert(_ key: UInt32, _ value: UInt8) {
+        var s = Int((key &* 0x9E37_79B1) &>> 23)
+        while keys[s] != 0 && keys[s] != key { s = (s &+ 1) & 511 }
+        keys[s] = key
+        values[s] = value
+    }
+
+    subscript(key: UInt32) -> UInt8? {
+        guard key != 0 else { return nil }
+        var s = Int((key &* 0x9E37_79B1) &>> 23)
+        while true {
+            let k = keys[s]
+            if k == key { return values[s] }
+            if k == 0 { return nil }
+            s = (s &+ 1) & 511
+        }
     }
 }
