@@ -184,11 +184,21 @@ public struct GIFAnimationEncoder: Sendable {
     private mutating func write(_ frame: [UInt32], next: [UInt32]?, into out: inout [UInt8]) {
         let first = framesWritten == 0
         var changed = Rect.empty, clear = Rect.empty
-        for y in 0 ..< height {
-            for x in 0 ..< width {
-                let i = y * width + x
-                if mask[i] != 0 { changed.add(x, y) }
-                if let next, next[i] == 0 && frame[i] != 0 { clear.add(x, y) }
+        let (width, height) = (self.width, self.height)
+        mask.withUnsafeBufferPointer { m in
+            for y in 0 ..< height {
+                let row = y * width
+                for x in 0 ..< width where m[row + x] != 0 { changed.add(x, y) }
+            }
+        }
+        if let next {
+            next.withUnsafeBufferPointer { n in
+                frame.withUnsafeBufferPointer { f in
+                    for y in 0 ..< height {
+                        let row = y * width
+                        for x in 0 ..< width where n[row + x] == 0 && f[row + x] != 0 { clear.add(x, y) }
+                    }
+                }
             }
         }
         var rect = first ? Rect(x0: 0, y0: 0, x1: width, y1: height) : changed.union(clear)
@@ -199,12 +209,10 @@ public struct GIFAnimationEncoder: Sendable {
         var rectMask = [UInt8](repeating: 0, count: rw * rh)
         var rectShown = [UInt32](repeating: 0, count: rw * rh)
         for y in 0 ..< rh {
-            for x in 0 ..< rw {
-                let i = (rect.y0 + y) * width + rect.x0 + x
-                words[y * rw + x] = frame[i]
-                rectMask[y * rw + x] = mask[i]
-                rectShown[y * rw + x] = shown[i]
-            }
+            let from = (rect.y0 + y) * width + rect.x0, to = y * rw
+            words.replaceSubrange(to ..< to + rw, with: frame[from ..< from + rw])
+            rectMask.replaceSubrange(to ..< to + rw, with: mask[from ..< from + rw])
+            rectShown.replaceSubrange(to ..< to + rw, with: shown[from ..< from + rw])
         }
         var ready: ([RGBAColor], [UInt8], Bool)? = nil
         if let s = speculation, let global = globalPalette, s.rect == rect, s.mask == rectMask, let indices = s.work.value() {
@@ -225,30 +233,55 @@ public struct GIFAnimationEncoder: Sendable {
         var primary = indices, alternative = indices
         var free = [Bool](repeating: true, count: rw * rh)
         var need = Rect.empty
-        for y in 0 ..< rh {
-            for x in 0 ..< rw {
-                let p = y * rw + x
-                if rectMask[p] == 0 {
-                    let s = exact[rectShown[p]]
-                    primary[p] = UInt8(transparent ?? Int(s ?? 0))
-                    alternative[p] = s ?? primary[p]
-                } else if table[Int(indices[p])] == rectShown[p] {
-                    if let transparent { alternative[p] = UInt8(transparent) }
-                } else {
-                    need.add(x, y)
-                    free[p] = false
+        let lut = table + [UInt32](repeating: 0, count: 256 - table.count)
+        primary.withUnsafeMutableBufferPointer { pr in
+            alternative.withUnsafeMutableBufferPointer { al in
+                free.withUnsafeMutableBufferPointer { fr in
+                    rectMask.withUnsafeBufferPointer { m in
+                        rectShown.withUnsafeBufferPointer { sh in
+                            lut.withUnsafeBufferPointer { lut in
+                                for y in 0 ..< rh {
+                                    for x in 0 ..< rw {
+                                        let p = y * rw + x
+                                        if m[p] == 0 {
+                                            let s = exact[sh[p]]
+                                            pr[p] = UInt8(transparent ?? Int(s ?? 0))
+                                            al[p] = s ?? pr[p]
+                                        } else if lut[Int(pr[p])] == sh[p] {
+                                            if let transparent { al[p] = UInt8(transparent) }
+                                        } else {
+                                            need.add(x, y)
+                                            fr[p] = false
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
         // What decoders now show (every pixel of the rectangle shows as `primary` draws it).
-        for y in 0 ..< rh {
-            for x in 0 ..< rw {
-                let k = Int(primary[y * rw + x])
-                let i = (rect.y0 + y) * width + rect.x0 + x
-                if k != transparent { shown[i] = table[k] }
-                if shown[i] != frame[i] { isExact = false }
+        var exactSoFar = isExact
+        shown.withUnsafeMutableBufferPointer { shown in
+            frame.withUnsafeBufferPointer { frame in
+                primary.withUnsafeBufferPointer { pr in
+                    lut.withUnsafeBufferPointer { lut in
+                        let t = transparent ?? 256
+                        for y in 0 ..< rh {
+                            let row = (rect.y0 + y) * width + rect.x0
+                            for x in 0 ..< rw {
+                                let k = Int(pr[y * rw + x])
+                                let i = row + x
+                                if k != t { shown[i] = lut[k] }
+                                if shown[i] != frame[i] { exactSoFar = false }
+                            }
+                        }
+                    }
+                }
             }
         }
+        isExact = exactSoFar
         // Pixels that show as they did need no drawing: the rectangle shrinks to the others
         // (not on the first frame, which covers the canvas, nor when the frame is cleared).
         var cut = Rect(x0: 0, y0: 0, x1: rw, y1: rh)
