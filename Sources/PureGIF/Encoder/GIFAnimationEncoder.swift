@@ -383,8 +383,7 @@ public struct GIFAnimationEncoder: Sendable {
             // One palette made from every frame serves all but those a palette of their own
             // holds exactly (as ffmpeg's `palettegen`: no local tables for a lossy frame).
             if fewColours(words, mask) {
-                let plain = GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options.undithered)
-                if plain.meanSquaredError == 0 { return (global, plain.indices, false) }
+                if let indices = Self.exactIndices(words, mask, global) { return (global, indices, false) }
                 let own = ownPalette(words, w, h, mask, shown)
                 if own.meanSquaredError == 0 { return (own.palette, own.indices, true) }
             }
@@ -410,6 +409,23 @@ public struct GIFAnimationEncoder: Sendable {
     }
 
     /// Whether the masked pixels hold at most `maxColors` colours (transparent counted).
+    /// The masked pixels' indices when every colour is in `palette` (the lowest index of a
+    /// colour, 0 for pixels outside the mask: what a nearest-entry remap gives), else nil.
+    private static func exactIndices(_ words: [UInt32], _ mask: [UInt8], _ palette: [RGBAColor]) -> [UInt8]? {
+        var index = ColourIndex()
+        var transparent: UInt8? = nil
+        for (k, c) in palette.enumerated() {
+            let word = c.packed.bigEndian
+            if word == 0 { if transparent == nil { transparent = UInt8(k) } } else if index[word] == nil { index.insert(word, UInt8(k)) }
+        }
+        var out = [UInt8](repeating: 0, count: words.count)
+        for p in words.indices where mask[p] != 0 {
+            guard let k = words[p] == 0 ? transparent : index[words[p]] else { return nil }
+            out[p] = k
+        }
+        return out
+    }
+
     private func fewColours(_ words: [UInt32], _ mask: [UInt8]) -> Bool {
         Self.fewColours(words, mask, maxColors: options.maxColors)
     }
