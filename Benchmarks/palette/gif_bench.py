@@ -24,9 +24,10 @@ Metrics:
   best of 3, both tools confined to 2 cores (`taskset -c 0,1`).
 The rule for "at equal quality": a clip counts as ours no larger than ffmpeg's when our
 bytes are at most its bytes and our mean PSNR and mean SSIM are both at least its (rounded
-to 0.01 dB and 0.0001). A clip where ours is smaller but worse in either, or larger but
-better in both, is counted as neither and shown as such ("mixed"). Against the diff/rectangle
-variant, ours fails on a clip when it is larger and worse in PSNR or in SSIM.
+to 0.01 dB and 0.0001); as larger when its bytes are more and its PSNR and SSIM are no
+better than ffmpeg's (equal quality included); any other clip (smaller but worse in either,
+or larger but better in both) is counted as neither and shown as "mixed". Against the
+diff/rectangle variant, ours fails on a clip when it is larger and worse in PSNR or in SSIM.
 Usage: python3 gif_bench.py path/to/jpng [workdir] [anim100_apng.png]
 """
 import os, subprocess, sys, tempfile, time
@@ -163,8 +164,8 @@ def better_or_equal(a, b):
 
 n = len(rows)
 wins = [r["clip"] for r in rows if r["ours"]["bytes"] <= r["ff2pass"]["bytes"] and better_or_equal(r["ours"], r["ff2pass"])]
-mixed = [r["clip"] for r in rows if (r["ours"]["bytes"] <= r["ff2pass"]["bytes"]) != better_or_equal(r["ours"], r["ff2pass"])]
 losses = [r["clip"] for r in rows if r["ours"]["bytes"] > r["ff2pass"]["bytes"] and better_or_equal(r["ff2pass"], r["ours"])]
+mixed = [r["clip"] for r in rows if r["clip"] not in wins and r["clip"] not in losses]
 bad = [r["clip"] for r in rows if r["ours"]["bytes"] > r["ffdiff"]["bytes"] and not better_or_equal(r["ours"], r["ffdiff"])]
 print(f"# size at equal quality vs ffmpeg two-pass: ours no larger and no worse on {len(wins)} of {n} "
       f"({', '.join(wins) or '-'}); mixed on {', '.join(mixed) or 'none'}; larger and no better on {', '.join(losses) or 'none'}")
