@@ -3,19 +3,23 @@ import PureQuant
 
 /// A streaming GIF animation encoder: full-canvas frames in, file bytes out as frames are
 /// settled. Memory is two canvases (what decoders show, and the last frame, held until the
-/// next one says whether it repeats) and a mask.
+/// next one says whether it repeats), a mask, and with a palette made ahead the rectangle of
+/// the held frame, remapped on another thread while the frame before is written.
 ///
 /// Each frame is written as a change on what is shown:
 /// - a frame identical to the one before is not written; its delay is added to that frame's;
-/// - only the rectangle around the changed pixels is written;
-/// - pixels inside it that did not change are written as the transparent index or as their
-///   shown colour, whichever LZW-codes smaller;
+/// - only the rectangle around the pixels whose drawn colour changes is written;
+/// - a pixel inside it that shows as before is written as the transparent index or as its
+///   shown colour, whichever continues the LZW string (a frame may also take as its
+///   transparent index a colour none of its drawn pixels needs, when that codes smaller);
 /// - every palette holds `maxColors - 1` colours and a transparent entry (two colours and the
 ///   transparent entry when `maxColors` is 2), or exactly a frame's `maxColors` opaque colours
 ///   when the frame needs no transparent entry;
 /// - the first frame's palette is the global colour table; a later frame whose changed pixels
-///   the global palette serves clearly worse than a palette of their own (mean error over 1.5
-///   times) gets a local table;
+///   the global palette serves clearly worse than a palette of their own (undithered mean
+///   error over 1.5 times that and its error on the first frame) gets a local table.
+///   `GIFEncoder.encode(animation:)` instead gives the encoder one palette made from every
+///   frame, and a local table only to a frame whose own palette holds it exactly;
 /// - a frame is disposed to background (its rectangle cleared, grown to cover them) when the
 ///   next frame makes pixels transparent that it left opaque; otherwise frames stay in place.
 ///
