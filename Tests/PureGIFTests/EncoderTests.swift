@@ -234,6 +234,16 @@ private func decodeAll(_ gif: [UInt8]) throws -> [Image] {
         }
         #expect(files[0] == files[1])
         #expect(try decodeAll(files[0]).count == 5)
+        // The same through `encode(animation:)`, which also starts the next frame's remap.
+        var first = try GIFAnimationEncoder(width: 48, height: 32, options: GIFEncodingOptions(dithering: .none))
+        var gif: [UInt8] = []
+        for f in source { gif += try first.add(f, delayMilliseconds: 50) }
+        gif += try first.finish()
+        let animation = try GIFAnimation(bytes: gif)
+        let one = try GIFEncoder.encode(animation: animation, options: GIFEncodingOptions(maxColors: 32, threads: 1))
+        let two = try GIFEncoder.encode(animation: animation, options: GIFEncodingOptions(maxColors: 32, threads: 2))
+        #expect(one == two)
+        #expect(try decodeAll(one).count == 5)
     }
 
     @Test func rejectsBadInput() {

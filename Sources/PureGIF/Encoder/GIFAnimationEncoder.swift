@@ -49,6 +49,8 @@ public struct GIFAnimationEncoder: Sendable {
     private var referenceError = 0.0
     /// The remap of the frame held, started on another thread when it came in (`speculate`).
     private var speculation: Speculation?
+    /// The remap of the frame after it, when `encode(animation:)` said which that is.
+    private var upcoming: Speculation?
     /// The global palette was made from every frame (`init(width:height:options:globalPalette:)`).
     private var presetPalette = false
     /// Frames written (identical ones merged).
@@ -87,6 +89,12 @@ public struct GIFAnimationEncoder: Sendable {
     /// Adds a full-canvas frame shown for `delayMilliseconds`; returns the bytes now settled
     /// (the header and the frame before this one, once it is known not to repeat).
     public mutating func add(_ frame: Image, delayMilliseconds: Int) throws(GIFEncodingError) -> [UInt8] {
+        try add(frame, delayMilliseconds: delayMilliseconds, upcoming: nil)
+    }
+
+    /// As ``add(_:delayMilliseconds:)``, told the frame that comes next (if known), whose
+    /// remap may then start too (see `speculate`).
+    mutating func add(_ frame: Image, delayMilliseconds: Int, upcoming next: Image?) throws(GIFEncodingError) -> [UInt8] {
         guard !finished else { throw .invalidParameter("frame added after finish()") }
         guard frame.width == width, frame.height == height else {
             throw .invalidParameter("frame of \(frame.width)x\(frame.height) on a \(width)x\(height) canvas")
@@ -94,19 +102,28 @@ public struct GIFAnimationEncoder: Sendable {
         let words = GIFEncoder.binarized(frame, threshold: options.alphaThreshold)
         if isExact && !GIFEncoder.isExactlyRepresented(frame, by: words) { isExact = false }
         let delay = max(0, delayMilliseconds)
+        func ahead(of words: [UInt32]) -> Speculation? {
+            guard let next, next.width == width, next.height == height else { return nil }
+            return speculate(GIFEncoder.binarized(next, threshold: options.alphaThreshold), previous: words)
+        }
         guard let previous = pending else {
             pending = words
             pendingDelay = delay
+            upcoming = ahead(of: words)
             return []
         }
         if words == previous {
             pendingDelay += delay
+            upcoming = ahead(of: words)
             return []
         }
-        let ahead = speculate(words, previous: previous)
+        // The remap started for this frame when the one before came in, or now.
+        let mine = upcoming ?? speculate(words, previous: previous)
+        let further = ahead(of: words)
         var out: [UInt8] = []
         write(previous, next: words, into: &out)
-        speculation = ahead
+        speculation = mine
+        upcoming = further
         for i in words.indices {
             let opaque = words[i] != 0
             mask[i] = words[i] != previous[i] || (opaque && shown[i] == 0) ? 1 : 0
