@@ -21,7 +21,7 @@ Metrics:
   every source frame they stand for): PSNR and SSIM (7x7 window, four channels) on
   premultiplied RGBA as bench.py takes them, averaged over the source frames;
 - speed: frames per second of the whole process (decoding the APNG, encoding, writing),
-  best of 3, both tools confined to 2 cores (`taskset -c 0,1`).
+  best of 5, both tools confined to 2 cores (`taskset -c 0,1`).
 The rule for "at equal quality": a clip counts as ours no larger than ffmpeg's when our
 bytes are at most its bytes and our mean PSNR and mean SSIM are both at least its (rounded
 to 0.01 dB and 0.0001); as larger when its bytes are more and its PSNR and SSIM are no
@@ -67,7 +67,7 @@ def ssim(x, y):
 def run(cmd):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
-def timed(cmd, repeats=3):
+def timed(cmd, repeats=5):
     best = 1e9
     for _ in range(repeats):
         t = time.perf_counter()
