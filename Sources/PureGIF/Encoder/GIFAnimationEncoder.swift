@@ -161,6 +161,7 @@ public struct GIFAnimationEncoder: Sendable {
     private struct Speculation: Sendable {
         var rect: Rect
         var mask: [UInt8]
+        var words: [UInt32]
         /// The indices, or nil when the frame's own palette may hold its pixels exactly.
         var work: BackgroundWork<[UInt8]?, Never>
     }
@@ -169,7 +170,7 @@ public struct GIFAnimationEncoder: Sendable {
     /// changed pixels and their rectangle usually follow from the frames alone: those that
     /// differ from the frame before (unless that one is cleared: then nothing is started).
     /// Their dithered remap is started on another thread, while the frame before is written;
-    /// `write` takes it when its rectangle and mask turn out the same, so the file does not
+    /// `write` takes it when its rectangle, mask and pixels turn out the same, so the file does not
     /// depend on it (nor on the thread count).
     private func speculate(_ words: [UInt32], previous: [UInt32]) -> Speculation? {
         guard presetPalette, let global = globalPalette, global.contains(where: { $0.a == 0 }),
@@ -199,7 +200,7 @@ public struct GIFAnimationEncoder: Sendable {
             if Self.fewColours(rectWords, rectMask, maxColors: options.maxColors) { return nil }
             return GIFEncoder.remap(rectWords, width: rw, height: rh, mask: rectMask, palette: global, options: options).indices
         }
-        return Speculation(rect: rect, mask: rectMask, work: work)
+        return Speculation(rect: rect, mask: rectMask, words: rectWords, work: work)
     }
 
     private mutating func write(_ frame: [UInt32], next: [UInt32]?, into out: inout [UInt8]) {
@@ -236,7 +237,7 @@ public struct GIFAnimationEncoder: Sendable {
             rectShown.replaceSubrange(to ..< to + rw, with: shown[from ..< from + rw])
         }
         var ready: ([RGBAColor], [UInt8], Bool)? = nil
-        if let s = speculation, let global = globalPalette, s.rect == rect, s.mask == rectMask, let indices = s.work.value() {
+        if let s = speculation, let global = globalPalette, s.rect == rect, s.mask == rectMask, s.words == words, let indices = s.work.value() {
             ready = (global, indices, false)
         }
         speculation = nil
