@@ -372,7 +372,8 @@ public struct GIFAnimationEncoder: Sendable {
 
     /// LZW data for pixels that take `primary` or `alternative` values. Greedy choices depend
     /// on which value a pixel prefers when neither extends the string: both preferences are
-    /// coded and the smaller kept.
+    /// coded, and `primary` alone (every free pixel transparent, as ffmpeg writes them: the
+    /// smallest on a cross-fade), and the smallest kept.
     private static func lzw(_ primary: [UInt8], _ alternative: [UInt8], _ codeSize: Int) -> [UInt8] {
         var data: [UInt8] = [], swapped: [UInt8] = []
         primary.withUnsafeBufferPointer { p in
@@ -383,7 +384,13 @@ public struct GIFAnimationEncoder: Sendable {
                 }
             }
         }
-        return !swapped.isEmpty && swapped.count < data.count ? swapped : data
+        var best = !swapped.isEmpty && swapped.count < data.count ? swapped : data
+        if primary != alternative {
+            var plain: [UInt8] = []
+            primary.withUnsafeBufferPointer { LZWEncoder.encode($0, minimumCodeSize: codeSize, into: &plain) }
+            if plain.count < best.count { best = plain }
+        }
+        return best
     }
 
     /// The palette for a frame's rectangle, its indices (0 outside the mask) and whether the
