@@ -218,8 +218,8 @@ private func decodeAll(_ gif: [UInt8]) throws -> [Image] {
     }
 
     @Test func sameFileOnOneThreadAndTwo() throws {
-        // With a palette made ahead, frames are remapped ahead on another thread; the file
-        // must not depend on it. Frame 3 repeats 2; frame 4 opens a hole (a clear).
+        // The quantizer works in pieces on threads; the file must not depend on their count.
+        // Frame 3 repeats 2; frame 4 opens a hole (a clear).
         let source = [0, 1, 2, 2, 3, 4].map { scene($0, hole: $0 == 4, smooth: true) }
         var palette = try Quantizer.palette(for: source[0], options: QuantizationOptions(maxColors: 63))
         palette.append(RGBAColor(r: 0, g: 0, b: 0, a: 0))
@@ -234,7 +234,7 @@ private func decodeAll(_ gif: [UInt8]) throws -> [Image] {
         }
         #expect(files[0] == files[1])
         #expect(try decodeAll(files[0]).count == 5)
-        // The same through `encode(animation:)`, which also starts the next frame's remap.
+        // The same through `encode(animation:)` (one palette from every frame).
         var first = try GIFAnimationEncoder(width: 48, height: 32, options: GIFEncodingOptions(dithering: .none))
         var gif: [UInt8] = []
         for f in source { gif += try first.add(f, delayMilliseconds: 50) }

@@ -3,8 +3,7 @@ import PureQuant
 
 /// A streaming GIF animation encoder: full-canvas frames in, file bytes out as frames are
 /// settled. Memory is two canvases (what decoders show, and the last frame, held until the
-/// next one says whether it repeats), a mask, and with a palette made ahead the rectangle of
-/// the held frame, remapped on another thread while the frame before is written.
+/// next one says whether it repeats) and a mask.
 ///
 /// Each frame is written as a change on what is shown:
 /// - a frame identical to the one before is not written; its delay is added to that frame's;
@@ -47,10 +46,6 @@ public struct GIFAnimationEncoder: Sendable {
     private var globalPalette: [RGBAColor]?
     /// The undithered mean error of the global palette on the first frame.
     private var referenceError = 0.0
-    /// The remap of the frame held, started on another thread when it came in (`speculate`).
-    private var speculation: Speculation?
-    /// The remap of the frame after it, when `encode(animation:)` said which that is.
-    private var upcoming: Speculation?
     /// The global palette was made from every frame (`init(width:height:options:globalPalette:)`).
     private var presetPalette = false
     /// Frames written (identical ones merged).
@@ -89,12 +84,6 @@ public struct GIFAnimationEncoder: Sendable {
     /// Adds a full-canvas frame shown for `delayMilliseconds`; returns the bytes now settled
     /// (the header and the frame before this one, once it is known not to repeat).
     public mutating func add(_ frame: Image, delayMilliseconds: Int) throws(GIFEncodingError) -> [UInt8] {
-        try add(frame, delayMilliseconds: delayMilliseconds, upcoming: nil)
-    }
-
-    /// As ``add(_:delayMilliseconds:)``, told the frame that comes next (if known), whose
-    /// remap may then start too (see `speculate`).
-    mutating func add(_ frame: Image, delayMilliseconds: Int, upcoming next: Image?) throws(GIFEncodingError) -> [UInt8] {
         guard !finished else { throw .invalidParameter("frame added after finish()") }
         guard frame.width == width, frame.height == height else {
             throw .invalidParameter("frame of \(frame.width)x\(frame.height) on a \(width)x\(height) canvas")
@@ -102,28 +91,17 @@ public struct GIFAnimationEncoder: Sendable {
         let words = GIFEncoder.binarized(frame, threshold: options.alphaThreshold)
         if isExact && !GIFEncoder.isExactlyRepresented(frame, by: words) { isExact = false }
         let delay = max(0, delayMilliseconds)
-        func ahead(of words: [UInt32]) -> Speculation? {
-            guard let next, next.width == width, next.height == height else { return nil }
-            return speculate(GIFEncoder.binarized(next, threshold: options.alphaThreshold), previous: words)
-        }
         guard let previous = pending else {
             pending = words
             pendingDelay = delay
-            upcoming = ahead(of: words)
             return []
         }
         if words == previous {
             pendingDelay += delay
-            upcoming = ahead(of: words)
             return []
         }
-        // The remap started for this frame when the one before came in, or now.
-        let mine = upcoming ?? speculate(words, previous: previous)
-        let further = ahead(of: words)
         var out: [UInt8] = []
         write(previous, next: words, into: &out)
-        speculation = mine
-        upcoming = further
         for i in words.indices {
             let opaque = words[i] != 0
             mask[i] = words[i] != previous[i] || (opaque && shown[i] == 0) ? 1 : 0
@@ -146,7 +124,7 @@ public struct GIFAnimationEncoder: Sendable {
         return out
     }
 
-    private struct Rect: Sendable, Equatable {
+    private struct Rect {
         var x0: Int, y0: Int, x1: Int, y1: Int  // x1, y1 exclusive
         static let empty = Rect(x0: .max, y0: .max, x1: .min, y1: .min)
         var isEmpty: Bool { x0 >= x1 || y0 >= y1 }
@@ -156,51 +134,6 @@ public struct GIFAnimationEncoder: Sendable {
         func union(_ o: Rect) -> Rect {
             Rect(x0: min(x0, o.x0), y0: min(y0, o.y0), x1: max(x1, o.x1), y1: max(y1, o.y1))
         }
-    }
-
-    private struct Speculation: Sendable {
-        var rect: Rect
-        var mask: [UInt8]
-        var words: [UInt32]
-        /// The indices, or nil when the frame's own palette may hold its pixels exactly.
-        var work: BackgroundWork<[UInt8]?, Never>
-    }
-
-    /// With a palette made from every frame (and a transparent entry in it), a frame's
-    /// changed pixels and their rectangle usually follow from the frames alone: those that
-    /// differ from the frame before (unless that one is cleared: then nothing is started).
-    /// Their dithered remap is started on another thread, while the frame before is written;
-    /// `write` takes it when its rectangle, mask and pixels turn out the same, so the file does not
-    /// depend on it (nor on the thread count).
-    private func speculate(_ words: [UInt32], previous: [UInt32]) -> Speculation? {
-        guard presetPalette, let global = globalPalette, global.contains(where: { $0.a == 0 }),
-              (options.threads ?? Processors.online) > 1 else { return nil }
-        var rect = Rect.empty
-        for y in 0 ..< height {
-            for x in 0 ..< width {
-                let i = y * width + x
-                guard words[i] != previous[i] else { continue }
-                if words[i] == 0 { return nil }
-                rect.add(x, y)
-            }
-        }
-        guard !rect.isEmpty else { return nil }
-        let rw = rect.x1 - rect.x0, rh = rect.y1 - rect.y0
-        var rectWords = [UInt32](repeating: 0, count: rw * rh)
-        var rectMask = [UInt8](repeating: 0, count: rw * rh)
-        for y in 0 ..< rh {
-            for x in 0 ..< rw {
-                let i = (rect.y0 + y) * width + rect.x0 + x
-                rectWords[y * rw + x] = words[i]
-                rectMask[y * rw + x] = words[i] != previous[i] ? 1 : 0
-            }
-        }
-        let options = self.options
-        let work = BackgroundWork<[UInt8]?, Never> { [rectWords, rectMask] in
-            if Self.fewColours(rectWords, rectMask, maxColors: options.maxColors) { return nil }
-            return GIFEncoder.remap(rectWords, width: rw, height: rh, mask: rectMask, palette: global, options: options).indices
-        }
-        return Speculation(rect: rect, mask: rectMask, words: rectWords, work: work)
     }
 
     private mutating func write(_ frame: [UInt32], next: [UInt32]?, into out: inout [UInt8]) {
@@ -236,12 +169,7 @@ public struct GIFAnimationEncoder: Sendable {
             rectMask.replaceSubrange(to ..< to + rw, with: mask[from ..< from + rw])
             rectShown.replaceSubrange(to ..< to + rw, with: shown[from ..< from + rw])
         }
-        var ready: ([RGBAColor], [UInt8], Bool)? = nil
-        if let s = speculation, let global = globalPalette, s.rect == rect, s.mask == rectMask, s.words == words, let indices = s.work.value() {
-            ready = (global, indices, false)
-        }
-        speculation = nil
-        let (palette, indices, local) = ready ?? choosePalette(words, rw, rh, rectMask, rectShown)
+        let (palette, indices, local) = choosePalette(words, rw, rh, rectMask, rectShown)
         // A palette of N opaque colours has no transparent entry (`usable` made sure the frame
         // needs none): its unchanged pixels are drawn in their shown colour.
         let transparent = palette.firstIndex { $0.a == 0 }

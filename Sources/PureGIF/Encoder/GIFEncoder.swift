@@ -126,9 +126,7 @@ public enum GIFEncoder {
                 do { frame = try iterator.nextFrame() } catch { throw .frameSource(String(describing: error)) }
             }
             guard let frame, index < info.count else { break }
-            // With the frames at hand, the one after is named so that its remap starts early.
-            let upcoming = index + 1 < kept.count && index + 1 < info.count ? kept[index + 1] : nil
-            out += try encoder.add(frame, delayMilliseconds: info[index].delayMilliseconds, upcoming: upcoming)
+            out += try encoder.add(frame, delayMilliseconds: info[index].delayMilliseconds)
             index += 1
         }
         out += try encoder.finish()
