@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with swiftc (no SwiftPM) and runs one of them.
 #   Fuzz/run.sh TARGET [SECONDS] [extra libFuzzer flags...]
 #   Fuzz/run.sh build            # build every target only
-# TARGET: png apng jpeg gif jpng webp imagesource icc quant, or a differential target diff-jpeg diff-png
+# TARGET: png apng jpeg gif jpng webp imagesource icc quant gifenc, or a differential target diff-jpeg diff-png
 # diff-gif diff-webp (PureJPEG / PurePNG / PureGIF / PureWebP against libjpeg-turbo / libpng / giflib /
 # libwebp, whose C side is in Fuzz/C; needs clang and Debian's libjpeg62-turbo-dev, libpng-dev,
 # libgif-dev, libwebp-dev). Exits non-zero on a
@@ -17,7 +17,7 @@ if ! command -v swiftc >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swiftc ]; then
 fi
 # The toolchain's clang, whose ASan and libFuzzer runtimes are the ones swiftc links.
 clang=$(dirname "$(command -v swiftc)")/clang
-targets="png apng jpeg gif jpng webp imagesource icc quant diff-jpeg diff-png diff-gif diff-webp"
+targets="png apng jpeg gif jpng webp imagesource icc quant gifenc diff-jpeg diff-png diff-gif diff-webp"
 
 # Library modules are compiled with ASan and libFuzzer's coverage instrumentation
 # (-sanitize=fuzzer on a library adds edge/cmp coverage without a main), optimised like release.

@@ -12,7 +12,7 @@ seconds=${1:-60}
 seed=${FUZZ_SEED:-1}
 Fuzz/run.sh build
 status=0
-targets=(png apng jpeg gif jpng webp imagesource icc quant diff-jpeg diff-png diff-gif diff-webp)
+targets=(png apng jpeg gif jpng webp imagesource icc quant gifenc diff-jpeg diff-png diff-gif diff-webp)
 seconds=$(( seconds * 9 / ${#targets[@]} ))
 for t in "${targets[@]}"; do
     echo "== fuzz $t for ${seconds}s" >&2

@@ -157,6 +157,95 @@ private func decodeAll(_ gif: [UInt8]) throws -> [Image] {
         #expect(encoder.canvas.pixels == frames[3].pixels)
     }
 
+    @Test func lzwWithAlternativesDecodesToOneOfThem() throws {
+        // Pixels with a choice between two values (a transparent index and a shown colour):
+        // each decodes to one of its two, and a choice that makes runs codes smaller.
+        var rng = SplitMix64(seed: 5)
+        var indices: [UInt8] = [], alternatives: [UInt8] = []
+        for i in 0 ..< 40_000 {
+            let v = UInt8(rng.next() % 16)
+            indices.append(v)
+            alternatives.append(i % 5 < 3 ? 0 : v)
+        }
+        let palette = (0 ..< 16).map { RGBAColor(r: UInt8($0 * 16), g: 3, b: UInt8(255 - $0)) }
+        func file(_ a: [UInt8], _ b: [UInt8]) -> [UInt8] {
+            var out: [UInt8] = []
+            BlockWriter.header(width: 200, height: 200, globalTable: palette, into: &out)
+            BlockWriter.imageDescriptor(x: 0, y: 0, width: 200, height: 200, localTable: nil, into: &out)
+            a.withUnsafeBufferPointer { a in
+                b.withUnsafeBufferPointer { b in LZWEncoder.encode(a, alternatives: b, minimumCodeSize: 4, into: &out) }
+            }
+            BlockWriter.trailer(into: &out)
+            return out
+        }
+        let chosen = file(indices, alternatives)
+        let strict = GIFDecodingOptions(allowExcessPixelData: false, allowIncompletePixelData: false,
+                                        allowMissingEndCode: false, allowDataAfterEndCode: false)
+        let frame = try GIFAnimation(bytes: chosen, options: strict).frame(at: 0)
+        var wrong = 0
+        for p in 0 ..< indices.count {
+            let r = frame.pixels[p * 4], b = frame.pixels[p * 4 + 2]
+            let one = palette[Int(indices[p])], other = palette[Int(alternatives[p])]
+            if !((r == one.r && b == one.b) || (r == other.r && b == other.b)) { wrong += 1 }
+        }
+        #expect(wrong == 0)
+        #expect(chosen.count < file(indices, indices).count)
+    }
+
+    @Test func animationFromFramesSharesOnePalette() throws {
+        // Frames whose colours together fit one table: `encode(animation:)` makes it the
+        // global table from every frame, so no frame needs a local one, and all are exact.
+        // Each frame adds a patch of a colour the first frame lacks.
+        let source = (0 ..< 5).map { k in
+            var image = scene(k, colours: true)
+            for y in 24 ..< 30 {
+                for x in k * 6 ..< k * 6 + 6 {
+                    image.pixels.replaceSubrange((y * 48 + x) * 4 ..< (y * 48 + x) * 4 + 4, with: [UInt8(k * 50), 200, 10, 255])
+                }
+            }
+            return image
+        }
+        var first = try GIFAnimationEncoder(width: 48, height: 32, options: GIFEncodingOptions(dithering: .none))
+        var gif: [UInt8] = []
+        for f in source { gif += try first.add(f, delayMilliseconds: 100) }
+        gif += try first.finish()
+        let again = try GIFEncoder.encode(animation: try GIFAnimation(bytes: gif))
+        let animation = try GIFAnimation(bytes: again)
+        #expect(animation.frames.allSatisfy { !$0.hasLocalColorTable })
+        let frames = try decodeAll(again)
+        #expect(frames.count == 5)
+        for (f, s) in zip(frames, source) { #expect(f.pixels == s.pixels) }
+    }
+
+    @Test func sameFileOnOneThreadAndTwo() throws {
+        // The quantizer works in pieces on threads; the file must not depend on their count.
+        // Frame 3 repeats 2; frame 4 opens a hole (a clear).
+        let source = [0, 1, 2, 2, 3, 4].map { scene($0, hole: $0 == 4, smooth: true) }
+        var palette = try Quantizer.palette(for: source[0], options: QuantizationOptions(maxColors: 63))
+        palette.append(RGBAColor(r: 0, g: 0, b: 0, a: 0))
+        var files: [[UInt8]] = []
+        for threads in [1, 2] {
+            var encoder = try GIFAnimationEncoder(width: 48, height: 32, options: GIFEncodingOptions(maxColors: 64, threads: threads),
+                                                  globalPalette: palette)
+            var gif: [UInt8] = []
+            for f in source { gif += try encoder.add(f, delayMilliseconds: 50) }
+            gif += try encoder.finish()
+            files.append(gif)
+        }
+        #expect(files[0] == files[1])
+        #expect(try decodeAll(files[0]).count == 5)
+        // The same through `encode(animation:)` (one palette from every frame).
+        var first = try GIFAnimationEncoder(width: 48, height: 32, options: GIFEncodingOptions(dithering: .none))
+        var gif: [UInt8] = []
+        for f in source { gif += try first.add(f, delayMilliseconds: 50) }
+        gif += try first.finish()
+        let animation = try GIFAnimation(bytes: gif)
+        let one = try GIFEncoder.encode(animation: animation, options: GIFEncodingOptions(maxColors: 32, threads: 1))
+        let two = try GIFEncoder.encode(animation: animation, options: GIFEncodingOptions(maxColors: 32, threads: 2))
+        #expect(one == two)
+        #expect(try decodeAll(one).count == 5)
+    }
+
     @Test func rejectsBadInput() {
         #expect(throws: GIFEncodingError.self) { try GIFEncoder.encode(Image(width: 0, height: 3, format: .rgba8)) }
         #expect(throws: GIFEncodingError.self) { try GIFEncoder.encode(scene(0), options: GIFEncodingOptions(maxColors: 1)) }

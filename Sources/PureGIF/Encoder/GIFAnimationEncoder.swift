@@ -7,15 +7,18 @@ import PureQuant
 ///
 /// Each frame is written as a change on what is shown:
 /// - a frame identical to the one before is not written; its delay is added to that frame's;
-/// - only the rectangle around the changed pixels is written;
-/// - pixels inside it that did not change are written as the transparent index or as their
-///   shown colour, whichever LZW-codes smaller;
+/// - only the rectangle around the pixels whose drawn colour changes is written;
+/// - a pixel inside it that shows as before is written as the transparent index or as its
+///   shown colour, whichever continues the LZW string (a frame may also take as its
+///   transparent index a colour none of its drawn pixels needs, when that codes smaller);
 /// - every palette holds `maxColors - 1` colours and a transparent entry (two colours and the
 ///   transparent entry when `maxColors` is 2), or exactly a frame's `maxColors` opaque colours
 ///   when the frame needs no transparent entry;
 /// - the first frame's palette is the global colour table; a later frame whose changed pixels
-///   the global palette serves clearly worse than a palette of their own (mean error over 1.5
-///   times) gets a local table;
+///   the global palette serves clearly worse than a palette of their own (undithered mean
+///   error over 1.5 times that and its error on the first frame) gets a local table.
+///   `GIFEncoder.encode(animation:)` instead gives the encoder one palette made from every
+///   frame, and a local table only to a frame whose own palette holds it exactly;
 /// - a frame is disposed to background (its rectangle cleared, grown to cover them) when the
 ///   next frame makes pixels transparent that it left opaque; otherwise frames stay in place.
 ///
@@ -41,6 +44,10 @@ public struct GIFAnimationEncoder: Sendable {
     private var startMilliseconds = 0
     private var pendingDelay = 0
     private var globalPalette: [RGBAColor]?
+    /// The undithered mean error of the global palette on the first frame.
+    private var referenceError = 0.0
+    /// The global palette was made from every frame (`init(width:height:options:globalPalette:)`).
+    private var presetPalette = false
     /// Frames written (identical ones merged).
     public private(set) var framesWritten = 0
     /// Whether every frame written so far shows exactly as it was given: 8-bit samples, alpha 0
@@ -60,6 +67,15 @@ public struct GIFAnimationEncoder: Sendable {
         self.options = options
         shown = [UInt32](repeating: 0, count: width * height)
         mask = [UInt8](repeating: 1, count: width * height)
+    }
+
+    /// An encoder whose global table is `palette` (at most `maxColors` entries, a fully
+    /// transparent one among them unless they are `maxColors` opaque colours), made from the
+    /// frames ahead (``GIFEncoder/globalPalette(for:options:)``).
+    init(width: Int, height: Int, options: GIFEncodingOptions, globalPalette palette: [RGBAColor]) throws(GIFEncodingError) {
+        try self.init(width: width, height: height, options: options)
+        globalPalette = palette
+        presetPalette = true
     }
 
     /// The canvas as decoders show it after the frames written so far (RGBA8).
@@ -123,11 +139,21 @@ public struct GIFAnimationEncoder: Sendable {
     private mutating func write(_ frame: [UInt32], next: [UInt32]?, into out: inout [UInt8]) {
         let first = framesWritten == 0
         var changed = Rect.empty, clear = Rect.empty
-        for y in 0 ..< height {
-            for x in 0 ..< width {
-                let i = y * width + x
-                if mask[i] != 0 { changed.add(x, y) }
-                if let next, next[i] == 0 && frame[i] != 0 { clear.add(x, y) }
+        let (width, height) = (self.width, self.height)
+        mask.withUnsafeBufferPointer { m in
+            for y in 0 ..< height {
+                let row = y * width
+                for x in 0 ..< width where m[row + x] != 0 { changed.add(x, y) }
+            }
+        }
+        if let next {
+            next.withUnsafeBufferPointer { n in
+                frame.withUnsafeBufferPointer { f in
+                    for y in 0 ..< height {
+                        let row = y * width
+                        for x in 0 ..< width where n[row + x] == 0 && f[row + x] != 0 { clear.add(x, y) }
+                    }
+                }
             }
         }
         var rect = first ? Rect(x0: 0, y0: 0, x1: width, y1: height) : changed.union(clear)
@@ -138,37 +164,122 @@ public struct GIFAnimationEncoder: Sendable {
         var rectMask = [UInt8](repeating: 0, count: rw * rh)
         var rectShown = [UInt32](repeating: 0, count: rw * rh)
         for y in 0 ..< rh {
-            for x in 0 ..< rw {
-                let i = (rect.y0 + y) * width + rect.x0 + x
-                words[y * rw + x] = frame[i]
-                rectMask[y * rw + x] = mask[i]
-                rectShown[y * rw + x] = shown[i]
-            }
+            let from = (rect.y0 + y) * width + rect.x0, to = y * rw
+            words.replaceSubrange(to ..< to + rw, with: frame[from ..< from + rw])
+            rectMask.replaceSubrange(to ..< to + rw, with: mask[from ..< from + rw])
+            rectShown.replaceSubrange(to ..< to + rw, with: shown[from ..< from + rw])
         }
         let (palette, indices, local) = choosePalette(words, rw, rh, rectMask, rectShown)
         // A palette of N opaque colours has no transparent entry (`usable` made sure the frame
         // needs none): its unchanged pixels are drawn in their shown colour.
         let transparent = palette.firstIndex { $0.a == 0 }
-        // Unchanged pixels: transparent (A) or their shown colour where the palette has it (B).
-        var a = indices, b = indices
-        var exact: [UInt32: UInt8] = [:]
-        for (k, c) in palette.enumerated() where c.a == 255 && exact[c.packed.bigEndian] == nil {
-            exact[c.packed.bigEndian] = UInt8(k)
+        let table = palette.map { $0.packed.bigEndian }
+        var exact = ColourIndex()
+        for (k, c) in table.enumerated() where c != 0 && exact[c] == nil { exact.insert(c, UInt8(k)) }
+        // Each pixel's value and an alternative that shows the same: an unchanged pixel is the
+        // transparent index or its shown colour where the palette has it; a changed pixel
+        // whose palette colour is the one shown may also be transparent. The LZW coder picks
+        // whichever extends its current string.
+        var primary = indices, alternative = indices
+        var free = [Bool](repeating: true, count: rw * rh)
+        var need = Rect.empty
+        let lut = table + [UInt32](repeating: 0, count: 256 - table.count)
+        primary.withUnsafeMutableBufferPointer { pr in
+            alternative.withUnsafeMutableBufferPointer { al in
+                free.withUnsafeMutableBufferPointer { fr in
+                    rectMask.withUnsafeBufferPointer { m in
+                        rectShown.withUnsafeBufferPointer { sh in
+                            lut.withUnsafeBufferPointer { lut in
+                                for y in 0 ..< rh {
+                                    for x in 0 ..< rw {
+                                        let p = y * rw + x
+                                        if m[p] == 0 {
+                                            let s = exact[sh[p]]
+                                            pr[p] = UInt8(transparent ?? Int(s ?? 0))
+                                            al[p] = s ?? pr[p]
+                                        } else if lut[Int(pr[p])] == sh[p] {
+                                            if let transparent { al[p] = UInt8(transparent) }
+                                        } else {
+                                            need.add(x, y)
+                                            fr[p] = false
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
         }
-        var anyB = false
-        for p in 0 ..< rw * rh where rectMask[p] == 0 {
-            a[p] = UInt8(transparent ?? 0)
-            if let k = exact[rectShown[p]] { b[p] = k; anyB = true } else { b[p] = UInt8(transparent ?? 0) }
+        // What decoders now show (every pixel of the rectangle shows as `primary` draws it).
+        var exactSoFar = isExact
+        shown.withUnsafeMutableBufferPointer { shown in
+            frame.withUnsafeBufferPointer { frame in
+                primary.withUnsafeBufferPointer { pr in
+                    lut.withUnsafeBufferPointer { lut in
+                        let t = transparent ?? 256
+                        for y in 0 ..< rh {
+                            let row = (rect.y0 + y) * width + rect.x0
+                            for x in 0 ..< rw {
+                                let k = Int(pr[y * rw + x])
+                                let i = row + x
+                                if k != t { shown[i] = lut[k] }
+                                if shown[i] != frame[i] { exactSoFar = false }
+                            }
+                        }
+                    }
+                }
+            }
         }
-        if transparent == nil { a = b }
+        isExact = exactSoFar
+        // Pixels that show as they did need no drawing: the rectangle shrinks to the others
+        // (not on the first frame, which covers the canvas, nor when the frame is cleared).
+        var cut = Rect(x0: 0, y0: 0, x1: rw, y1: rh)
+        if !first && disposal == 1 {
+            cut = need.isEmpty ? Rect(x0: 0, y0: 0, x1: 1, y1: 1) : need
+        }
+        let cw = cut.x1 - cut.x0, ch = cut.y1 - cut.y0
+        var free2 = free, shown2 = rectShown
+        if cw != rw || ch != rh {
+            var p2 = [UInt8](repeating: 0, count: cw * ch), a2 = p2
+            free2 = [Bool](repeating: true, count: cw * ch)
+            shown2 = [UInt32](repeating: 0, count: cw * ch)
+            for y in 0 ..< ch {
+                for x in 0 ..< cw {
+                    let q = (cut.y0 + y) * rw + cut.x0 + x
+                    p2[y * cw + x] = primary[q]
+                    a2[y * cw + x] = alternative[q]
+                    free2[y * cw + x] = free[q]
+                    shown2[y * cw + x] = rectShown[q]
+                }
+            }
+            primary = p2
+            alternative = a2
+        }
         let codeSize = LZWEncoder.minimumCodeSize(forTableEntries: palette.count)
-        var dataA: [UInt8] = []
-        a.withUnsafeBufferPointer { LZWEncoder.encode($0, minimumCodeSize: codeSize, into: &dataA) }
-        var chosen = a
-        if anyB && transparent != nil {
-            var dataB: [UInt8] = []
-            b.withUnsafeBufferPointer { LZWEncoder.encode($0, minimumCodeSize: codeSize, into: &dataB) }
-            if dataB.count < dataA.count { dataA = dataB; chosen = b }
+        var data = Self.lzw(primary, alternative, codeSize)
+        var frameTransparent = transparent
+        if !first && disposal == 1 {
+            // A colour that no drawn pixel needs may serve as the transparent index instead
+            // (gifsicle's trick): the unchanged pixels that show it and those shown otherwise
+            // become one value. The colour most shown under free pixels is tried.
+            var used = [Bool](repeating: false, count: 256), counts = [Int](repeating: 0, count: 256)
+            for p in 0 ..< cw * ch {
+                if !free2[p] { used[Int(primary[p])] = true } else if let k = exact[shown2[p]] { counts[Int(k)] += 1 }
+            }
+            var best = -1
+            for k in 0 ..< palette.count where !used[k] && k != transparent && counts[k] > (best < 0 ? 0 : counts[best]) { best = k }
+            // A drawn pixel on the transparent entry (none is expected here) would turn opaque.
+            if let transparent, used[transparent] { best = -1 }
+            if best >= 0 {
+                var p3 = primary, a3 = alternative
+                for p in 0 ..< cw * ch where free2[p] {
+                    p3[p] = UInt8(best)
+                    a3[p] = exact[shown2[p]] ?? UInt8(best)
+                }
+                let other = Self.lzw(p3, a3, codeSize)
+                if other.count < data.count { data = other; frameTransparent = best }
+            }
         }
         if first {
             BlockWriter.header(width: width, height: height, globalTable: globalPalette, into: &out)
@@ -177,21 +288,37 @@ public struct GIFAnimationEncoder: Sendable {
         }
         let start = (startMilliseconds + 5) / 10
         let end = (startMilliseconds + pendingDelay + 5) / 10
-        BlockWriter.graphicControl(disposal: disposal, delayCentiseconds: end - start, transparentIndex: transparent, into: &out)
-        BlockWriter.imageDescriptor(x: rect.x0, y: rect.y0, width: rw, height: rh, localTable: local ? palette : nil, into: &out)
-        out += dataA
+        BlockWriter.graphicControl(disposal: disposal, delayCentiseconds: end - start, transparentIndex: frameTransparent, into: &out)
+        BlockWriter.imageDescriptor(x: rect.x0 + cut.x0, y: rect.y0 + cut.y0, width: cw, height: ch,
+                                    localTable: local ? palette : nil, into: &out)
+        out += data
         framesWritten += 1
-        // What decoders now show, then the disposal.
-        let table = palette.map { $0.packed.bigEndian }
-        for y in 0 ..< rh {
-            for x in 0 ..< rw {
-                let k = Int(chosen[y * rw + x])
-                let i = (rect.y0 + y) * width + rect.x0 + x
-                if k != transparent { shown[i] = table[k] }
-                if shown[i] != frame[i] { isExact = false }
-                if disposal == 2 { shown[i] = 0 }
+        if disposal == 2 {
+            for y in rect.y0 ..< rect.y1 { for x in rect.x0 ..< rect.x1 { shown[y * width + x] = 0 } }
+        }
+    }
+
+    /// LZW data for pixels that take `primary` or `alternative` values. Greedy choices depend
+    /// on which value a pixel prefers when neither extends the string: both preferences are
+    /// coded, and `primary` alone (every free pixel transparent, as ffmpeg writes them: the
+    /// smallest on a cross-fade), and the smallest kept.
+    private static func lzw(_ primary: [UInt8], _ alternative: [UInt8], _ codeSize: Int) -> [UInt8] {
+        var data: [UInt8] = [], swapped: [UInt8] = []
+        primary.withUnsafeBufferPointer { p in
+            alternative.withUnsafeBufferPointer { a in
+                LZWEncoder.encode(p, alternatives: a, minimumCodeSize: codeSize, into: &data)
+                if primary != alternative {
+                    LZWEncoder.encode(a, alternatives: p, minimumCodeSize: codeSize, into: &swapped)
+                }
             }
         }
+        var best = !swapped.isEmpty && swapped.count < data.count ? swapped : data
+        if primary != alternative {
+            var plain: [UInt8] = []
+            primary.withUnsafeBufferPointer { LZWEncoder.encode($0, minimumCodeSize: codeSize, into: &plain) }
+            if plain.count < best.count { best = plain }
+        }
+        return best
     }
 
     /// The palette for a frame's rectangle, its indices (0 outside the mask) and whether the
@@ -202,17 +329,96 @@ public struct GIFAnimationEncoder: Sendable {
         guard let global = globalPalette else {
             let own = ownPalette(words, w, h, mask, shown)
             globalPalette = own.palette
+            referenceError = plainError(words, w, h, mask, own.palette)
             return (own.palette, own.indices, false)
         }
         guard usable(global, words, mask, shown) else {
             let own = ownPalette(words, w, h, mask, shown)
             return (own.palette, own.indices, true)
         }
-        let q = GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options)
-        if q.meanSquaredError == 0 { return (global, q.indices, false) }
+        if presetPalette {
+            // One palette made from every frame serves all but those a palette of their own
+            // holds exactly (as ffmpeg's `palettegen`: no local tables for a lossy frame).
+            if fewColours(words, mask) {
+                if let indices = Self.exactIndices(words, mask, global) { return (global, indices, false) }
+                let own = ownPalette(words, w, h, mask, shown)
+                if own.meanSquaredError == 0 { return (own.palette, own.indices, true) }
+            }
+            return (global, GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options).indices, false)
+        }
+        // Undithered errors decide (a dithered remap costs several plain ones): the global
+        // palette serves when it maps these pixels within 1.5 times the error it had on the
+        // frame it was made for, or within 1.5 times that of a palette of their own.
+        let plain = GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options.undithered)
+        let globalError = plain.meanSquaredError
+        if globalError == 0 { return (global, plain.indices, false) }
+        // Pixels that a palette of their own holds exactly get it.
+        let exactable = fewColours(words, mask)
+        if !exactable && globalError <= referenceError * 1.5 {
+            return (global, GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options).indices, false)
+        }
         let own = ownPalette(words, w, h, mask, shown)
-        if q.meanSquaredError <= own.meanSquaredError * 1.5 + 1e-9 { return (global, q.indices, false) }
+        if own.meanSquaredError == 0 { return (own.palette, own.indices, true) }
+        if globalError <= plainError(words, w, h, mask, own.palette) * 1.5 + 1e-9 {
+            return (global, GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options).indices, false)
+        }
         return (own.palette, own.indices, true)
+    }
+
+    /// Whether the masked pixels hold at most `maxColors` colours (transparent counted).
+    /// The masked pixels' indices when every colour is in `palette` (the lowest index of a
+    /// colour, 0 for pixels outside the mask: what a nearest-entry remap gives), else nil.
+    private static func exactIndices(_ words: [UInt32], _ mask: [UInt8], _ palette: [RGBAColor]) -> [UInt8]? {
+        var index = ColourIndex()
+        var transparent: UInt8? = nil
+        for (k, c) in palette.enumerated() {
+            let word = c.packed.bigEndian
+            if word == 0 { if transparent == nil { transparent = UInt8(k) } } else if index[word] == nil { index.insert(word, UInt8(k)) }
+        }
+        var out = [UInt8](repeating: 0, count: words.count)
+        for p in words.indices where mask[p] != 0 {
+            guard let k = words[p] == 0 ? transparent : index[words[p]] else { return nil }
+            out[p] = k
+        }
+        return out
+    }
+
+    private func fewColours(_ words: [UInt32], _ mask: [UInt8]) -> Bool {
+        Self.fewColours(words, mask, maxColors: options.maxColors)
+    }
+
+    private static func fewColours(_ words: [UInt32], _ mask: [UInt8], maxColors: Int) -> Bool {
+        colourCount(words, mask, limit: maxColors).count <= maxColors
+    }
+
+    /// The distinct colours of the masked pixels (transparent counted), up to `limit + 1`,
+    /// and whether one is transparent. Open addressing over 1,024 slots (at most 257 colours
+    /// go in), 0 for empty; the transparent colour 0 is counted apart.
+    private static func colourCount(_ words: [UInt32], _ mask: [UInt8], limit: Int) -> (count: Int, transparent: Bool) {
+        var slots = [UInt32](repeating: 0, count: 1024)
+        var count = 0, zero = false
+        var last: UInt32? = nil
+        for p in words.indices where mask[p] != 0 && words[p] != last {
+            let c = words[p]
+            last = c
+            if c == 0 {
+                if !zero { zero = true; count += 1 }
+            } else {
+                var s = Int((c &* 0x9E37_79B1) &>> 22)
+                while slots[s] != 0 && slots[s] != c { s = (s &+ 1) & 1023 }
+                if slots[s] == 0 { slots[s] = c; count += 1 }
+            }
+            if count > limit {
+                if !zero { zero = words.indices.contains { mask[$0] != 0 && words[$0] == 0 } }
+                return (count, zero)
+            }
+        }
+        return (count, zero)
+    }
+
+    /// The mean error of the nearest-entry mapping of the masked pixels to `palette`.
+    private func plainError(_ words: [UInt32], _ w: Int, _ h: Int, _ mask: [UInt8], _ palette: [RGBAColor]) -> Double {
+        GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: palette, options: options.undithered).meanSquaredError
     }
 
     /// Whether a frame's rectangle can be written with `palette`: one with a transparent entry
@@ -230,21 +436,45 @@ public struct GIFAnimationEncoder: Sendable {
     private func ownPalette(_ words: [UInt32], _ w: Int, _ h: Int, _ mask: [UInt8], _ shown: [UInt32]) -> QuantizedImage {
         // A transparent pixel among those drawn is one of the quantizer's colours and takes the
         // transparent entry itself; otherwise one entry is kept back for it.
-        var anyTransparent = false
-        var distinct = Set<UInt32>()
-        for p in words.indices where mask[p] != 0 {
-            if words[p] == 0 { anyTransparent = true; break }
-            if distinct.count <= options.maxColors { distinct.insert(words[p]) }
-        }
+        let (count, anyTransparent) = Self.colourCount(words, mask, limit: options.maxColors)
         let colors = anyTransparent ? options.maxColors : max(2, options.maxColors - 1)
-        if !anyTransparent && distinct.count == options.maxColors {
+        if !anyTransparent && count == options.maxColors {
             // Exactly N opaque colours: kept exactly, without a transparent entry, when the
             // frame needs none.
-            let full = GIFEncoder.quantize(words, width: w, height: h, mask: mask, options: options.quantization(colors: options.maxColors))
+            var exact = options.quantization(colors: options.maxColors)
+            exact.importanceMap = false   // the exact path weighs nothing
+            let full = GIFEncoder.quantize(words, width: w, height: h, mask: mask, options: exact)
             if full.meanSquaredError == 0 && usable(full.palette, words, mask, shown) { return full }
         }
-        var q = GIFEncoder.quantize(words, width: w, height: h, mask: mask, options: options.quantization(colors: colors))
+        var quantization = options.quantization(colors: colors)
+        if count <= colors { quantization.importanceMap = false }   // exact: the weights go unused
+        var q = GIFEncoder.quantize(words, width: w, height: h, mask: mask, options: quantization)
         if !q.palette.contains(where: { $0.a == 0 }) { q.palette.append(RGBAColor(r: 0, g: 0, b: 0, a: 0)) }
         return q
+    }
+}
+
+/// Opaque colours (RGBA8 words, never 0) to their first palette index: open addressing over
+/// 512 slots, 0 marking an empty one (a dictionary's hashing cost a tenth of the frame work).
+private struct ColourIndex {
+    private var keys = [UInt32](repeating: 0, count: 512)
+    private var values = [UInt8](repeating: 0, count: 512)
+
+    mutating func insert(_ key: UInt32, _ value: UInt8) {
+        var s = Int((key &* 0x9E37_79B1) &>> 23)
+        while keys[s] != 0 && keys[s] != key { s = (s &+ 1) & 511 }
+        keys[s] = key
+        values[s] = value
+    }
+
+    subscript(key: UInt32) -> UInt8? {
+        guard key != 0 else { return nil }
+        var s = Int((key &* 0x9E37_79B1) &>> 23)
+        while true {
+            let k = keys[s]
+            if k == key { return values[s] }
+            if k == 0 { return nil }
+            s = (s &+ 1) & 511
+        }
     }
 }

@@ -39,6 +39,12 @@ public struct GIFEncodingOptions: Sendable, Equatable {
         QuantizationOptions(maxColors: colors, dithering: dithering, threads: threads)
     }
 
+    var undithered: GIFEncodingOptions {
+        var o = self
+        o.dithering = .none
+        return o
+    }
+
     func validate() throws(GIFEncodingError) {
         guard (2 ... 256).contains(maxColors) else { throw .invalidParameter("maxColors \(maxColors) is outside 2...256") }
         guard (0 ... 1).contains(dithering.strength) else {
@@ -102,20 +108,80 @@ public enum GIFEncoder {
     public static func encode(animation: any ImageAnimation, options: GIFEncodingOptions = .init()) throws(GIFEncodingError) -> [UInt8] {
         var options = options
         if options.loopCount == 0 { options.loopCount = animation.loopCount }
-        var encoder = try GIFAnimationEncoder(width: animation.canvasWidth, height: animation.canvasHeight, options: options)
+        var encoder: GIFAnimationEncoder
+        var kept: [Image] = []
+        if let palette = try globalPalette(for: animation, options: options, keeping: &kept) {
+            encoder = try GIFAnimationEncoder(width: animation.canvasWidth, height: animation.canvasHeight, options: options,
+                                              globalPalette: palette)
+        } else {
+            encoder = try GIFAnimationEncoder(width: animation.canvasWidth, height: animation.canvasHeight, options: options)
+        }
         var out: [UInt8] = []
         let info = animation.frameInfo
         var iterator = animation.makeFrameIterator()
         var index = 0
         while true {
             let frame: Image?
-            do { frame = try iterator.nextFrame() } catch { throw .frameSource(String(describing: error)) }
+            if index < kept.count { frame = kept[index] } else if !kept.isEmpty { frame = nil } else {
+                do { frame = try iterator.nextFrame() } catch { throw .frameSource(String(describing: error)) }
+            }
             guard let frame, index < info.count else { break }
             out += try encoder.add(frame, delayMilliseconds: info[index].delayMilliseconds)
             index += 1
         }
         out += try encoder.finish()
         return out
+    }
+
+    /// Pixels of the frames the global palette is made from, at most (frames are taken at
+    /// even steps to stay under it).
+    static let paletteSamplePixels = 1_000_000
+
+    /// One palette for every frame of `animation` (as ffmpeg's `palettegen`): the colours of
+    /// frames at even steps (all of them up to `paletteSamplePixels`), stacked into one image
+    /// and quantized to `maxColors - 1` colours and a transparent entry (or, when they hold at
+    /// most `maxColors` colours, those exactly). Nil for a single frame. When every frame is
+    /// taken, the decoded frames are left in `kept` (not decoded again).
+    static func globalPalette(for animation: any ImageAnimation, options: GIFEncodingOptions,
+                              keeping kept: inout [Image]) throws(GIFEncodingError) -> [RGBAColor]? {
+        let w = animation.canvasWidth, h = animation.canvasHeight, n = animation.frameInfo.count
+        guard n > 1, w > 0, h > 0 else { return nil }
+        let step = max(1, (n * w * h + paletteSamplePixels - 1) / paletteSamplePixels)
+        var words: [UInt32] = []
+        var iterator = animation.makeFrameIterator()
+        var k = 0
+        while k < n {
+            let frame: Image?
+            do { frame = try iterator.nextFrame() } catch { throw .frameSource(String(describing: error)) }
+            guard let frame else { break }
+            if k % step == 0 { words += binarized(frame, threshold: options.alphaThreshold) }
+            if step == 1 { kept.append(frame) }
+            k += 1
+        }
+        let rows = words.count / w
+        guard rows > 0 else { return nil }
+        var distinct = Set<UInt32>()
+        var last: UInt32? = nil
+        for c in words where c != last {
+            last = c
+            distinct.insert(c)
+            if distinct.count > options.maxColors { break }
+        }
+        var palette: [RGBAColor]
+        if distinct.count <= options.maxColors {
+            palette = distinct.sorted().map { RGBAColor(packed: UInt32(bigEndian: $0)) }
+            if palette.count < options.maxColors && !distinct.contains(0) { palette.append(RGBAColor(r: 0, g: 0, b: 0, a: 0)) }
+            return palette
+        }
+        // As `GIFAnimationEncoder.ownPalette`: transparent pixels take an entry of their own in
+        // the quantizer; otherwise one is kept back for the transparent index.
+        let hasTransparent = words.contains(0)
+        let colors = hasTransparent ? options.maxColors : max(2, options.maxColors - 1)
+        do { palette = try Quantizer.palette(for: image(words, width: w, height: rows), options: options.quantization(colors: colors)) } catch {
+            preconditionFailure("validated quantization options refused: \(error)")
+        }
+        if !palette.contains(where: { $0.a == 0 }) { palette.append(RGBAColor(r: 0, g: 0, b: 0, a: 0)) }
+        return palette
     }
 
     static func checkSize(_ width: Int, _ height: Int) throws(GIFEncodingError) {

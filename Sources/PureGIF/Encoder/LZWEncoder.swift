@@ -6,7 +6,18 @@
 enum LZWEncoder {
     /// Appends one frame's image data for `indices` (each below `1 << minimumCodeSize`).
     static func encode(_ indices: UnsafeBufferPointer<UInt8>, minimumCodeSize: Int, into out: inout [UInt8]) {
-        precondition((2 ... 8).contains(minimumCodeSize))
+        encode(indices, alternatives: indices, minimumCodeSize: minimumCodeSize, into: &out)
+    }
+
+    /// As ``encode(_:minimumCodeSize:into:)`` where a pixel may take either of two values,
+    /// `indices[i]` or `alternatives[i]` (the same value where the pixel has no choice: both
+    /// show alike, as the transparent index and the colour a pixel already shows). Greedy, as
+    /// gifsicle's `-O2` transparency: a pixel takes the value that extends the current string
+    /// in the table; when neither does, the value of the pixel before it if that is one of
+    /// the two (runs stay runs), else `indices[i]`.
+    static func encode(_ indices: UnsafeBufferPointer<UInt8>, alternatives: UnsafeBufferPointer<UInt8>,
+                       minimumCodeSize: Int, into out: inout [UInt8]) {
+        precondition((2 ... 8).contains(minimumCodeSize) && alternatives.count == indices.count)
         out.append(UInt8(minimumCodeSize))
         var writer = SubBlockWriter()
         let clear = 1 << minimumCodeSize
@@ -21,9 +32,10 @@ enum LZWEncoder {
             codes.withUnsafeMutableBufferPointer { codes in
                 writer.put(clear, width, into: &out)
                 guard !indices.isEmpty else { return }
-                var prefix = Int(indices[0])
+                var last = Int(indices[0])
+                var prefix = last
                 for i in 1 ..< indices.count {
-                    let c = Int(indices[i])
+                    let c = Int(indices[i]), alt = Int(alternatives[i])
                     let key = UInt32(prefix << 8 | c) &+ 1
                     var s = Int((key &* 0x9E37_79B1) &>> 19) & (slots - 1)
                     var found = -1
@@ -31,7 +43,22 @@ enum LZWEncoder {
                         if keys[s] == key { found = Int(codes[s]); break }
                         s = (s &+ 1) & (slots - 1)
                     }
-                    if found >= 0 { prefix = found; continue }
+                    if found >= 0 { prefix = found; last = c; continue }
+                    var chosen = c
+                    if alt != c {
+                        let altKey = UInt32(prefix << 8 | alt) &+ 1
+                        var t = Int((altKey &* 0x9E37_79B1) &>> 19) & (slots - 1)
+                        while keys[t] != 0 {
+                            if keys[t] == altKey { found = Int(codes[t]); break }
+                            t = (t &+ 1) & (slots - 1)
+                        }
+                        if found >= 0 { prefix = found; last = alt; continue }
+                        if alt == last {
+                            // The slot for the new entry is the alternative's empty one.
+                            chosen = alt
+                            s = t
+                        }
+                    }
                     writer.put(prefix, width, into: &out)
                     if next >= 1 << width && width < 12 { width += 1 }
                     if next >= 4095 {
@@ -40,11 +67,12 @@ enum LZWEncoder {
                         width = minimumCodeSize + 1
                         for k in 0 ..< slots { keys[k] = 0 }
                     } else {
-                        keys[s] = key
+                        keys[s] = UInt32(prefix << 8 | chosen) &+ 1
                         codes[s] = UInt16(next)
                         next += 1
                     }
-                    prefix = c
+                    prefix = chosen
+                    last = chosen
                 }
                 writer.put(prefix, width, into: &out)
                 if next >= 1 << width && width < 12 { width += 1 }
