@@ -109,7 +109,9 @@ if CommandLine.arguments.count > 3, CommandLine.arguments[2] == "--pair", let ro
 let rgb = random(pixels * 3)
 do {
     let transform = try ColorTransform(iccProfile: load(directory + "/AdobeRGB1998.icc"))
-    var output = rgb
+    // A buffer of its own (a copy of `rgb` would share its storage until the first write,
+    // which would then copy 36 MB inside the first timed run).
+    var output = [UInt8](repeating: 0, count: rgb.count)
     let rate = worst {
         rgb.withUnsafeBytes { i in output.withUnsafeMutableBytes { o in transform.apply(from: i, to: o, format: .rgb8, threads: 1) } }
     }
