@@ -31,10 +31,10 @@ final class BandWorker: @unchecked Sendable {
     /// of microseconds on a busy machine) stays small beside the work.
     let rowsPerBatch: Int
     private let mcusWide: Int
-    /// Indices in ``blocks`` (within an MCU) of the blocks the decoding thread transforms, and
-    /// their sample block sizes (8, or 4, 2, 1 when the decode is scaled).
+    /// Indices in ``blocks`` (within an MCU) of the blocks the decoding thread transforms (the
+    /// first component's), and their sample block size (8, or 4, 2, 1 when the decode is scaled).
     private let aheadBlocks: [Int]
-    private let aheadSizes: [Int]
+    private let aheadSize: Int
     /// Two batches of ``rowsPerBatch`` MCU rows of those blocks' samples, 64 bytes a block.
     private let samples: UnsafeMutablePointer<UInt8>
     private let sampleBandBytes: Int
@@ -62,15 +62,9 @@ final class BandWorker: @unchecked Sendable {
         coefficients.initialize(repeating: 0, count: 2 * rowsPerBatch * bandValues)
         // The first component's blocks go to the decoding thread when there are others to
         // keep the worker busy (gray stays as it was: the worker's share would be a copy).
-        var ahead: [Int] = [], sizes: [Int] = []
-        if plan.components.count >= 3 {
-            for (i, b) in blocks.enumerated() where b.predictor == 0 {
-                ahead.append(i)
-                sizes.append(plan.components[0].blockSize)
-            }
-        }
+        let ahead = plan.components.count >= 3 ? blocks.indices.filter { blocks[$0].predictor == 0 } : []
         aheadBlocks = ahead
-        aheadSizes = sizes
+        aheadSize = plan.components[0].blockSize
         sampleBandBytes = plan.mcusWide * ahead.count * 64
         samples = .allocate(capacity: max(1, 2 * rowsPerBatch * sampleBandBytes))
         samples.initialize(repeating: 0, count: max(1, 2 * rowsPerBatch * sampleBandBytes))
@@ -95,7 +89,7 @@ final class BandWorker: @unchecked Sendable {
         coefficients = .allocate(capacity: 2 * rowsPerBatch * bandValues)
         coefficients.initialize(from: other.coefficients, count: 2 * rowsPerBatch * bandValues)
         aheadBlocks = other.aheadBlocks
-        aheadSizes = other.aheadSizes
+        aheadSize = other.aheadSize
         sampleBandBytes = other.sampleBandBytes
         samples = .allocate(capacity: max(1, 2 * rowsPerBatch * sampleBandBytes))
         samples.initialize(from: other.samples, count: max(1, 2 * rowsPerBatch * sampleBandBytes))
@@ -161,20 +155,18 @@ final class BandWorker: @unchecked Sendable {
     func reconstruct(row: Int, output: UnsafeMutablePointer<UInt8>) -> Range<Int> {
         let source = band(row: row), ahead = sampleBand(row: row)
         let blocks = self.blocks, idcts = self.idcts, mcusWide = self.mcusWide
-        let aheadCount = aheadBlocks.count
+        let copies = !aheadBlocks.isEmpty, size = aheadSize
         let ring = row % 3
         pipeline?.planes.withUnsafeMutableBufferPointer { planes in
             guard let base = planes.baseAddress else { return }
             blocks.withUnsafeBufferPointer { layout in
-                aheadSizes.withUnsafeBufferPointer { sizes in
+                do {
                     var coefficients = source, done = UnsafePointer(ahead)
                     for mx in 0 ..< mcusWide {
-                        var j = 0
                         for b in layout {
                             let target = base + (b.offset &+ ring &* b.bandBytes &+ mx &* b.stepX)
-                            if j < aheadCount && b.predictor == 0 {
+                            if copies && b.predictor == 0 {
                                 // Transformed on the decoding thread: copy its rows in.
-                                let size = sizes[j]
                                 if size == 8 {
                                     let from = UnsafeRawPointer(done), to = UnsafeMutableRawPointer(target)
                                     for y in 0 ..< 8 {
@@ -187,7 +179,6 @@ final class BandWorker: @unchecked Sendable {
                                     }
                                 }
                                 done += 64
-                                j &+= 1
                             } else if b.kernel < 0 {
                                 IDCTSIMD.idct8x8(coefficients, b.quant, target, b.stride)
                             } else {
