@@ -40,7 +40,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         } catch {
             failure = error
         }
-        if let failure, failure.code == "limit" {
+        if let failure, failure.code == "limitExceeded" {
             diffCount("skipped: PureWebP limit", bytes, example: false)
             return 0
         }
@@ -81,7 +81,7 @@ private func animated(_ bytes: [UInt8], _ reference: diff_webp_result, _ libwebp
     } catch {
         failure = error
     }
-    if let failure, failure.code == "limit" {
+    if let failure, failure.code == "limitExceeded" {
         diffCount("skipped: PureWebP limit (animation)", bytes, example: false)
         return 0
     }

@@ -77,6 +77,8 @@ public struct WebPDecoder: IncrementalImageDecoder {
     var metadataBytes = 0
     var frame: FrameDecoder?
     var imageChunkSize = 0
+    /// The image is a raw bitstream with no chunk header (see `beginWithoutRIFF`).
+    var rawBitstream = false
     var imageStarted = false
     /// The still image (rgb8 or rgba8) as rows decode. Allocated without a zero fill: rows
     /// from `imageRowsFinal` on are not yet written, and ``preview()`` shows them as zeros.
@@ -262,11 +264,16 @@ public struct WebPDecoder: IncrementalImageDecoder {
                 return
             case .riffHeader:
                 guard let b = input.bytes(at: 0, count: RIFF.headerSize)?[...] else {
+                    // (Without `strict`, a raw bitstream may start with anything: see Bare.swift.)
                     let prefix = Array(input.unread.prefix(4))
-                    if !prefix.isEmpty && !Array("RIFF".utf8).starts(with: prefix) { throw .invalid(what: "RIFF signature", offset: 0) }
+                    if options.strict && !prefix.isEmpty && !Array("RIFF".utf8).starts(with: prefix) { throw .invalid(what: "RIFF signature", offset: 0) }
                     return
                 }
-                guard FourCC(b.le32(0)) == .riff, FourCC(b.le32(8)) == .webp else { throw .invalid(what: "RIFF/WEBP signature", offset: 0) }
+                if FourCC(b.le32(0)) != .riff {
+                    try beginWithoutRIFF(b, &events)
+                    continue
+                }
+                guard FourCC(b.le32(8)) == .webp else { throw .invalid(what: "RIFF/WEBP signature", offset: 0) }
                 let size = b.le32(4)
                 guard size >= 12, size <= RIFF.maxChunkPayload else { throw .invalid(what: "RIFF size \(size)", offset: 4) }
                 riffEnd = 8 + Int(size)
@@ -292,6 +299,10 @@ public struct WebPDecoder: IncrementalImageDecoder {
                 guard let b = input.bytes(at: 0, count: RIFF.chunkHeaderSize)?[...] else { return }
                 let tag = FourCC(b.le32(0))
                 let size = b.le32(4)
+                if !sawFirstChunk && tag != .vp8 && tag != .vp8l && tag != .vp8x {
+                    // Not a chunk libwebp starts with: it reads a raw bitstream here (Bare.swift).
+                    if beginRawInRIFF(b, at: at, &events) { continue }
+                }
                 input.consume(RIFF.chunkHeaderSize)
                 guard size <= RIFF.maxChunkPayload else {
                     if try endAfterStill(tag, size: Int(size), at: at, &events) { continue }
@@ -319,7 +330,10 @@ public struct WebPDecoder: IncrementalImageDecoder {
                 try beginANMF(ANMFHeader(b), size: size, at: at)
                 state = .chunkHeader
             case let .imageHeader(tag, size):
-                let need = min(size, tag == .vp8l ? VP8LHeader.byteCount : VP8FrameInfo.byteCount)
+                let headerBytes = tag == .vp8l ? VP8LHeader.byteCount : VP8FrameInfo.byteCount
+                // A still's codec reads on past its chunk (see `beginImage`), its header too.
+                let pastChunk = !options.strict && pendingFrame == nil && size < headerBytes
+                let need = pastChunk ? headerBytes : min(size, headerBytes)
                 guard let b = input.bytes(at: 0, count: need)?[...] else { return }
                 try beginImage(tag, b, size: size, at: input.offset(), &events)
                 state = .imageData(remaining: size)

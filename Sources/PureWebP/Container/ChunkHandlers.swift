@@ -33,8 +33,13 @@ extension WebPDecoder {
                     state = .collect(tag, size: size)
                 } else {
                     if tag == .vp8l && pendingAlpha != nil { throw .invalid(what: "ALPH chunk before a VP8L frame", offset: at) }
-                    state = .imageHeader(tag, size: size)
-                    imageChunkSize = size
+                    // The demuxer takes the chunk with its padding byte, which must be inside
+                    // the RIFF, and hands both to the codec: a frame's VP8L stream or last VP8
+                    // partition may read that byte (`strict`: the chunk alone).
+                    guard payloadStart + padded <= riffEnd else { throw .invalid(what: "\(tag) chunk size \(size) (its padding byte is past the RIFF end)", offset: at + 4) }
+                    let payload = options.strict ? size : padded
+                    state = .imageHeader(tag, size: payload)
+                    imageChunkSize = payload
                 }
                 return
             }
@@ -116,6 +121,11 @@ extension WebPDecoder {
             if !info.isAnimated && payload.count != 10 {
                 throw .invalid(what: "VP8X chunk size \(payload.count)", offset: at - 4)
             }
+            // libwebp reads an animation through its demuxer, which refuses reserved flags
+            // (`IsValidExtendedFormat`); its still decoder ignores them.
+            if info.isAnimated && info.flags & ~VP8XInfo.definedFlags != 0 {
+                throw .invalid(what: "VP8X flags 0x\(String(info.flags, radix: 16)) (reserved bits set in an animation)", offset: at)
+            }
             guard info.canvasWidth * info.canvasHeight < RIFF.maxImageArea else {
                 throw .invalid(what: "VP8X canvas \(info.canvasWidth)x\(info.canvasHeight)", offset: at)
             }
@@ -160,7 +170,8 @@ extension WebPDecoder {
             guard let h = VP8LHeader(b) else { throw .invalid(what: "VP8L header", offset: at) }
             (width, height, hasAlpha) = (h.width, h.height, h.alphaHint)
         } else {
-            guard let h = VP8FrameInfo(b, chunkSize: size) else { throw .invalid(what: "VP8 frame header", offset: at) }
+            // A raw bitstream's "chunk" is the rest of the input (not known yet when streaming).
+            guard let h = VP8FrameInfo(b, chunkSize: rawBitstream ? Int.max : size) else { throw .invalid(what: "VP8 frame header", offset: at) }
             (width, height, hasAlpha) = (h.width, h.height, pendingAlpha != nil)
         }
         imageStarted = true
@@ -211,9 +222,8 @@ extension WebPDecoder {
                 imageRowsFinal = 0
             }
             frame = try makeFrame(lossless, width: width, height: height, payloadOffset: at, size: size)
-            // libwebp's still decoder hands the codec every byte to the end of the input. (A VP8L
-            // chunk under 8 bytes keeps to itself: its zero padding would otherwise read differently.)
-            frame?.extendsPastChunk = !options.strict && (!lossless || size >= 8)
+            // libwebp's still decoder hands the codec every byte to the end of the input.
+            frame?.extendsPastChunk = !options.strict
         }
     }
 

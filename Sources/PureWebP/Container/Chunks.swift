@@ -42,6 +42,9 @@ struct VP8XInfo: Sendable, Equatable {
 
     static let iccFlag: UInt8 = 0x20, alphaFlag: UInt8 = 0x10, exifFlag: UInt8 = 0x08
     static let xmpFlag: UInt8 = 0x04, animationFlag: UInt8 = 0x02
+    /// The flags the container spec defines; the others are reserved (libwebp's demuxer
+    /// refuses a file that sets one).
+    static let definedFlags: UInt8 = iccFlag | alphaFlag | exifFlag | xmpFlag | animationFlag
 
     init(_ b: ArraySlice<UInt8>) {
         flags = b[b.startIndex]

@@ -58,8 +58,11 @@ struct FrameDecoder: Sendable {
         case .lossless(var stream):
             codec = .lossless(VP8LStream(width: 0, height: 0, headerless: true))   // keeps `stream` unique
             defer { codec = .lossless(stream) }
-            // Past its chunk: the chunk alone first (as complete), then the longer data.
-            let streamComplete = !extendsPastChunk ? complete : inputEnded || (complete && payload.count == payloadSize)
+            // Past its chunk: the chunk alone first (as complete), then the longer data. A
+            // stream under 8 bytes reads zeros past its end (libwebp's bit reader), so a chunk
+            // that short waits for the end of the input: the bytes after it are what libwebp reads.
+            let streamComplete = !extendsPastChunk ? complete
+                : inputEnded || (complete && payload.count == payloadSize && payloadSize >= 8)
             do throws(VP8LFailure) {
                 try payload.withUnsafeBufferPointer { data throws(VP8LFailure) in
                     try stream.advance(data, complete: streamComplete) { y, row in

@@ -36,7 +36,10 @@ struct LossyFrame: Sendable {
                           emit: (Int, UnsafeBufferPointer<UInt8>) -> Void) throws(WebPError) {
         let raw = UnsafeRawBufferPointer(data)
         if decoder == nil {
-            let header = try VP8Decoder.readHeader(raw, offset: payloadOffset, payloadSize: payloadSize)
+            // A still's frame header may lie past a short chunk: wait for its 10 bytes. (A raw
+            // bitstream, payload size 0, has no chunk size to check the first partition against.)
+            if raw.count < VP8Header.size && !complete { return }
+            let header = try VP8Decoder.readHeader(raw, offset: payloadOffset, payloadSize: payloadSize > 0 ? payloadSize : nil)
             decoder = try VP8Decoder(header: header, limits: limits, fancyUpsampling: fancyUpsampling,
                                      useThreads: useThreads)
         }
