@@ -14,7 +14,9 @@ public struct WebPDecodingOptions: Sendable, Equatable {
     public var fancyUpsampling: Bool
     /// Leniencies libwebp's still decoder allows become errors: a metadata chunk whose VP8X
     /// flag is missing, a second image chunk, an ALPH chunk beside a lossless image, bytes
-    /// after the last chunk inside the RIFF size. Off: each is a `.warning`.
+    /// after the last chunk inside the RIFF size, image data that runs past its chunk, a
+    /// bitstream without the RIFF header or without a chunk header. Off: each is a `.warning`
+    /// (and an animation frame's codec also gets its chunk's padding byte, as the demuxer's).
     public var strict: Bool
     /// Lossy images use a second thread (libwebp's `use_threads`): the loop filter and the
     /// output of one macroblock row run while the next row is parsed and reconstructed. The
