@@ -103,6 +103,13 @@ public struct GIFDecoder: IncrementalImageDecoder {
     /// call ``resume()`` to go on (it returns no events once the buffered input is used up).
     public var pausesAfterEachFrame = false
 
+    /// When true, frames after the first are read for their structure only (frame list,
+    /// delays, loop count, where the file ends) and their image data is skipped undecoded, as
+    /// ImageIO and libvips read one image of an animation. ``finish()`` returns the first frame
+    /// either way; damage inside a later frame's LZW data then goes unnoticed.
+    /// (`ImageSource` sets it unless strict.)
+    public var decodesFirstFrameOnly = false
+
     // Knobs for ``GIFAnimation``.
     /// Decode pixels (false: parse the structure only, skipping image data).
     var decodePixels = true
@@ -187,7 +194,7 @@ public struct GIFDecoder: IncrementalImageDecoder {
         guard var canvas = compositor else {
             return Image(width: screen.width, height: screen.height, format: .rgba8, metadata: metadata)
         }
-        if inFrame, let interlace, let descriptor, rowsDone < descriptor.height {
+        if decodePixels, inFrame, let interlace, let descriptor, rowsDone < descriptor.height {
             for row in 0 ..< descriptor.height where interlace.ordinal(row: row) >= rowsDone {
                 if let source = interlace.standIn(row: row, decoded: rowsDone) { canvas.replicateRow(from: source, to: row) }
             }
@@ -534,6 +541,7 @@ public struct GIFDecoder: IncrementalImageDecoder {
                 completedCanvas = canvas
             }
         }
+        if decodesFirstFrameOnly && index == 0 { decodePixels = false }
         inFrame = false
         descriptor = nil
         completedFrames += 1

@@ -352,7 +352,13 @@ public struct ImageDecoderRegistry: Sendable {
               }),
         Entry(format: .gif, minimumBytes: 6,
               matches: { $0.starts(with: Array("GIF87a".utf8)) || $0.starts(with: Array("GIF89a".utf8)) },
-              make: { GIFDecoder(limits: $0.limits, options: $0.strict ? .strict : .init()) },
+              make: { options in
+                  // One image is asked for: later frames are parsed, not decoded (strict: decoded,
+                  // so their damage is an error).
+                  var decoder = GIFDecoder(limits: options.limits, options: options.strict ? .strict : .init())
+                  decoder.decodesFirstFrameOnly = !options.strict
+                  return decoder
+              },
               makeAnimation: { bytes, options in
                   try GIFAnimation(bytes: bytes, limits: options.limits, options: options.strict ? .strict : .init())
               }),

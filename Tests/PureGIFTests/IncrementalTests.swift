@@ -214,4 +214,28 @@ struct IncrementalTests {
         _ = try unlimited.append(bytes)
         #expect(try unlimited.finish().metadata.texts.map(\.text) == ["hello"])
     }
+
+    /// `decodesFirstFrameOnly` (what `ImageSource` asks for): a later frame's image data is
+    /// parsed, not decoded, so an undefined LZW code there (an error when every frame is
+    /// decoded) passes; the frame list and the first frame are the same.
+    @Test func firstFrameOnlySkipsLaterImageData() throws {
+        var bytes = TinyGIF.make(canvasWidth: 2, canvasHeight: 2, frames: [(0, 0, 1, 1)], trailer: false)
+        let bad = LZWTests.pack([(4, 3), (7, 3), (5, 3)])   // 7: not yet in the table after a clear
+        bytes += [0x2C, 1, 0, 1, 0, 1, 0, 1, 0, 0, 2, UInt8(bad.count)] + bad + [0, 0x3B]
+        #expect(throws: GIFError.self) {
+            var decoder = GIFDecoder()
+            _ = try decoder.append(bytes)
+            _ = try decoder.finish()
+        }
+        var decoder = GIFDecoder()
+        decoder.decodesFirstFrameOnly = true
+        let events = try decoder.append(bytes)
+        let image = try decoder.finish()
+        #expect(decoder.frames.count == 2)
+        #expect(events.contains(.frameComplete(1)))
+        let first = TinyGIF.make(canvasWidth: 2, canvasHeight: 2, frames: [(0, 0, 1, 1)])
+        var single = GIFDecoder()
+        _ = try single.append(first)
+        #expect(image.pixels == (try single.finish()).pixels)
+    }
 }
