@@ -142,11 +142,22 @@ public struct NetpbmDecoder: Sendable {
                             continue
                         }
                     }
-                    let used = try readRaster(bytes, from: i)
+                    // A row split between two pieces: only its end is copied into the window,
+                    // and handed out at once, so the rest of the piece goes out uncopied again.
+                    let rowByRow = windowRows > 0 && magic >= 5 && !wide && table.isEmpty && header != nil
+                    let perRow = width * channels
+                    var view = bytes
+                    if rowByRow && perRow > 0 {
+                        let need = perRow - (samples - base) % perRow
+                        view = UnsafeRawBufferPointer(rebasing: bytes[..<min(bytes.count, i + need)])
+                    }
+                    let used = try readRaster(view, from: i)
                     i += used
                     offset += used
                     reportRows(&events)
-                    if windowRows > 0 && samples == windowEnd { try flushRows(sink) }
+                    if windowRows > 0 && (samples == windowEnd || (rowByRow && perRow > 0 && (samples - base) % perRow == 0)) {
+                        try flushRows(sink)
+                    }
                 case .done:
                     offset += bytes.count - i
                     i = bytes.count
