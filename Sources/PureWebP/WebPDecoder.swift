@@ -79,6 +79,8 @@ public struct WebPDecoder: IncrementalImageDecoder {
     var imageChunkSize = 0
     /// The image is a raw bitstream with no chunk header (see `beginWithoutRIFF`).
     var rawBitstream = false
+    /// Chunks without a RIFF header, from an ALPH up to the image (see `beginWithoutRIFF`).
+    var bareChunks = false
     var imageStarted = false
     /// The still image (rgb8 or rgba8) as rows decode. Allocated without a zero fill: rows
     /// from `imageRowsFinal` on are not yet written, and ``preview()`` shows them as zeros.

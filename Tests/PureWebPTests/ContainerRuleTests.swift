@@ -11,11 +11,12 @@ import Testing
 struct ContainerRuleTests {
     static func warnings(_ run: Run) -> Int { run.events.filter { if case .warning = $0 { true } else { false } }.count }
 
-    /// A raw VP8 or VP8L bitstream, a bare VP8L chunk, RIFF around a raw bitstream, and a VP8L
-    /// chunk whose size (3) ends inside its stream's header: dwebp decodes each (the plain
-    /// file's pixels), and so does the decoder with a warning, whole and in pieces. `strict`
-    /// refuses each.
-    @Test(arguments: ["webp-raw-vp8l", "webp-raw-vp8", "webp-bare-vp8l-chunk", "webp-riff-raw-vp8", "webp-vp8l-short-chunk"])
+    /// A raw VP8 or VP8L bitstream, a bare VP8L chunk, RIFF around a raw bitstream, a VP8L
+    /// chunk whose size (3) ends inside its stream's header, ALPH and VP8 chunks with no RIFF
+    /// header, a still with a second VP8X chunk: dwebp decodes each (the plain file's pixels),
+    /// and so does the decoder with a warning, whole and in pieces. `strict` refuses each.
+    @Test(arguments: ["webp-raw-vp8l", "webp-raw-vp8", "webp-bare-vp8l-chunk", "webp-riff-raw-vp8", "webp-vp8l-short-chunk",
+                      "webp-alph-bare-chunks", "webp-second-vp8x"])
     func stillsWithoutAPlainContainer(_ name: String) throws {
         let bytes = try TestVectors.bytes("regressions/\(name).webp")
         let reference = try PAM.rgba(TestVectors.bytes("regressions/\(name).pam"))

@@ -18,6 +18,11 @@ the input. Each `.pam` is `dwebp -pam` of its `.webp`, checked equal to dwebp of
   webp-vp8l-short-chunk.webp the lossless file with its VP8L chunk size set to 3 (odd: 1 padding
                             byte) and the RIFF size kept: the stream's header and the rest lie
                             past the chunk, where libwebp's still decoder reads them
+  webp-alph-bare-chunks.webp the ALPH and VP8 chunks of `cwebp -q 70` of the gradient with an
+                            alpha ramp (VP8X, ALPH, VP8), without the RIFF header and VP8X: the
+                            input starts with ALPH, so ParseOptionalChunks reads it (alpha kept)
+  webp-second-vp8x.webp     the lossless file as VP8X + VP8L, then a second VP8X chunk: the still
+                            decoder skips it
 
 Animations (anim_dump.c: WebPAnimDecoder's canvases, checked against the plain file's):
 
@@ -92,6 +97,20 @@ def main():
     b = bytearray(open(lossless, "rb").read())
     b[16:20] = struct.pack("<I", 3)
     still("webp-vp8l-short-chunk", bytes(b), ref_ll)
+
+    alpha = os.path.join(tmp, "alpha.png")
+    rgba = make_lossy.np.dstack([img.clip(0, 255).astype("uint8"),
+                                 make_lossy.np.tile(make_lossy.np.linspace(0, 255, 40).astype("uint8"), (24, 1))])
+    Image.fromarray(rgba, "RGBA").save(alpha)
+    with_alpha = os.path.join(tmp, "alpha.webp")
+    run(["cwebp", "-q", "70", alpha, "-o", with_alpha])
+    ref_alpha = dwebp(with_alpha, os.path.join(tmp, "alpha.pam"))
+    b = open(with_alpha, "rb").read()
+    assert b[12:16] == b"VP8X" and b[30:34] == b"ALPH"
+    still("webp-alph-bare-chunks", b[30:], ref_alpha)
+    vp8x = b"VP8X" + struct.pack("<I", 10) + bytes([0, 0, 0, 0]) + (39).to_bytes(3, "little") + (23).to_bytes(3, "little")
+    ll_chunk = b"VP8L" + struct.pack("<I", len(vp8l)) + vp8l + (b"\0" if len(vp8l) & 1 else b"")
+    still("webp-second-vp8x", riff(vp8x + ll_chunk + vp8x), ref_ll)
 
     exe = os.path.join(tmp, "anim_dump")
     run(["gcc", "-O1", "-o", exe, os.path.join(HERE, "..", "webp", "anim_dump.c"), "-lwebpdemux", "-lwebp"])

@@ -1,8 +1,9 @@
 import ImageCore
 
 /// What libwebp's still decoder (`ParseHeadersInternal`) reads besides a RIFF file: a `VP8 `
-/// or `VP8L` chunk without the RIFF header, and a raw VP8 or VP8L bitstream with no chunk
-/// header (on its own, or where a RIFF file's first chunk header should be). The bitstream
+/// or `VP8L` chunk without the RIFF header (after ALPH and other chunks when the input starts
+/// with `ALPH`), and a raw VP8 or VP8L bitstream with no chunk header (on its own, or where a
+/// RIFF file's first chunk header should be). The bitstream
 /// then runs to the end of the input. `strict`: each is an error.
 extension WebPDecoder {
     /// The first 12 bytes are not `RIFF`: a bare image chunk, a raw bitstream, or an error.
@@ -22,6 +23,15 @@ extension WebPDecoder {
             return
         }
         guard tag != .riff && tag != .vp8x else { throw .invalid(what: "RIFF/WEBP signature", offset: 0) }
+        if tag == .alph {
+            // `ParseOptionalChunks`: chunks up to a `VP8 `/`VP8L` one, the last ALPH kept for a
+            // lossy image; then that chunk as above.
+            events.append(.warning("ALPH and image chunks without a RIFF header: read as libwebp does"))
+            bareChunks = true
+            riffEnd = Int(Int32.max) << 2
+            state = .chunkHeader
+            return
+        }
         beginRawBitstream(b, at: 0, &events)
     }
 

@@ -55,10 +55,25 @@ extension WebPDecoder {
             if try endAfterStill(tag, size: size, at: at, &events) { return }
             throw .invalid(what: "\(tag) chunk size \(size)", offset: at + 4)
         }
+        if bareChunks {
+            // No RIFF, an ALPH first (Bare.swift): ALPH chunks kept, others skipped, up to the image.
+            switch tag {
+            case .alph: state = .collect(tag, size: size)
+            case .vp8, .vp8l:
+                riffEnd = payloadStart + size
+                state = .imageHeader(tag, size: size)
+                imageChunkSize = size
+            default: state = .skip(remaining: padded)
+            }
+            return
+        }
         guard let vp8x else { state = skipAll; return }   // simple format: nothing after the image counts
         switch tag {
         case .vp8x:
-            throw .invalid(what: "second VP8X chunk", offset: at)
+            // The demuxer refuses it; the still decoder skips it as any other chunk.
+            if vp8x.isAnimated { throw .invalid(what: "second VP8X chunk", offset: at) }
+            try lenient("second VP8X chunk ignored", .invalid(what: "second VP8X chunk", offset: at), &events)
+            state = skipAll
         case .iccp, .exif, .xmp:
             let flag = tag == .iccp ? vp8x.hasICC : tag == .exif ? vp8x.hasEXIF : vp8x.hasXMP
             let present = tag == .iccp ? metadata.iccProfile != nil : tag == .exif ? metadata.exif != nil
