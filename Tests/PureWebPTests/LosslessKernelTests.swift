@@ -17,12 +17,16 @@ import TestSupport
         return p
     }
 
-    @Test func packedClampedAddSubtractMatchPerByte() {
+    @Test func packedPredictorsMatchPerByte() {
         var rng = SplitMix64(seed: 11)
         for _ in 0 ..< 200_000 {
             let a = Self.pixel(&rng), b = Self.pixel(&rng), c = Self.pixel(&rng)
             #expect(VP8LInverse.clampedAddSubtractFullPacked(a, b, c) == VP8LInverse.clampedAddSubtractFull(a, b, c))
             #expect(VP8LInverse.clampedAddSubtractHalfPacked(a, b) == VP8LInverse.clampedAddSubtractHalf(a, b))
+            #expect(VP8LInverse.selectPacked(a, b, c) == VP8LInverse.select(a, b, c))
+            var sum: UInt32 = 0
+            for shift: UInt32 in [0, 8, 16, 24] { sum |= (((a >> shift) &+ (b >> shift)) & 0xFF) << shift }
+            #expect(VP8LInverse.add(a, b) == sum)
         }
         // Every pair of channel values, in one channel at a time.
         for x in 0 ... 255 {
@@ -31,7 +35,8 @@ import TestSupport
                     let a = UInt32(x) << shift, b = UInt32(y) << shift, c = UInt32(255 - y) << shift
                     let ok = VP8LInverse.clampedAddSubtractHalfPacked(a, b) == VP8LInverse.clampedAddSubtractHalf(a, b)
                         && VP8LInverse.clampedAddSubtractFullPacked(a, b, c) == VP8LInverse.clampedAddSubtractFull(a, b, c)
-
+                        && VP8LInverse.selectPacked(a, b, c) == VP8LInverse.select(a, b, c)
+                        && VP8LInverse.selectPacked(a, c, b) == VP8LInverse.select(a, c, b)
                     if !ok { #expect(Bool(false), "x \(x) y \(y) shift \(shift)"); return }
                 }
             }

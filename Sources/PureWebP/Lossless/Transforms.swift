@@ -12,10 +12,10 @@ struct VP8LTransform: Sendable {
 
 /// Undoing the transforms (VP8L spec section 4; libwebp's `lossless.c` arithmetic).
 enum VP8LInverse {
+    /// Channel-wise sum modulo 256: the low seven bits of each byte summed (no carry leaves a
+    /// byte), the top bit as the xor of both top bits and that carry.
     @inline(__always) static func add(_ a: UInt32, _ b: UInt32) -> UInt32 {
-        let ag = (a & 0xFF00_FF00) &+ (b & 0xFF00_FF00)
-        let rb = (a & 0x00FF_00FF) &+ (b & 0x00FF_00FF)
-        return (ag & 0xFF00_FF00) | (rb & 0x00FF_00FF)
+        ((a & 0x7F7F_7F7F) &+ (b & 0x7F7F_7F7F)) ^ ((a ^ b) & 0x8080_8080)
     }
 
     @inline(__always) static func average2(_ a: UInt32, _ b: UInt32) -> UInt32 {
@@ -69,6 +69,23 @@ enum VP8LInverse {
         let inside = ((v &>> 8) & ones) &* 0xFF        // bit 8 set: 256...511 (or 768...)
         let f = (v & inside & ~over) | over
         return UInt32(truncatingIfNeeded: f) | UInt32(truncatingIfNeeded: f &>> 24)
+    }
+
+    /// The sum over the four channels of |x - y|, given y spread (`spread`): e = x - y + 256
+    /// in each field (1...511); below 256 (negative) its low byte is negated (xor 255, plus 1);
+    /// the fields are summed by a multiply into the top one.
+    @inline(__always) static func absDifferenceSum(_ x: UInt32, _ spreadY: UInt64) -> Int {
+        let ones: UInt64 = 0x0001_0001_0001_0001
+        let e = spread(x) &+ 0x0100_0100_0100_0100 &- spreadY
+        let negative = (~e &>> 8) & ones
+        let magnitude = ((e & 0x00FF_00FF_00FF_00FF) ^ (negative &* 0xFF)) &+ negative
+        return Int(truncatingIfNeeded: (magnitude &* ones) &>> 48)
+    }
+
+    /// `select` with the sums taken on all four channels at once (the per-byte one is its twin).
+    @inline(__always) static func selectPacked(_ t: UInt32, _ l: UInt32, _ tl: UInt32) -> UInt32 {
+        let c = spread(tl)
+        return absDifferenceSum(l, c) <= absDifferenceSum(t, c) ? t : l
     }
 
     /// `clampedAddSubtractFull` on all four channels at once (the per-byte one is its twin):
@@ -155,7 +172,7 @@ enum VP8LInverse {
                 case 8: run { _, t, tl, _ in average2(tl, t) }
                 case 9: run { _, t, _, tr in average2(t, tr) }
                 case 10: run { l, t, tl, tr in average2(average2(l, tl), average2(t, tr)) }
-                case 11: run { l, t, tl, _ in select(t, l, tl) }
+                case 11: run { l, t, tl, _ in selectPacked(t, l, tl) }
                 case 12: run { l, t, tl, _ in clampedAddSubtractFullPacked(l, t, tl) }
                 case 13: run { l, t, tl, _ in clampedAddSubtractHalfPacked(average2(l, t), tl) }
                 default: run { _, _, _, _ in 0xFF00_0000 }
