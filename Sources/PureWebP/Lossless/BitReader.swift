@@ -41,17 +41,21 @@ struct VP8LBitReader {
             state.position &+= bytes
             state.count &+= bytes &<< 3
         } else {
-            fillSlow()
+            // Out of line and by value: a mutating call would keep the reader in memory in the
+            // pixel loop, stored back after every code.
+            state = Self.fillSlow(state, base, length)
         }
     }
 
-    @inline(never) mutating func fillSlow() {
-        guard state.count >= 0 else { return }
+    @inline(never) static func fillSlow(_ s: VP8LBitState, _ base: UnsafePointer<UInt8>, _ length: Int) -> VP8LBitState {
+        var state = s
+        guard state.count >= 0 else { return state }
         while state.count <= 56 && state.position < length {
             state.value |= UInt64(base[state.position]) &<< UInt64(state.count)
             state.position &+= 1
             state.count &+= 8
         }
+        return state
     }
 
     /// The next bits without consuming them (call ``fill()`` first).
@@ -72,7 +76,7 @@ struct VP8LBitReader {
     }
 
     /// True once more bits were consumed than the data (and libwebp's short-stream padding) holds.
-    @inline(__always) var isPastEnd: Bool { state.count < -endPadding }
+    @inline(__always) var isPastEnd: Bool { state.count &+ endPadding < 0 }
 
     /// Bits not yet consumed among the bytes available.
     @inline(__always) var bitsLeft: Int { state.count &+ (length &- state.position) &* 8 }

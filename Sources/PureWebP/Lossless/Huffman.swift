@@ -109,13 +109,19 @@ enum HuffmanTable {
     /// Decodes one symbol with the table at `tree` (8-bit root).
     @inline(__always) static func read(_ tables: UnsafePointer<UInt32>, _ tree: Int, _ reader: inout VP8LBitReader) -> Int {
         reader.fill()
+        return decode(tables + tree, &reader)
+    }
+
+    /// Decodes one symbol with the table at `table` without topping the reader up: at most 15
+    /// bits, so the caller has filled it (at least 32 bits after a fill, unless the data ends).
+    @inline(__always) static func decode(_ table: UnsafePointer<UInt32>, _ reader: inout VP8LBitReader) -> Int {
         let bits = reader.peek
-        var e = tables[tree &+ Int(truncatingIfNeeded: bits & 0xFF)]
+        var e = table[Int(truncatingIfNeeded: bits & 0xFF)]
         var n = Int(truncatingIfNeeded: e &>> 16)
         if n > 8 {
             reader.skip(8)
             let sub = Int(truncatingIfNeeded: (bits &>> 8) & ((1 &<< UInt64(n &- 8)) &- 1))
-            e = tables[tree &+ Int(truncatingIfNeeded: e & 0xFFFF) &+ sub]
+            e = table[Int(truncatingIfNeeded: e & 0xFFFF) &+ sub]
             n = Int(truncatingIfNeeded: e &>> 16)
         }
         reader.skip(n)

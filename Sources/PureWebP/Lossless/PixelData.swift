@@ -81,36 +81,37 @@ enum VP8LImageData {
         // must not look up the group of the row past the end).
         guard let out = pixels.baseAddress, width > 0, position < pixels.count else { return }
         let total = pixels.count
-        var pos = position
-        defer { position = pos }
         let cacheShift = UInt32(32 - codes.cacheBits)
         let cachePointer = cache.baseAddress
         let useCache = codes.cacheBits > 0 && cachePointer != nil
         let cacheLimit = VP8LCodes.literalCodes + VP8LCodes.lengthCodes + (useCache ? 1 << codes.cacheBits : 0)
         let tileMask = codes.tileBits == 0 ? ~0 : (1 << codes.tileBits) - 1
-        var x = pos % width, y = pos / width
         try codes.tables.withUnsafeBufferPointer { (tableBuffer: UnsafeBufferPointer<UInt32>) throws(VP8LFailure) in
             guard let tables = tableBuffer.baseAddress else { return }
             try codes.trees.withUnsafeBufferPointer { (treeBuffer: UnsafeBufferPointer<Int32>) throws(VP8LFailure) in
-                var group = codes.group(x: x, y: y)
-                var green = Int(treeBuffer[group * 5]), red = Int(treeBuffer[group * 5 + 1])
-                var blue = Int(treeBuffer[group * 5 + 2]), alpha = Int(treeBuffer[group * 5 + 3])
-                var distance = Int(treeBuffer[group * 5 + 4])
-                var trivialPixel = codes.trivialPixel[group], trivialLiteral = codes.trivialLiteral[group]
+                // The reader and the position in locals of this closure (an inout, or a local
+                // the closures capture, is stored back at every read), written back on every exit.
+                var rd = reader
+                var pos = position
+                defer { reader = rd; position = pos }
+                var x = pos % width, y = pos / width
+                // The group's five tables as pointers.
+                var green = tables, red = tables, blue = tables, alpha = tables, distance = tables
+                var trivialPixel: UInt32? = nil, trivialLiteral: UInt32? = nil
                 @inline(__always) func select(_ g: Int) {
-                    group = g
-                    green = Int(treeBuffer[g &* 5]); red = Int(treeBuffer[g &* 5 &+ 1])
-                    blue = Int(treeBuffer[g &* 5 &+ 2]); alpha = Int(treeBuffer[g &* 5 &+ 3])
-                    distance = Int(treeBuffer[g &* 5 &+ 4])
+                    green = tables + Int(treeBuffer[g &* 5]); red = tables + Int(treeBuffer[g &* 5 &+ 1])
+                    blue = tables + Int(treeBuffer[g &* 5 &+ 2]); alpha = tables + Int(treeBuffer[g &* 5 &+ 3])
+                    distance = tables + Int(treeBuffer[g &* 5 &+ 4])
                     trivialPixel = codes.trivialPixel[g]; trivialLiteral = codes.trivialLiteral[g]
                 }
+                select(codes.group(x: x, y: y))
                 @inline(__always) func insert(_ argb: UInt32) {
                     if useCache { cachePointer.unsafelyUnwrapped[Int(truncatingIfNeeded: (argb &* hashMultiplier) &>> cacheShift)] = argb }
                 }
-                var resume = reader.state
+                var resume = rd.state
                 while pos < total {
-                    if mode == 0 && reader.bitsLeft < 64 { return }
-                    if mode == 2 { resume = reader.state }
+                    if mode == 0 && rd.bitsLeft < 64 { return }
+                    if mode == 2 { resume = rd.state }
                     if x & tileMask == 0 && codes.tileBits > 0 { select(codes.group(x: x, y: y)) }
                     if let p = trivialPixel {
                         out[pos] = p
@@ -119,30 +120,36 @@ enum VP8LImageData {
                         if x >= width { x = 0; y &+= 1 }
                         continue
                     }
-                    let code = HuffmanTable.read(tables, green, &reader)
+                    // A fill leaves at least 32 bits (unless the data ends, when the bits past
+                    // it read as zeros and the end check below catches them): enough for two
+                    // codes of at most 15 bits.
+                    rd.fill()
+                    let code = HuffmanTable.decode(green, &rd)
                     if code < VP8LCodes.literalCodes {
                         let argb: UInt32
                         if let arb = trivialLiteral {
                             argb = arb | UInt32(truncatingIfNeeded: code) &<< 8
                         } else {
-                            let r = HuffmanTable.read(tables, red, &reader)
-                            let b = HuffmanTable.read(tables, blue, &reader)
-                            let a = HuffmanTable.read(tables, alpha, &reader)
+                            let r = HuffmanTable.decode(red, &rd)
+                            rd.fill()
+                            let b = HuffmanTable.decode(blue, &rd)
+                            let a = HuffmanTable.decode(alpha, &rd)
                             argb = UInt32(truncatingIfNeeded: a &<< 24 | r &<< 16 | code &<< 8 | b)
                         }
-                        if reader.isPastEnd { if mode == 2 { reader.state = resume }; throw .needMoreData }
+                        if rd.isPastEnd { if mode == 2 { rd.state = resume }; throw .needMoreData }
                         out[pos] = argb
                         insert(argb)
                         pos &+= 1; x &+= 1
                         if x >= width { x = 0; y &+= 1 }
                     } else if code < VP8LCodes.literalCodes + VP8LCodes.lengthCodes {
-                        let length = prefixValue(code &- VP8LCodes.literalCodes, &reader)
-                        let distanceSymbol = HuffmanTable.read(tables, distance, &reader)
-                        let distanceCode = prefixValue(distanceSymbol, &reader)
-                        if reader.isPastEnd { if mode == 2 { reader.state = resume }; throw .needMoreData }
+                        let length = prefixValue(code &- VP8LCodes.literalCodes, &rd)
+                        rd.fill()
+                        let distanceSymbol = HuffmanTable.decode(distance, &rd)
+                        let distanceCode = prefixValue(distanceSymbol, &rd)
+                        if rd.isPastEnd { if mode == 2 { rd.state = resume }; throw .needMoreData }
                         let d = planeDistance(distanceCode, width: width)
                         if pos < d || total &- pos < length {
-                            throw .invalid("backward reference", byte: reader.byteOffset)
+                            throw .invalid("backward reference", byte: rd.byteOffset)
                         }
                         var src = out + (pos &- d), dst = out + pos
                         if useCache {
@@ -155,18 +162,17 @@ enum VP8LImageData {
                         while x >= width { x &-= width; y &+= 1 }
                         if codes.tileBits > 0 && pos < total { select(codes.group(x: x, y: y)) }
                     } else if code < cacheLimit {
-                        if reader.isPastEnd { if mode == 2 { reader.state = resume }; throw .needMoreData }
+                        if rd.isPastEnd { if mode == 2 { rd.state = resume }; throw .needMoreData }
                         let v = cachePointer.unsafelyUnwrapped[code &- (VP8LCodes.literalCodes + VP8LCodes.lengthCodes)]
                         out[pos] = v
                         insert(v)
                         pos &+= 1; x &+= 1
                         if x >= width { x = 0; y &+= 1 }
                     } else {
-                        if reader.isPastEnd { if mode == 2 { reader.state = resume }; throw .needMoreData }
-                        throw .invalid("pixel code", byte: reader.byteOffset)
+                        if rd.isPastEnd { if mode == 2 { rd.state = resume }; throw .needMoreData }
+                        throw .invalid("pixel code", byte: rd.byteOffset)
                     }
                 }
-                _ = group
             }
         }
     }

@@ -12,10 +12,10 @@ struct VP8LTransform: Sendable {
 
 /// Undoing the transforms (VP8L spec section 4; libwebp's `lossless.c` arithmetic).
 enum VP8LInverse {
+    /// Channel-wise sum modulo 256: the low seven bits of each byte summed (no carry leaves a
+    /// byte), the top bit as the xor of both top bits and that carry.
     @inline(__always) static func add(_ a: UInt32, _ b: UInt32) -> UInt32 {
-        let ag = (a & 0xFF00_FF00) &+ (b & 0xFF00_FF00)
-        let rb = (a & 0x00FF_00FF) &+ (b & 0x00FF_00FF)
-        return (ag & 0xFF00_FF00) | (rb & 0x00FF_00FF)
+        ((a & 0x7F7F_7F7F) &+ (b & 0x7F7F_7F7F)) ^ ((a ^ b) & 0x8080_8080)
     }
 
     @inline(__always) static func average2(_ a: UInt32, _ b: UInt32) -> UInt32 {
@@ -55,6 +55,55 @@ enum VP8LInverse {
             shift &+= 8
         }
         return r
+    }
+
+    /// The four channels of `p` in the 16-bit fields of a word (B, R, G, A from the bottom).
+    @inline(__always) static func spread(_ p: UInt32) -> UInt64 {
+        UInt64(p & 0x00FF_00FF) | UInt64(p & 0xFF00_FF00) &<< 24
+    }
+
+    /// Each 16-bit field `f` of `v` (in 0...1023) as the byte clip255(f - 256), packed back.
+    @inline(__always) static func clipFields(_ v: UInt64) -> UInt32 {
+        let ones: UInt64 = 0x0001_0001_0001_0001
+        let over = ((v &>> 9) & ones) &* 0xFF          // 0xFF where f >= 512
+        let inside = ((v &>> 8) & ones) &* 0xFF        // bit 8 set: 256...511 (or 768...)
+        let f = (v & inside & ~over) | over
+        return UInt32(truncatingIfNeeded: f) | UInt32(truncatingIfNeeded: f &>> 24)
+    }
+
+    /// The sum over the four channels of |x - y|, given y spread (`spread`): e = x - y + 256
+    /// in each field (1...511); below 256 (negative) its low byte is negated (xor 255, plus 1);
+    /// the fields are summed by a multiply into the top one.
+    @inline(__always) static func absDifferenceSum(_ x: UInt32, _ spreadY: UInt64) -> Int {
+        let ones: UInt64 = 0x0001_0001_0001_0001
+        let e = spread(x) &+ 0x0100_0100_0100_0100 &- spreadY
+        let negative = (~e &>> 8) & ones
+        let magnitude = ((e & 0x00FF_00FF_00FF_00FF) ^ (negative &* 0xFF)) &+ negative
+        return Int(truncatingIfNeeded: (magnitude &* ones) &>> 48)
+    }
+
+    /// `select` with the sums taken on all four channels at once (the per-byte one is its twin).
+    @inline(__always) static func selectPacked(_ t: UInt32, _ l: UInt32, _ tl: UInt32) -> UInt32 {
+        let c = spread(tl)
+        return absDifferenceSum(l, c) <= absDifferenceSum(t, c) ? t : l
+    }
+
+    /// `clampedAddSubtractFull` on all four channels at once (the per-byte one is its twin):
+    /// a + b - c + 256 in 16-bit fields (1...766, so no field borrows from the next).
+    @inline(__always) static func clampedAddSubtractFullPacked(_ a: UInt32, _ b: UInt32, _ c: UInt32) -> UInt32 {
+        clipFields(spread(a) &+ spread(b) &+ 0x0100_0100_0100_0100 &- spread(c))
+    }
+
+    /// `clampedAddSubtractHalf` on all four channels at once (the per-byte one is its twin):
+    /// e = x - y + 256 (1...511); (e + [e < 256]) >> 1 is trunc((x - y) / 2) + 128, C's
+    /// division; x + that + 128 is the result + 256 for `clipFields`.
+    @inline(__always) static func clampedAddSubtractHalfPacked(_ a: UInt32, _ b: UInt32) -> UInt32 {
+        let ones: UInt64 = 0x0001_0001_0001_0001
+        let x = spread(a)
+        let e = x &+ 0x0100_0100_0100_0100 &- spread(b)
+        let negative = (~e &>> 8) & ones
+        let half = ((e &+ negative) &>> 1) & 0x00FF_00FF_00FF_00FF
+        return clipFields(x &+ half &+ 0x0080_0080_0080_0080)
     }
 
     /// The prediction of mode `mode` from the left pixel and the row above (`up[x]`, with
@@ -123,9 +172,9 @@ enum VP8LInverse {
                 case 8: run { _, t, tl, _ in average2(tl, t) }
                 case 9: run { _, t, _, tr in average2(t, tr) }
                 case 10: run { l, t, tl, tr in average2(average2(l, tl), average2(t, tr)) }
-                case 11: run { l, t, tl, _ in select(t, l, tl) }
-                case 12: run { l, t, tl, _ in clampedAddSubtractFull(l, t, tl) }
-                case 13: run { l, t, tl, _ in clampedAddSubtractHalf(average2(l, t), tl) }
+                case 11: run { l, t, tl, _ in selectPacked(t, l, tl) }
+                case 12: run { l, t, tl, _ in clampedAddSubtractFullPacked(l, t, tl) }
+                case 13: run { l, t, tl, _ in clampedAddSubtractHalfPacked(average2(l, t), tl) }
                 default: run { _, _, _, _ in 0xFF00_0000 }
                 }
             }
@@ -136,34 +185,38 @@ enum VP8LInverse {
         (Int(Int8(truncatingIfNeeded: m)) &* Int(Int8(truncatingIfNeeded: c))) &>> 5
     }
 
-    /// Undoes the cross-colour transform on row `y` in place.
+    /// One pixel of the inverse cross-colour transform with the tile's element `code`.
+    @inline(__always) static func crossColorPixel(_ argb: UInt32, _ code: UInt32) -> UInt32 {
+        let greenToRed = code & 0xFF, greenToBlue = (code >> 8) & 0xFF, redToBlue = (code >> 16) & 0xFF
+        let green = (argb >> 8) & 0xFF
+        var red = Int((argb >> 16) & 0xFF)
+        var blue = Int(argb & 0xFF)
+        red = (red &+ colorDelta(greenToRed, green)) & 0xFF
+        blue = (blue &+ colorDelta(greenToBlue, green)) & 0xFF
+        blue = (blue &+ colorDelta(redToBlue, UInt32(red))) & 0xFF
+        return (argb & 0xFF00_FF00) | UInt32(red) << 16 | UInt32(blue)
+    }
+
+    /// Undoes the cross-colour transform on row `y` in place (the scalar twin of
+    /// `VP8LInverseSIMD.crossColor`).
     static func crossColor(_ t: VP8LTransform, y: Int, row: UnsafeMutablePointer<UInt32>) {
         let tilesPerRow = VP8LCodes.subsample(t.width, t.bits)
         t.data.withUnsafeBufferPointer { elements in
             let base = (y >> t.bits) * tilesPerRow
-            for x in 0 ..< t.width {
-                let code = elements[base &+ (x >> t.bits)]
-                let greenToRed = code & 0xFF, greenToBlue = (code >> 8) & 0xFF, redToBlue = (code >> 16) & 0xFF
-                let argb = row[x]
-                let green = (argb >> 8) & 0xFF
-                var red = Int((argb >> 16) & 0xFF)
-                var blue = Int(argb & 0xFF)
-                red = (red &+ colorDelta(greenToRed, green)) & 0xFF
-                blue = (blue &+ colorDelta(greenToBlue, green)) & 0xFF
-                blue = (blue &+ colorDelta(redToBlue, UInt32(red))) & 0xFF
-                row[x] = (argb & 0xFF00_FF00) | UInt32(red) << 16 | UInt32(blue)
-            }
+            for x in 0 ..< t.width { row[x] = crossColorPixel(row[x], elements[base &+ (x >> t.bits)]) }
         }
     }
 
-    /// Undoes subtract-green on `count` pixels in place.
+    /// One pixel of the inverse subtract-green transform.
+    @inline(__always) static func addGreenPixel(_ argb: UInt32) -> UInt32 {
+        let green = (argb >> 8) & 0xFF
+        let rb = ((argb & 0x00FF_00FF) &+ (green << 16 | green)) & 0x00FF_00FF
+        return (argb & 0xFF00_FF00) | rb
+    }
+
+    /// Undoes subtract-green on `count` pixels in place (the compiler vectorises the loop).
     static func addGreen(row: UnsafeMutablePointer<UInt32>, count: Int) {
-        for x in 0 ..< count {
-            let argb = row[x]
-            let green = (argb >> 8) & 0xFF
-            let rb = ((argb & 0x00FF_00FF) &+ (green << 16 | green)) & 0x00FF_00FF
-            row[x] = (argb & 0xFF00_FF00) | rb
-        }
+        for x in 0 ..< count { row[x] = addGreenPixel(row[x]) }
     }
 
     /// Expands colour indices (packed `8 >> bits` bits each in green) through the palette.

@@ -173,7 +173,7 @@ struct VP8LStream: Sendable {
                         }
                     }
                 case .crossColor:
-                    a.withUnsafeMutableBufferPointer { VP8LInverse.crossColor(t, y: y, row: $0.baseAddress!) }
+                    a.withUnsafeMutableBufferPointer { VP8LInverseSIMD.crossColor(t, y: y, row: $0.baseAddress!) }
                 case .subtractGreen:
                     a.withUnsafeMutableBufferPointer { VP8LInverse.addGreen(row: $0.baseAddress!, count: t.width) }
                 case .colorIndexing:

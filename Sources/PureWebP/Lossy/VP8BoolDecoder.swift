@@ -32,6 +32,8 @@ struct VP8BoolDecoder {
     let end: Int
     var eof: Bool
     let bytes: UnsafePointer<UInt8>
+    /// `normalization` (libwebp's kVP8Log2Range and kVP8NewRange in one table).
+    let norm: UnsafePointer<UInt16>
 
     @inline(__always)
     init(_ state: VP8BoolState, _ bytes: UnsafePointer<UInt8>) {
@@ -42,7 +44,20 @@ struct VP8BoolDecoder {
         end = state.end
         eof = state.eof
         self.bytes = bytes
+        norm = Self.normalization
     }
+
+    /// For a range r in 1...255 after a decision: the shift that brings it to 128...255 (high
+    /// byte) and the shifted range minus one (low byte). Entry 0 is never used (r >= 1).
+    nonisolated(unsafe) static let normalization: UnsafePointer<UInt16> = {
+        let table = UnsafeMutablePointer<UInt16>.allocate(capacity: 256)
+        table[0] = 0
+        for r in 1 ..< 256 {
+            let shift = UInt32(r).leadingZeroBitCount - 24
+            table[r] = UInt16(shift << 8 | ((r << shift) - 1))
+        }
+        return UnsafePointer(table)
+    }()
 
     /// A decoder at the start of `start ..< end` (offsets into `bytes`), with its first byte loaded.
     static func start(_ bytes: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> VP8BoolState {
@@ -95,17 +110,17 @@ struct VP8BoolDecoder {
         let split = (range &* probability) &>> 8
         let window = UInt32(truncatingIfNeeded: value &>> pos)
         let result = window > split
-        var r: UInt32
+        let r: UInt32
         if result {
             r = range &- split
             value = value &- (UInt64(split &+ 1) &<< pos)
         } else {
             r = split &+ 1
         }
-        let shift = r.leadingZeroBitCount &- 24
-        r = r &<< UInt32(truncatingIfNeeded: shift)
-        bits &-= shift
-        range = r &- 1
+        // One table look-up for the normalisation shift and the new range (r is 1...255).
+        let e = UInt32(norm[Int(truncatingIfNeeded: r)])
+        bits &-= Int(truncatingIfNeeded: e &>> 8)
+        range = e & 0xFF
         return result
     }
 

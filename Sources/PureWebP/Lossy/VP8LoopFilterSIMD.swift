@@ -1,9 +1,9 @@
 /// The loop filters of `VP8LoopFilter` on 16 byte lanes at once (SSE2-style), same results:
 /// each lane is one position along the edge, the eight vectors the pixels p3...q3 across it.
 /// The masks (edge limit, interior limit, high edge variance) are taken on bytes with
-/// saturating differences; the filter values are computed exactly on two halves of 8 Int16
-/// lanes, narrowed to signed bytes, and applied with unsigned saturating adds and subtracts
-/// (which clip to 0...255 as the scalar filter does). Horizontal edges are filtered in place;
+/// saturating differences; the filter values on signed bytes (pixels minus 128) with signed
+/// saturating sums, as libwebp's SSE2 filters (the 6-tap products on two halves of 8 Int16
+/// lanes); the saturation clips as the scalar filter does. Horizontal edges are filtered in place;
 /// vertical edges on a transposed copy of the macroblock (columns as rows), in libwebp's
 /// order, so the result is that of the scalar filter (tested equal).
 enum VP8LoopFilterSIMD {
@@ -13,22 +13,8 @@ enum VP8LoopFilterSIMD {
 
     // Masks are vectors of 0 or all ones: the concrete lane comparisons' `SIMDMask`
     // reinterpreted as its storage (the generic `SIMDMask` blends compile to per-lane loops).
-    // These patterns become single SSE2 instructions: psubusb, paddusb, pmaxub, pcmpgtw, and
-    // for clamps against constants pmaxsw/pminsw.
-    @inline(__always)
-    static func splat(_ x: Int16) -> V { V(repeating: x) }
-    /// -1 where a > b.
-    @inline(__always)
-    static func gt(_ a: V, _ b: V) -> V { unsafeBitCast(a .> b, to: V.self) }
-    /// `a` where m is -1, else `b`.
-    @inline(__always)
-    static func select(_ m: V, _ a: V, _ b: V) -> V { b ^ ((a ^ b) & m) }
-    @inline(__always)
-    static func clamp(_ v: V, _ lo: Int16, _ hi: Int16) -> V {
-        let l = splat(lo), h = splat(hi)
-        let a = select(gt(l, v), l, v)
-        return select(gt(a, h), h, a)
-    }
+    // These patterns become single SSE2 instructions: psubusb, paddusb, pmaxub; the signed
+    // byte sums below paddsb and psubsb.
     /// a - b, floored at 0.
     @inline(__always)
     static func subs(_ a: U, _ b: U) -> U { (a &- b) & unsafeBitCast(a .> b, to: U.self) }
@@ -46,60 +32,61 @@ enum VP8LoopFilterSIMD {
     @inline(__always)
     static func le(_ a: U, _ b: U) -> U { unsafeBitCast(subs(a, b) .== U(repeating: 0), to: U.self) }
 
+    /// Signed bytes sign-extended to 16-bit lanes (two halves of eight) and back (truncating).
     @inline(__always)
-    static func widenLow(_ b: U) -> V {
+    static func widenLow(_ b: I) -> V {
         V(Int16(b[0]), Int16(b[1]), Int16(b[2]), Int16(b[3]), Int16(b[4]), Int16(b[5]), Int16(b[6]), Int16(b[7]))
     }
     @inline(__always)
-    static func widenHigh(_ b: U) -> V {
+    static func widenHigh(_ b: I) -> V {
         V(Int16(b[8]), Int16(b[9]), Int16(b[10]), Int16(b[11]), Int16(b[12]), Int16(b[13]), Int16(b[14]), Int16(b[15]))
     }
-    /// Two halves whose lanes are in -128...127 as 16 signed bytes.
     @inline(__always)
-    static func narrow(_ a: V, _ b: V) -> U {
-        U(UInt8(truncatingIfNeeded: a[0]), UInt8(truncatingIfNeeded: a[1]), UInt8(truncatingIfNeeded: a[2]),
-          UInt8(truncatingIfNeeded: a[3]), UInt8(truncatingIfNeeded: a[4]), UInt8(truncatingIfNeeded: a[5]),
-          UInt8(truncatingIfNeeded: a[6]), UInt8(truncatingIfNeeded: a[7]), UInt8(truncatingIfNeeded: b[0]),
-          UInt8(truncatingIfNeeded: b[1]), UInt8(truncatingIfNeeded: b[2]), UInt8(truncatingIfNeeded: b[3]),
-          UInt8(truncatingIfNeeded: b[4]), UInt8(truncatingIfNeeded: b[5]), UInt8(truncatingIfNeeded: b[6]),
-          UInt8(truncatingIfNeeded: b[7]))
+    static func narrow(_ a: V, _ b: V) -> I {
+        I(Int8(truncatingIfNeeded: a[0]), Int8(truncatingIfNeeded: a[1]), Int8(truncatingIfNeeded: a[2]),
+          Int8(truncatingIfNeeded: a[3]), Int8(truncatingIfNeeded: a[4]), Int8(truncatingIfNeeded: a[5]),
+          Int8(truncatingIfNeeded: a[6]), Int8(truncatingIfNeeded: a[7]), Int8(truncatingIfNeeded: b[0]),
+          Int8(truncatingIfNeeded: b[1]), Int8(truncatingIfNeeded: b[2]), Int8(truncatingIfNeeded: b[3]),
+          Int8(truncatingIfNeeded: b[4]), Int8(truncatingIfNeeded: b[5]), Int8(truncatingIfNeeded: b[6]),
+          Int8(truncatingIfNeeded: b[7]))
     }
 
-    /// A signed byte delta split into its positive part and the magnitude of its negative part.
+    typealias W = SIMD16<Int16>
     @inline(__always)
-    static func split(_ d: U) -> (pos: U, neg: U) {
-        let negative = unsafeBitCast(I(repeating: 0) .> unsafeBitCast(d, to: I.self), to: U.self)
-        return (d & ~negative, (U(repeating: 0) &- d) & negative)
+    static func wide(_ a: I) -> W {
+        W(lowHalf: widenLow(a), highHalf: widenHigh(a))
     }
-    /// clip(p + d) for the split delta (and `minus` for clip(p - d)).
+    /// Signed saturating byte sums and differences, written as the clamp of the 16-bit result
+    /// (which the compiler turns into paddsb / psubsb).
     @inline(__always)
-    static func plus(_ p: U, _ d: (pos: U, neg: U)) -> U { subs(adds(p, d.pos), d.neg) }
-    @inline(__always)
-    static func minus(_ p: U, _ d: (pos: U, neg: U)) -> U { adds(subs(p, d.pos), d.neg) }
-
-    /// The filter values of 8 lanes: the 2-tap ones (h1, h2), then by `kind` the inner-edge
-    /// ones (a1, a2, a3 of filter4) or the macroblock-edge ones (a1, a2, a3 of filter6).
-    @inline(__always)
-    static func deltas(_ p1: V, _ p0: V, _ q0: V, _ q1: V, kind: Int) -> (V, V, V, V, V) {
-        let d3 = splat(3) &* (q0 &- p0)
-        let a = d3 &+ clamp(p1 &- q1, -128, 127)
-        let h1 = clamp((a &+ splat(4)) &>> splat(3), -16, 15), h2 = clamp((a &+ splat(3)) &>> splat(3), -16, 15)
-        if kind == 2 {
-            let w = clamp(a, -128, 127)
-            let r = splat(63), s7 = splat(7)
-            return (h1, h2, (splat(27) &* w &+ r) &>> s7, (splat(18) &* w &+ r) &>> s7, (splat(9) &* w &+ r) &>> s7)
-        }
-        if kind == 1 {
-            let a1 = clamp((d3 &+ splat(4)) &>> splat(3), -16, 15), a2 = clamp((d3 &+ splat(3)) &>> splat(3), -16, 15)
-            return (h1, h2, a1, a2, (a1 &+ splat(1)) &>> splat(1))
-        }
-        return (h1, h2, h1, h2, h1)
+    static func saturate(_ s: W) -> I {
+        let lo = W(repeating: -128), hi = W(repeating: 127)
+        let c = s.replacing(with: lo, where: s .< lo)
+        let d = c.replacing(with: hi, where: c .> hi)
+        return narrow(d.lowHalf, d.highHalf)
     }
+    // Not forced inline: written out in the filters they make the caller too large for the
+    // optimiser's inlining of the edge functions; as calls they are one instruction each,
+    // which the code generator inlines.
+    static func adds(_ a: I, _ b: I) -> I { saturate(wide(a) &+ wide(b)) }
+    static func subs(_ a: I, _ b: I) -> I { saturate(wide(a) &- wide(b)) }
+    /// Pixels as signed bytes (x - 128) and back.
+    @inline(__always)
+    static func signed(_ u: U) -> I { unsafeBitCast(u ^ U(repeating: 0x80), to: I.self) }
+    @inline(__always)
+    static func unsigned(_ s: I) -> U { unsafeBitCast(s, to: U.self) ^ U(repeating: 0x80) }
+    @inline(__always)
+    static func bytes(_ n: Int8) -> I { I(repeating: n) }
 
     /// The filter across one edge: `px[0...7]` are p3, p2, p1, p0, q0, q1, q2, q3.
     /// `kind`: 0 simple, 1 normal inner edge, 2 normal macroblock edge. `thresh` is the edge
     /// limit (4 |p0 - q0| + |p1 - q1| <= 2 thresh + 1, taken as 2 |p0 - q0| + |p1 - q1| / 2 <=
     /// thresh, the same on integers), at most 255.
+    ///
+    /// The filter values are taken on signed bytes (pixels minus 128) with saturating sums, as
+    /// libwebp's SSE2 filters do: the base value 3 (q0 - p0) + (p1 - q1) saturates to
+    /// -128...127, which is where the scalar filter clamps it (or where its shifted values clamp
+    /// to -16...15 anyway); the updates saturate as the scalar clip does.
     @inline(__always)
     static func filter(_ px: inout (U, U, U, U, U, U, U, U), kind: Int, thresh: UInt8, interior: UInt8, hevThresh: UInt8) {
         let p1 = px.2, p0 = px.3, q0 = px.4, q1 = px.5
@@ -116,31 +103,45 @@ enum VP8LoopFilterSIMD {
         // No lane to filter (a strong edge along the whole span): the pixels stay.
         let any = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
         if any[0] | any[1] == 0 { return }
-        let (l1, l2, l3, l4, l5) = deltas(widenLow(p1), widenLow(p0), widenLow(q0), widenLow(q1), kind: kind)
-        let (r1, r2, r3, r4, r5) = deltas(widenHigh(p1), widenHigh(p0), widenHigh(q0), widenHigh(q1), kind: kind)
-        let h1 = narrow(l1, r1), h2 = narrow(l2, r2)
+        let m = unsafeBitCast(mask, to: I.self), h = unsafeBitCast(hev, to: I.self)
+        let sp1 = signed(p1), sp0 = signed(p0), sq0 = signed(q0), sq1 = signed(q1)
+        let q0p0 = subs(sq0, sp0)
+        // p1 - q1 is in the base value except on the inner edges' lanes without high edge
+        // variance (their 4-tap filter).
+        let p1q1 = kind == 1 ? subs(sp1, sq1) & h : subs(sp1, sq1)
+        let base = adds(adds(adds(p1q1, q0p0), q0p0), q0p0)
         if kind == 0 {
-            px.3 = plus(p0, split(h2 & mask))
-            px.4 = minus(q0, split(h1 & mask))
+            let a = base & m
+            px.3 = unsigned(adds(sp0, adds(a, bytes(3)) &>> 3))
+            px.4 = unsigned(subs(sq0, adds(a, bytes(4)) &>> 3))
             return
         }
-        let a1 = narrow(l3, r3), a2 = narrow(l4, r4), a3 = narrow(l5, r5)
-        let hevMask = mask & hev, other = mask & ~hev
-        if kind == 2 {
-            let s2 = split(a2 & other), s3 = split(a3 & other)
-            px.1 = plus(px.1, s3)
-            px.2 = plus(p1, s2)
-            px.3 = plus(p0, split((h2 & hevMask) | (a1 & other)))
-            px.4 = minus(q0, split((h1 & hevMask) | (a1 & other)))
-            px.5 = minus(q1, s2)
-            px.6 = minus(px.6, s3)
-        } else {
-            let s3 = split(a3 & other)
-            px.2 = plus(p1, s3)
-            px.3 = plus(p0, split((h2 & hevMask) | (a2 & other)))
-            px.4 = minus(q0, split((h1 & hevMask) | (a1 & other)))
-            px.5 = minus(q1, s3)
+        if kind == 1 {
+            let a = base & m
+            let a2 = adds(a, bytes(3)) &>> 3, a1 = adds(a, bytes(4)) &>> 3
+            px.3 = unsigned(adds(sp0, a2))
+            px.4 = unsigned(subs(sq0, a1))
+            let a3 = ((a1 &+ bytes(1)) &>> 1) & ~h
+            px.2 = unsigned(adds(sp1, a3))
+            px.5 = unsigned(subs(sq1, a3))
+            return
         }
+        // Macroblock edge: the 2-tap filter on hev lanes, the 6-tap one on the others.
+        let f = base & (m & h)
+        let np0 = adds(sp0, adds(f, bytes(3)) &>> 3), nq0 = subs(sq0, adds(f, bytes(4)) &>> 3)
+        let g = base & (m & ~h)
+        let lo9 = widenLow(g) &* V(repeating: 9), hi9 = widenHigh(g) &* V(repeating: 9)
+        let r = V(repeating: 63)
+        let lo2 = lo9 &+ r, hi2 = hi9 &+ r
+        let lo1 = lo2 &+ lo9, hi1 = hi2 &+ hi9
+        let lo0 = lo1 &+ lo9, hi0 = hi1 &+ hi9
+        let w2 = narrow(lo2 &>> 7, hi2 &>> 7), w1 = narrow(lo1 &>> 7, hi1 &>> 7), w0 = narrow(lo0 &>> 7, hi0 &>> 7)
+        px.1 = unsigned(adds(signed(px.1), w2))
+        px.6 = unsigned(subs(signed(px.6), w2))
+        px.2 = unsigned(adds(sp1, w1))
+        px.5 = unsigned(subs(sq1, w1))
+        px.3 = unsigned(adds(np0, w0))
+        px.4 = unsigned(subs(nq0, w0))
     }
 
     @inline(__always)
