@@ -8,7 +8,7 @@ struct EncoderOptionGroup: ParsableArguments {
     @Option(help: "PNG output: zlib compression level 0-9.")
     var level: Int = 6
 
-    @Option(help: "JPEG output: quality 1-100. PNG with --colors and GIF: min-max as pngquant takes it (a palette rating below min keeps the PNG lossless; colours stop at max).")
+    @Option(help: "JPEG output: quality 1-100. PNG with --colors and GIF: min-max as pngquant takes it (a palette rating below min keeps the PNG lossless; colours stop at max; dithering only when the palette alone rates below max).")
     var quality: QualityArgument = QualityArgument(low: 85, high: 85, isRange: false)
 
     @Option(help: "PNG output: quantize to a palette of at most N colours (2-256, PNG8 with tRNS); GIF output: colours a frame (default 256).")

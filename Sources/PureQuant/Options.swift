@@ -42,7 +42,8 @@ public struct QuantizationOptions: Sendable, Equatable, Hashable {
     /// 0.02 dB PSNR.
     public var importanceMap: Bool
     /// When set, median cut stops splitting once the palette's mean error reaches what this
-    /// quality (0...100, pngquant's scale) allows, giving fewer colours for simple images.
+    /// quality (0...100, pngquant's scale) allows, giving fewer colours for simple images; no
+    /// colour then weighs more than a tenth of the image (libimagequant's cap).
     public var targetQuality: Int?
     /// Threads for the histogram-independent stages (k-means assignment, remapping without
     /// error diffusion): nil uses the processors online, 1 the caller's thread. Results are the

@@ -88,7 +88,10 @@ public enum Quantizer {
         let reserve = histogram.keys[0] == 0   // keys ascend: a transparent bucket is first
         let start = reserve ? 1 : 0
         let points = Array(histogram.points[start...])
-        let weights = Array(histogram.weights[start...])
+        var weights = Array(histogram.weights[start...])
+        if options.targetQuality != nil {
+            weights = capped(weights, total: histogram.weights.reduce(0.0) { $0 + Double($1) })
+        }
         let target = options.targetQuality.map(QuantizationQuality.maximumError(forQuality:))
         var palette = MedianCut.palette(points: points, weights: weights, count: options.maxColors - start,
                                         targetError: target)
@@ -104,6 +107,15 @@ public enum Quantizer {
         var colors = Set(palette.map(Perceptual.color))
         if reserve { colors.insert(0) }
         return BuiltPalette(colors: sorted(colors), exact: false)
+    }
+
+    /// libimagequant's cap, used when a target quality decides the colour count: no colour
+    /// weighs more than a tenth of the image (`total`, transparent pixels included), so a large
+    /// flat area does not hide the error of the rest from the target. Whole numbers, so the
+    /// sums stay exact.
+    static func capped(_ weights: [Float], total: Double) -> [Float] {
+        let cap = max(1, Float((0.1 * total).rounded(.down)))
+        return weights.map { min($0, cap) }
     }
 
     /// Non-opaque entries first (by alpha, then colour), then opaque ones by colour.

@@ -59,6 +59,39 @@ import PureQuant
         #expect(throws: PNGError.self) { try PNGEncoder.encode(image, options: options) }
     }
 
+    /// With a target quality, a palette whose nearest-entry remap meets it (rated as pngquant
+    /// rates it) is written without error diffusion; one that misses it is dithered as asked.
+    @Test func dithersOnlyBelowTheTarget() throws {
+        let image = Self.picture(alpha: true)
+        var branches = Set<Bool>()
+        for (colors, target) in [(64, 1), (4, 100)] {
+            var options = PNGEncodingOptions()
+            options.quantization = PNGQuantization(maxColors: colors, dithering: .floydSteinberg(strength: 1),
+                                                   targetQuality: target)
+            let decoded = try PNGDecoder.decode(try PNGEncoder.encode(image, options: options)).converted(to: .rgba8)
+            let plain = try Quantizer.quantize(image, options: QuantizationOptions(maxColors: colors, dithering: .none,
+                                                                                 targetQuality: target))
+            let dithered = try Quantizer.remap(image, palette: plain.palette, dithering: .floydSteinberg(strength: 1))
+            #expect(plain.rgbaImage().pixels != dithered.rgbaImage().pixels)
+            let meets = QuantizationQuality.quality(forError: try QuantizationQuality.pngquantError(of: plain, source: image)) >= target
+            branches.insert(meets)
+            #expect(decoded.pixels == (meets ? plain : dithered).rgbaImage().pixels)
+        }
+        #expect(branches == [true, false])
+    }
+
+    /// The floor rates the undithered palette: a 2-colour palette rates low, dithered or not.
+    @Test func floorRatesTheUnditheredPalette() throws {
+        let image = Self.picture(alpha: false)
+        let plain = try Quantizer.quantize(image, options: QuantizationOptions(maxColors: 2, dithering: .none))
+        let rating = QuantizationQuality.quality(forError: try QuantizationQuality.pngquantError(of: plain, source: image))
+        var options = PNGEncodingOptions()
+        options.quantization = PNGQuantization(maxColors: 2, minimumQuality: rating + 1)
+        #expect(EncoderTests.chunks(try PNGEncoder.encode(image, options: options))[0].data[9] == 6)
+        options.quantization = PNGQuantization(maxColors: 2, minimumQuality: rating)
+        #expect(EncoderTests.chunks(try PNGEncoder.encode(image, options: options))[0].data[9] == 3)
+    }
+
     @Test func exactWhenFewColours() throws {
         var image = Image(width: 10, height: 10, format: .rgba8)
         for p in 0 ..< 100 { image.pixels.replaceSubrange(p * 4 ..< p * 4 + 4, with: p % 3 == 0 ? [9, 8, 7, 255] : [1, 2, 3, 0]) }

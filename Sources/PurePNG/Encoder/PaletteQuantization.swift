@@ -15,10 +15,12 @@ public struct PNGQuantization: Sendable, Equatable {
     public var maxColors: Int
     /// How pixels map to the palette.
     public var dithering: Dithering
-    /// pngquant's `--quality min`: when the palette rates below this (0...100), the image is
-    /// written losslessly instead, as if no quantization had been asked for.
+    /// pngquant's `--quality min`: when the palette rates below this (0...100, pngquant's
+    /// scale over ``QuantizationQuality/pngquantError(of:source:)`` of the undithered remap),
+    /// the image is written losslessly instead, as if no quantization had been asked for.
     public var minimumQuality: Int?
-    /// pngquant's `--quality max`: fewer colours are used once the palette reaches it.
+    /// pngquant's `--quality max`: fewer colours are used once the palette reaches it, and
+    /// `dithering` is applied only when the palette's nearest-entry remap rates below it.
     public var targetQuality: Int?
 
     public init(maxColors: Int = 256, dithering: Dithering = .floydSteinberg(strength: 1),
@@ -38,13 +40,35 @@ extension PNGEncoder {
         if let m = q.minimumQuality, let t = q.targetQuality, m > t {
             throw .invalidParameter("quality range \(m)-\(t): the minimum is above the target")
         }
-        let options = QuantizationOptions(maxColors: q.maxColors, dithering: q.dithering,
+        guard q.minimumQuality != nil || q.targetQuality != nil else {
+            do {
+                let options = QuantizationOptions(maxColors: q.maxColors, dithering: q.dithering, threads: threads)
+                var out = try Quantizer.quantize(image, options: options).rgbaImage()
+                out.metadata = image.metadata
+                return out
+            } catch {
+                throw .invalidParameter(error.description)
+            }
+        }
+        // With a quality range, the palette is rated as pngquant rates it (libimagequant's
+        // colour difference, alpha counted in every colour lane) on its nearest-entry remap:
+        // the error of the palette itself, not of the dithering. Below the minimum the image
+        // stays lossless. Error diffusion then serves only a palette that misses the target:
+        // one that meets it alone gains nothing from the diffused error but noise, which SSIM
+        // counts against it and deflate pays for.
+        let options = QuantizationOptions(maxColors: q.maxColors, dithering: .none,
                                           targetQuality: q.targetQuality, threads: threads)
-        let result: QuantizedImage
-        do { result = try Quantizer.quantize(image, options: options) } catch {
+        var result: QuantizedImage
+        do {
+            result = try Quantizer.quantize(image, options: options)
+            let rating = QuantizationQuality.quality(forError: try QuantizationQuality.pngquantError(of: result, source: image))
+            if let floor = q.minimumQuality, rating < floor { return nil }
+            if q.dithering != .none && rating < (q.targetQuality ?? 101) {
+                result = try Quantizer.remap(image, palette: result.palette, dithering: q.dithering, threads: threads)
+            }
+        } catch {
             throw .invalidParameter(error.description)
         }
-        if let floor = q.minimumQuality, result.quality < floor { return nil }
         var out = result.rgbaImage()
         out.metadata = image.metadata
         return out
