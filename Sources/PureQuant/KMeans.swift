@@ -45,7 +45,7 @@ enum KMeans {
                 var most: Float = 0
                 for m in moved { most = max(most, m) }
                 search = NearestSearch(moving: search, to: palette, drift: most)
-                if search.slack > rebuildAt { search = NearestSearch(palette: palette) }
+                if search.slack > rebuildAt { search = NearestSearch(palette: palette, previous: search) }
             }
             if search.slack == 0 { rebuildAt = spacing(search) / 4 }
             let bounds = Bounds(moved: moved)

@@ -44,7 +44,11 @@ struct NearestSearch: Sendable {
     /// Groups of four per list.
     var groups: Int { (listLength + 3) / 4 }
 
-    init(palette: [Point]) {
+    /// With `previous` (lists over the same number of entries, e.g. k-means' last build), only
+    /// the colours no farther than the farthest of an entry's previous list members (now) are
+    /// candidates for its new list: those members are that near, so the nearest `listLength`
+    /// are among the candidates. The lists are the same as without it.
+    init(palette: [Point], previous: NearestSearch? = nil) {
         self.palette = palette
         let n = palette.count
         let length = max(min(Self.maxListLength, n - 1), 0)
@@ -66,6 +70,7 @@ struct NearestSearch: Sendable {
                 }
             }
         }
+        let earlier = previous.flatMap { $0.palette.count == n && $0.listLength == length ? $0.neighbours : nil }
         matrix.withUnsafeBufferPointer { m in
             keys.withUnsafeMutableBufferPointer { key in
                 neighbours.withUnsafeMutableBufferPointer { out in
@@ -73,9 +78,19 @@ struct NearestSearch: Sendable {
                     // order of distance, then index), the smallest `length` selected, sorted.
                     for i in 0 ..< n {
                         var c = 0
-                        for j in 0 ..< n where j != i {
-                            key[c] = UInt64(m[i &* n &+ j].bitPattern) << 32 | UInt64(j)
-                            c &+= 1
+                        let row = m.baseAddress! + i &* n
+                        if let earlier, length < n &- 1 {
+                            var limit: Float = 0
+                            for x in 0 ..< length { limit = max(limit, row[Int(earlier[i &* length &+ x].index)]) }
+                            for j in 0 ..< n where j != i {
+                                key[c] = UInt64(row[j].bitPattern) << 32 | UInt64(j)
+                                c &+= row[j] <= limit ? 1 : 0
+                            }
+                        } else {
+                            for j in 0 ..< n where j != i {
+                                key[c] = UInt64(row[j].bitPattern) << 32 | UInt64(j)
+                                c &+= 1
+                            }
                         }
                         let k = key.baseAddress!
                         // The first `length` keys sorted, then each later key below the
@@ -102,7 +117,7 @@ struct NearestSearch: Sendable {
                             out[i &* length &+ x] = Neighbour(distance: d.squareRoot(),
                                                              index: Int32(truncatingIfNeeded: k[x] & 0xFFFF_FFFF))
                         }
-                        if length < c { beyond[i] = out[i &* length &+ length &- 1].distance }
+                        if length < n &- 1 { beyond[i] = out[i &* length &+ length &- 1].distance }
                     }
                 }
             }

@@ -100,6 +100,28 @@ import Testing
         }
     }
 
+    /// Lists built with the previous build's lists as the candidate limit equal lists built
+    /// from every entry.
+    @Test(arguments: [2, 33, 34, 100, 256])
+    func listsFromPreviousListsAreTheSame(entries: Int) {
+        var random = Random(state: UInt32(entries) &* 41)
+        let palette = (0 ..< entries).map { _ in random.point() }
+        var moved = palette
+        for k in moved.indices { moved[k] += Point(random.next(), random.next(), random.next(), random.next()) * 0.1 - 0.05 }
+        let plain = NearestSearch(palette: moved)
+        let limited = NearestSearch(palette: moved, previous: NearestSearch(palette: palette))
+        plain.withView { a in
+            limited.withView { b in
+                for k in 0 ..< entries {
+                    #expect(a.beyond[k] == b.beyond[k])
+                    for j in 0 ..< a.listLength {
+                        #expect(a.list(k)[j].index == b.list(k)[j].index && a.list(k)[j].distance == b.list(k)[j].distance)
+                    }
+                }
+            }
+        }
+    }
+
     @Test func movedListsStillFindTheNearest() {
         var random = Random(state: 99)
         let palette = (0 ..< 256).map { _ in random.point() }
