@@ -7,8 +7,10 @@
 /// `k` is at least `l - move(k)` from the bucket: while `u` is under `l` less the largest
 /// move of any other entry, `a` is still the nearest. Failing that, `k` is also at least
 /// `|a - k| - u` away (triangle inequality), so only entries within `2u` of `a` (a prefix of
-/// `a`'s neighbour list) need the first bound, and `l` falls only by the largest move in that
-/// prefix. Failing that too, the search starts from `a` and walks until it knows the
+/// `a`'s neighbour list) can be nearer: they are measured, four a step without a branch per
+/// entry (`NearestSearch.View.otherBound`), and the nearest of them and the first entry
+/// beyond the prefix give the new `l`. Failing that too (one of them nearer, or the bound
+/// not clearing `u`), the search starts from `a` and walks until it knows the
 /// second-nearest distance, the new `l`. The entries' sums
 /// (weighted colour, weight, weighted squared norm, opaque weight) change only for buckets
 /// that change entry, and the error follows from them: `Σ w|q - c|² = S2 - 2c·S1 + W|c|²`.
@@ -43,7 +45,7 @@ enum KMeans {
                 var most: Float = 0
                 for m in moved { most = max(most, m) }
                 search = NearestSearch(moving: search, to: palette, drift: most)
-                if search.slack > rebuildAt { search = NearestSearch(palette: palette) }
+                if search.slack > rebuildAt { search = NearestSearch(palette: palette, previous: search) }
             }
             if search.slack == 0 { rebuildAt = spacing(search) / 4 }
             let bounds = Bounds(moved: moved)
@@ -98,7 +100,7 @@ enum KMeans {
         let opaqueAlpha = Perceptual.weights[3]
         search.withView { view in
             points.withUnsafeBufferPointer { p in weights.withUnsafeBufferPointer { wt in
-            bounds.fall.withUnsafeBufferPointer { fall in bounds.moved.withUnsafeBufferPointer { moved in
+            bounds.fall.withUnsafeBufferPointer { fall in
             delta.sums.withUnsafeMutableBufferPointer { sums in delta.totals.withUnsafeMutableBufferPointer { totals in
             delta.squares.withUnsafeMutableBufferPointer { squares in delta.opaque.withUnsafeMutableBufferPointer { opaque in
                 @inline(__always) func add(_ k: Int, _ q: Point, _ w: Double) {
@@ -107,39 +109,6 @@ enum KMeans {
                     totals[k] += w
                     squares[k] += (qd * qd).sum() * w
                     if q[3] == opaqueAlpha { opaque[k] += w }
-                }
-                let length = view.listLength, slack = view.slack
-                @inline(__always) func clears(_ b: Float, _ u: Float) -> Bool {
-                    b > u * NearestSearch.margin + NearestSearch.tiny
-                }
-                /// For a bucket `q` whose entry `a` is at squared distance `du` (root `u`), with
-                /// last round's bound `l`: a new lower bound on its distance to every other
-                /// entry, or nil when `a` may no longer be the nearest. Entries within `2u` of
-                /// `a` (a prefix of `a`'s list) are at least `l - move(k)` away, or measured
-                /// when that does not clear `u`; the rest are at least `|a - k| - u` away.
-                @inline(__always) func recheck(_ q: Point, _ a: Int, _ du: Float, _ u: Float, _ l: Float) -> Float? {
-                    let reach = 2 * u + slack
-                    let list = view.list(a)
-                    var b = Float.infinity
-                    var measured = Float.infinity   // squared: one root at the end
-                    var j = 0
-                    while j < length {
-                        let nb = list[j]
-                        if nb.distance > reach { break }
-                        let k = Int(nb.index)
-                        let lk = l - moved[k]
-                        if clears(lk, u) {
-                            b = min(b, lk)
-                        } else {
-                            let d = Perceptual.distance(q, view.points[k])
-                            if d < du || (d == du && k < a) { return nil }
-                            measured = min(measured, d)
-                        }
-                        j &+= 1
-                    }
-                    b = min(b, measured.squareRoot())
-                    b = min(b, (j < length ? list[j].distance : view.beyond[a]) - slack - u)
-                    return clears(b, u) ? b : nil
                 }
                 let assigned = state.assigned, lower = state.lower
                 if first {
@@ -168,7 +137,7 @@ enum KMeans {
                     let t = (b - NearestSearch.tiny) * (1 / NearestSearch.margin)
                     if !(t > 0 && du < t * t) {
                         let u = du.squareRoot()
-                        if let r = recheck(q, a, du, u, l) {
+                        if let r = view.otherBound(q, entry: a, squared: du, root: u) {
                             b = r
                         } else {
                             let r = view.nearestTwo(q, guess: a, second: true)
@@ -188,7 +157,7 @@ enum KMeans {
             } }
             } }
             } }
-            } }
+            }
         }
         return delta
     }
@@ -201,14 +170,11 @@ enum KMeans {
 
     /// How far the entries moved last round, as the bounds need it.
     struct Bounds: Sendable {
-        /// Per entry, its move (with the search's margin).
-        var moved: [Float]
         /// Per entry, the largest move of any other entry.
         var fall: [Float]
 
         init(moved: [Float]) {
             let n = moved.count
-            self.moved = moved
             var top = 0
             for k in 0 ..< n where moved[k] > moved[top] { top = k }
             var runnerUp: Float = 0

@@ -35,8 +35,20 @@ struct NearestSearch: Sendable {
     private var beyond: [Float]
     /// The palette by lanes for the scan of every entry (``lanes(_:)``).
     private var lanes: [SIMD4<Float>]
+    /// The lists four entries a group, for ``View/otherBound(_:entry:squared:root:)``: per
+    /// entry `groups` groups of list distances, of indices, and of points by lanes (four
+    /// `SIMD4`s a group: r, g, b, a), the last group padded with infinite distances.
+    private var groupDistances: [SIMD4<Float>] = []
+    private var groupIndices: [SIMD4<Int32>] = []
+    private var groupLanes: [SIMD4<Float>] = []
+    /// Groups of four per list.
+    var groups: Int { (listLength + 3) / 4 }
 
-    init(palette: [Point]) {
+    /// With `previous` (lists over the same number of entries, e.g. k-means' last build), only
+    /// the colours no farther than the farthest of an entry's previous list members (now) are
+    /// candidates for its new list: those members are that near, so the nearest `listLength`
+    /// are among the candidates. The lists are the same as without it.
+    init(palette: [Point], previous: NearestSearch? = nil) {
         self.palette = palette
         let n = palette.count
         let length = max(min(Self.maxListLength, n - 1), 0)
@@ -58,6 +70,7 @@ struct NearestSearch: Sendable {
                 }
             }
         }
+        let earlier = previous.flatMap { $0.palette.count == n && $0.listLength == length ? $0.neighbours : nil }
         matrix.withUnsafeBufferPointer { m in
             keys.withUnsafeMutableBufferPointer { key in
                 neighbours.withUnsafeMutableBufferPointer { out in
@@ -65,46 +78,74 @@ struct NearestSearch: Sendable {
                     // order of distance, then index), the smallest `length` selected, sorted.
                     for i in 0 ..< n {
                         var c = 0
-                        for j in 0 ..< n where j != i {
-                            key[c] = UInt64(m[i &* n &+ j].bitPattern) << 32 | UInt64(j)
-                            c &+= 1
+                        let row = m.baseAddress! + i &* n
+                        if let earlier, length < n &- 1 {
+                            var limit: Float = 0
+                            for x in 0 ..< length { limit = max(limit, row[Int(earlier[i &* length &+ x].index)]) }
+                            for j in 0 ..< n where j != i {
+                                key[c] = UInt64(row[j].bitPattern) << 32 | UInt64(j)
+                                c &+= row[j] <= limit ? 1 : 0
+                            }
+                        } else {
+                            for j in 0 ..< n where j != i {
+                                key[c] = UInt64(row[j].bitPattern) << 32 | UInt64(j)
+                                c &+= 1
+                            }
                         }
                         let k = key.baseAddress!
-                        if length < c { Self.selectSmallest(k, count: c, keep: length) }
+                        // The first `length` keys sorted, then each later key below the
+                        // last kept one inserted in order (few are, once the list fills
+                        // with near entries; no branchy partition).
                         for x in 1 ..< length {
                             let v = k[x]
                             var y = x
                             while y > 0 && k[y - 1] > v { k[y] = k[y - 1]; y -= 1 }
                             k[y] = v
                         }
+                        var x = length
+                        while x < c {
+                            let v = k[x]
+                            if v < k[length &- 1] {
+                                var y = length &- 1
+                                while y > 0 && k[y &- 1] > v { k[y] = k[y &- 1]; y &-= 1 }
+                                k[y] = v
+                            }
+                            x &+= 1
+                        }
                         for x in 0 ..< length {
                             let d = Float(bitPattern: UInt32(truncatingIfNeeded: k[x] >> 32))
                             out[i &* length &+ x] = Neighbour(distance: d.squareRoot(),
                                                              index: Int32(truncatingIfNeeded: k[x] & 0xFFFF_FFFF))
                         }
-                        if length < c { beyond[i] = out[i &* length &+ length &- 1].distance }
+                        if length < n &- 1 { beyond[i] = out[i &* length &+ length &- 1].distance }
                     }
                 }
             }
         }
+        let g = groups
+        groupDistances = [SIMD4<Float>](repeating: SIMD4(repeating: .infinity), count: n * g)
+        groupIndices = [SIMD4<Int32>](repeating: .zero, count: n * g)
+        for k in 0 ..< n {
+            for j in 0 ..< length {
+                let nb = neighbours[k * length + j]
+                groupDistances[k * g + j / 4][j % 4] = nb.distance
+                groupIndices[k * g + j / 4][j % 4] = nb.index
+            }
+        }
+        groupLanes = Self.groupLanes(palette, groupIndices, listLength: length)
     }
 
-    /// Reorders `keys[0 ..< count]` so the `keep` smallest come first, in any order
-    /// (Hoare's selection).
-    static func selectSmallest(_ keys: UnsafeMutablePointer<UInt64>, count: Int, keep: Int) {
-        let target = keep - 1
-        var lo = 0, hi = count - 1
-        while hi > lo {
-            let a = keys[lo], b = keys[(lo + hi) / 2], c = keys[hi]
-            let pivot = max(min(a, b), min(max(a, b), c))   // median of three
-            var i = lo, j = hi
-            while i <= j {
-                while keys[i] < pivot { i += 1 }
-                while keys[j] > pivot { j -= 1 }
-                if i <= j { let t = keys[i]; keys[i] = keys[j]; keys[j] = t; i += 1; j -= 1 }
+    /// The lists' points by lanes (see `groupLanes`), padded with points at infinity.
+    static func groupLanes(_ palette: [Point], _ indices: [SIMD4<Int32>], listLength: Int) -> [SIMD4<Float>] {
+        let n = palette.count, g = (listLength + 3) / 4
+        var out = [SIMD4<Float>](repeating: SIMD4(repeating: .infinity), count: n * g * 4)
+        for k in 0 ..< n {
+            for j in 0 ..< listLength {
+                let p = palette[Int(indices[k * g + j / 4][j % 4])]
+                for lane in 0 ..< 4 { out[(k * g + j / 4) * 4 + lane][j % 4] = p[lane] }
             }
-            if target <= j { hi = j } else if target >= i { lo = i } else { return }
         }
+        return out
     }
 
     /// The palette by lanes, four entries a group (`[r, g, b, a]` of entries 4g ..< 4g + 4),
@@ -129,6 +170,9 @@ struct NearestSearch: Sendable {
         neighbours = search.neighbours
         beyond = search.beyond
         lanes = Self.lanes(palette)
+        groupDistances = search.groupDistances
+        groupIndices = search.groupIndices
+        groupLanes = Self.groupLanes(palette, search.groupIndices, listLength: search.listLength)
         slack = search.slack + 2 * drift
     }
 
@@ -148,8 +192,16 @@ struct NearestSearch: Sendable {
             neighbours.withUnsafeBufferPointer { nb in
                 beyond.withUnsafeBufferPointer { b in
                     lanes.withUnsafeBufferPointer { l in
-                        body(View(points: p.baseAddress!, neighbours: nb.baseAddress, beyond: b.baseAddress!,
-                                  lanes: l.baseAddress!, count: p.count, listLength: listLength, slack: slack))
+                        groupDistances.withUnsafeBufferPointer { gd in
+                            groupIndices.withUnsafeBufferPointer { gi in
+                                groupLanes.withUnsafeBufferPointer { gl in
+                                    body(View(points: p.baseAddress!, neighbours: nb.baseAddress, beyond: b.baseAddress!,
+                                              lanes: l.baseAddress!, groupDistances: gd.baseAddress,
+                                              groupIndices: gi.baseAddress, groupLanes: gl.baseAddress,
+                                              count: p.count, listLength: listLength, slack: slack))
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -162,6 +214,9 @@ struct NearestSearch: Sendable {
         let neighbours: UnsafePointer<Neighbour>?
         let beyond: UnsafePointer<Float>
         let lanes: UnsafePointer<SIMD4<Float>>
+        let groupDistances: UnsafePointer<SIMD4<Float>>?
+        let groupIndices: UnsafePointer<SIMD4<Int32>>?
+        let groupLanes: UnsafePointer<SIMD4<Float>>?
         let count: Int
         let listLength: Int
         /// List distances may exceed true ones by this much (see ``init(moving:to:drift:)``).
@@ -182,7 +237,51 @@ struct NearestSearch: Sendable {
                     * (1 / (1 + NearestSearch.margin))
                 if t > 0 && d < t * t { return (guess, d) }
             }
-            let r = nearestTwo(q, guess: guess, second: false)
+            return nearestGroups(q, guess: guess)
+        }
+
+        /// The walk of ``nearestTwo(_:guess:second:)`` without the second distance, four list
+        /// entries a step: the stop test on a group's first (nearest) entry, then the four
+        /// distances at once and one test for a better entry among them (lowest index among
+        /// equals). Entries past the stop point inside a group are measured too, which
+        /// changes nothing: the answer is the nearest entry either way.
+        @inline(__always)
+        func nearestGroups(_ q: Point, guess: Int) -> (index: Int, distance: Float) {
+            var best = guess
+            var bestD = Perceptual.distance(q, points[guess])
+            let s = slack
+            let qr = SIMD4<Float>(repeating: q[0]), qg = SIMD4<Float>(repeating: q[1])
+            let qb = SIMD4<Float>(repeating: q[2]), qa = SIMD4<Float>(repeating: q[3])
+            let groups = (listLength + 3) &>> 2
+            var g = guess
+            for _ in 0 ..< 3 {
+                // The walk's origin is the best so far: `dq` is both its distance and the reach.
+                let dq = bestD.squareRoot()
+                var reach = dq
+                var h = g &* groups
+                let end = h &+ groups
+                while h < end {
+                    let dist = groupDistances.unsafelyUnwrapped[h]
+                    if dist[0] - s - dq > reach * NearestSearch.margin + NearestSearch.tiny { return (best, bestD) }
+                    let l = groupLanes.unsafelyUnwrapped + h &<< 2
+                    let dr = qr - l[0], dg = qg - l[1], db = qb - l[2], da = qa - l[3]
+                    // Summed in the order of `Perceptual.distance`, so equal to it bit for bit.
+                    let d = dr * dr + dg * dg + db * db + da * da
+                    let m = minLane(d)
+                    if m <= bestD {
+                        let at = groupIndices.unsafelyUnwrapped[h].replacing(with: .max, where: d .!= SIMD4(repeating: m))
+                        let k = Int(min(min(at[0], at[1]), min(at[2], at[3])))
+                        if m < bestD || k < best { best = k; bestD = m; reach = m.squareRoot() }
+                    }
+                    h &+= 1
+                }
+                if beyond[g] - s - dq > bestD.squareRoot() * NearestSearch.margin + NearestSearch.tiny {
+                    return (best, bestD)
+                }
+                if best == g { break }
+                g = best
+            }
+            let r = scan(q)
             return (r.index, r.distance)
         }
 
@@ -234,6 +333,61 @@ struct NearestSearch: Sendable {
             return scan(q)
         }
 
+        /// For k-means' bounds: `q`'s entry is `a`, at squared distance `du` (root `u`). A lower
+        /// bound (not squared) on the distance from `q` to every other entry, or nil when `a`
+        /// may not be the nearest (an entry nearer, or as near with a lower index, or a bound
+        /// that does not clear `u` with the margin). Entries farther than `2u` from `a` (with
+        /// the slack) are at least `|a - k| - u` from `q`, so only the prefix of `a`'s list
+        /// within that reach is measured, four entries a step, without a branch per entry.
+        @inline(__always)
+        func otherBound(_ q: Point, entry a: Int, squared du: Float, root u: Float) -> Float? {
+            let reach = SIMD4<Float>(repeating: 2 * u + slack)
+            let qr = SIMD4<Float>(repeating: q[0]), qg = SIMD4<Float>(repeating: q[1])
+            let qb = SIMD4<Float>(repeating: q[2]), qa = SIMD4<Float>(repeating: q[3])
+            let duV = SIMD4<Float>(repeating: du), aV = SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: a))
+            let groups = (listLength + 3) &>> 2
+            var g = a &* groups
+            let end = g &+ groups
+            var nearest = SIMD4<Float>(repeating: .infinity)
+            var next = beyond[a]
+            while g < end {
+                let dist = groupDistances.unsafelyUnwrapped[g]
+                let inside = dist .<= reach
+                let l = groupLanes.unsafelyUnwrapped + g &<< 2
+                let dr = qr - l[0], dg = qg - l[1], db = qb - l[2], da = qa - l[3]
+                // Summed in the order of `Perceptual.distance`, so equal to it bit for bit.
+                let d = dr * dr + dg * dg + db * db + da * da
+                let tie = (d .== duV) .& (groupIndices.unsafelyUnwrapped[g] .< aV)
+                if any(inside .& ((d .< duV) .| tie)) { return nil }
+                nearest = nearest.replacing(with: d, where: inside .& (d .< nearest))
+                if !all(inside) {
+                    // Sorted: the first entry out of reach is the nearest of the rest.
+                    next = min(next, minLane(dist.replacing(with: .infinity, where: inside)))
+                    break
+                }
+                g &+= 1
+            }
+            let b = min(minLane(nearest).squareRoot(), next - slack - u)
+            return b > u * NearestSearch.margin + NearestSearch.tiny ? b : nil
+        }
+
+        /// ``otherBound(_:entry:squared:root:)`` one list entry at a time (its twin, for tests).
+        func otherBoundScalar(_ q: Point, entry a: Int, squared du: Float, root u: Float) -> Float? {
+            let reach = 2 * u + slack
+            let list = self.list(a)
+            var nearest = Float.infinity
+            var j = 0
+            while j < listLength && list[j].distance <= reach {
+                let k = Int(list[j].index)
+                let d = Perceptual.distance(q, points[k])
+                if d < du || (d == du && k < a) { return nil }
+                nearest = min(nearest, d)
+                j += 1
+            }
+            let b = min(nearest.squareRoot(), (j < listLength ? list[j].distance : beyond[a]) - slack - u)
+            return b > u * NearestSearch.margin + NearestSearch.tiny ? b : nil
+        }
+
         /// Every entry: the nearest (lowest index among equals), its squared distance and the
         /// second-smallest squared distance's root, four entries a step.
         @inline(__always)
@@ -260,7 +414,7 @@ struct NearestSearch: Sendable {
             }
             var lane = 0
             for l in 1 ..< 4 where first[l] < first[lane] || (first[l] == first[lane] && index[l] < index[lane]) { lane = l }
-            var other = second.min()
+            var other = minLane(second)
             for l in 0 ..< 4 where l != lane { other = min(other, first[l]) }
             return (Int(index[lane]), first[lane], other.squareRoot())
         }
@@ -276,3 +430,7 @@ struct NearestSearch: Sendable {
         }
     }
 }
+
+/// The least lane (the generic `min()` reduction is not inlined).
+@inline(__always)
+func minLane(_ v: SIMD4<Float>) -> Float { min(min(v[0], v[1]), min(v[2], v[3])) }

@@ -56,6 +56,16 @@ public enum Quantizer {
                      dithering: dithering, threads: threads)
     }
 
+    /// As ``remap(_:palette:mask:dithering:threads:)`` with a palette prepared once (its
+    /// searches built) for many images: the same result, without the set-up per image.
+    public static func remap(_ image: Image, prepared: PreparedPalette, mask: [UInt8]? = nil,
+                             dithering: Dithering = .none, threads: Int? = nil) throws(QuantizationError) -> QuantizedImage {
+        try QuantizationOptions(dithering: dithering, threads: threads).validate()
+        let pixels = try rgbaWords(image, mask: mask)
+        return remap(pixels: pixels, width: image.width, height: image.height, mask: mask,
+                     remapper: prepared.remapper, dithering: dithering, threads: threads)
+    }
+
     struct BuiltPalette {
         var colors: [UInt32]
         /// Every colour of the image is in `colors`.
@@ -128,7 +138,12 @@ public enum Quantizer {
 
     static func remap(pixels: [UInt32], width: Int, height: Int, mask: [UInt8]?, palette: BuiltPalette,
                       dithering: Dithering, threads: Int?) -> QuantizedImage {
-        let remapper = Remapper(colors: palette.colors)
+        remap(pixels: pixels, width: width, height: height, mask: mask, remapper: Remapper(colors: palette.colors),
+              dithering: dithering, threads: threads)
+    }
+
+    static func remap(pixels: [UInt32], width: Int, height: Int, mask: [UInt8]?, remapper: Remapper,
+                      dithering: Dithering, threads: Int?) -> QuantizedImage {
         let result: (indices: [UInt8], error: Double, mapped: Int)
         switch dithering {
         case let .floydSteinberg(strength) where strength > 0:
@@ -149,8 +164,23 @@ public enum Quantizer {
             result = remapper.remap(pixels: pixels, width: width, height: height, mask: mask, ordered: 0,
                                     threads: threads ?? Processors.online)
         }
-        return QuantizedImage(width: width, height: height, palette: palette.colors.map(RGBAColor.init(packed:)),
+        return QuantizedImage(width: width, height: height, palette: remapper.colors.map(RGBAColor.init(packed:)),
                               indices: result.indices,
                               meanSquaredError: result.mapped > 0 ? result.error / Double(result.mapped) : 0)
+    }
+}
+
+/// A palette with its nearest-entry searches built, for remapping many images to it (the
+/// frames of an animation sharing one table): ``Quantizer/remap(_:prepared:mask:dithering:threads:)``.
+public struct PreparedPalette: Sendable {
+    public let palette: [RGBAColor]
+    let remapper: Remapper
+
+    public init(_ palette: [RGBAColor]) throws(QuantizationError) {
+        guard (1 ... 256).contains(palette.count) else {
+            throw .invalidParameter("a palette of \(palette.count) entries (1...256 allowed)")
+        }
+        self.palette = palette
+        remapper = Remapper(colors: palette.map(\.packed))
     }
 }

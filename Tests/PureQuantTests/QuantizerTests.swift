@@ -142,6 +142,26 @@ func psnr(_ a: Image, _ b: Image) -> Double {
         #expect(shared > 1000)
     }
 
+    /// A prepared palette remaps as the palette itself, in any entry order (the transparent
+    /// entry first or last, as GIF palettes hold it), with and without a mask and dithering.
+    @Test func preparedPaletteRemapsAsThePalette() throws {
+        let a = testPicture(alpha: true, seed: 1), b = testPicture(alpha: true, seed: 3)
+        var palette = try Quantizer.palette(for: a, options: QuantizationOptions(maxColors: 63))
+        palette.removeAll { $0.a == 0 }
+        let mask = (0 ..< b.pixelCount).map { UInt8($0 % 3 == 0 ? 0 : 1) }
+        for order in [[RGBAColor(r: 0, g: 0, b: 0, a: 0)] + palette, palette + [RGBAColor(r: 0, g: 0, b: 0, a: 0)]] {
+            let prepared = try PreparedPalette(order)
+            for dithering in [Dithering.none, .floydSteinberg(strength: 1), .ordered(strength: 0.5)] {
+                for m in [nil, mask] {
+                    let plain = try Quantizer.remap(b, palette: order, mask: m, dithering: dithering)
+                    let fast = try Quantizer.remap(b, prepared: prepared, mask: m, dithering: dithering)
+                    #expect(plain == fast)
+                }
+            }
+        }
+        #expect(throws: QuantizationError.self) { try PreparedPalette([]) }
+    }
+
     @Test func qualityImprovesWithColours() throws {
         let image = testPicture(width: 128, height: 96)
         var last = 0.0

@@ -47,10 +47,76 @@ import Testing
                     let truth = view.scanScalar(q)
                     let guess = (i &* 7) % entries
                     #expect(view.nearest(q, guess: guess).index == truth.index)
+                    // The four-lane walk against the one-entry walk (its twin) and the scan.
+                    let groups = view.nearestGroups(q, guess: guess)
+                    let one = view.nearestTwo(q, guess: guess, second: false)
+                    #expect(groups.index == one.index && groups.distance == one.distance)
+                    #expect(groups.distance == truth.distance)
                     let two = view.nearestTwo(q, guess: guess, second: true)
                     #expect(two.index == truth.index)
                     // A lower bound on every other entry: at most the true second distance.
                     #expect(two.other <= truth.other * 1.0001 + 1e-6)
+                }
+            }
+        }
+    }
+
+    /// k-means' bound over a list prefix, four entries a step, against its one-entry twin;
+    /// on fresh and on moved lists, with the bucket's entry the nearest or not.
+    @Test(arguments: [1, 2, 3, 5, 17, 64, 256])
+    func otherBoundMatchesScalarTwin(entries: Int) {
+        for coarse in [false, true] {
+            var random = Random(state: UInt32(entries) &* 13 &+ (coarse ? 5 : 0))
+            let palette = (0 ..< entries).map { _ in random.point(coarse: coarse) }
+            var moved = palette
+            for k in moved.indices { moved[k] += Point(random.next(), random.next(), random.next(), random.next()) * 0.004 - 0.002 }
+            var drift: Float = 0
+            for k in moved.indices { drift = max(drift, Perceptual.distance(moved[k], palette[k]).squareRoot()) }
+            let fresh = NearestSearch(palette: palette)
+            for search in [fresh, NearestSearch(moving: fresh, to: moved, drift: drift)] {
+                search.withView { view in
+                    var bounded = 0
+                    for i in 0 ..< 1000 {
+                        // Queries near an entry, so that entry is often the nearest.
+                        let near = search.palette[(i &* 7) % entries]
+                        let q = i % 3 == 0 ? random.point(coarse: coarse)
+                            : near + (Point(random.next(), random.next(), random.next(), random.next()) - 0.5) * 0.05
+                        let truth = view.scanScalar(q)
+                        let a = i % 4 == 0 ? (i &* 11) % entries : truth.index
+                        let du = Perceptual.distance(q, search.palette[a])
+                        let fast = view.otherBound(q, entry: a, squared: du, root: du.squareRoot())
+                        let twin = view.otherBoundScalar(q, entry: a, squared: du, root: du.squareRoot())
+                        #expect(fast == twin)
+                        if let b = fast {
+                            bounded += 1
+                            // Only for the true nearest, and below every other entry's distance.
+                            #expect(a == truth.index)
+                            #expect(b <= truth.other * 1.0001 + 1e-6)
+                        }
+                    }
+                    if entries > 1 { #expect(bounded > 0) }
+                }
+            }
+        }
+    }
+
+    /// Lists built with the previous build's lists as the candidate limit equal lists built
+    /// from every entry.
+    @Test(arguments: [2, 33, 34, 100, 256])
+    func listsFromPreviousListsAreTheSame(entries: Int) {
+        var random = Random(state: UInt32(entries) &* 41)
+        let palette = (0 ..< entries).map { _ in random.point() }
+        var moved = palette
+        for k in moved.indices { moved[k] += Point(random.next(), random.next(), random.next(), random.next()) * 0.1 - 0.05 }
+        let plain = NearestSearch(palette: moved)
+        let limited = NearestSearch(palette: moved, previous: NearestSearch(palette: palette))
+        plain.withView { a in
+            limited.withView { b in
+                for k in 0 ..< entries {
+                    #expect(a.beyond[k] == b.beyond[k])
+                    for j in 0 ..< a.listLength {
+                        #expect(a.list(k)[j].index == b.list(k)[j].index && a.list(k)[j].distance == b.list(k)[j].distance)
+                    }
                 }
             }
         }
@@ -68,6 +134,7 @@ import Testing
             for i in 0 ..< 2000 {
                 let q = random.point()
                 #expect(view.nearest(q, guess: i % 256).index == view.scanScalar(q).index)
+                #expect(view.nearestGroups(q, guess: i % 256).index == view.nearestTwo(q, guess: i % 256, second: false).index)
             }
         }
     }

@@ -44,6 +44,8 @@ public struct GIFAnimationEncoder: Sendable {
     private var startMilliseconds = 0
     private var pendingDelay = 0
     private var globalPalette: [RGBAColor]?
+    /// The global palette's searches, built once for the frames that use it.
+    private var preparedGlobal: PreparedPalette?
     /// The undithered mean error of the global palette on the first frame.
     private var referenceError = 0.0
     /// The global palette was made from every frame (`init(width:height:options:globalPalette:)`).
@@ -344,25 +346,35 @@ public struct GIFAnimationEncoder: Sendable {
                 let own = ownPalette(words, w, h, mask, shown)
                 if own.meanSquaredError == 0 { return (own.palette, own.indices, true) }
             }
-            return (global, GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options).indices, false)
+            return (global, remapGlobal(words, w, h, mask, global, options).indices, false)
         }
         // Undithered errors decide (a dithered remap costs several plain ones): the global
         // palette serves when it maps these pixels within 1.5 times the error it had on the
         // frame it was made for, or within 1.5 times that of a palette of their own.
-        let plain = GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options.undithered)
+        let plain = remapGlobal(words, w, h, mask, global, options.undithered)
         let globalError = plain.meanSquaredError
         if globalError == 0 { return (global, plain.indices, false) }
         // Pixels that a palette of their own holds exactly get it.
         let exactable = fewColours(words, mask)
         if !exactable && globalError <= referenceError * 1.5 {
-            return (global, GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options).indices, false)
+            return (global, remapGlobal(words, w, h, mask, global, options).indices, false)
         }
         let own = ownPalette(words, w, h, mask, shown)
         if own.meanSquaredError == 0 { return (own.palette, own.indices, true) }
         if globalError <= plainError(words, w, h, mask, own.palette) * 1.5 + 1e-9 {
-            return (global, GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options).indices, false)
+            return (global, remapGlobal(words, w, h, mask, global, options).indices, false)
         }
         return (own.palette, own.indices, true)
+    }
+
+    /// `GIFEncoder.remap` to the global palette, its searches built once.
+    private mutating func remapGlobal(_ words: [UInt32], _ w: Int, _ h: Int, _ mask: [UInt8], _ global: [RGBAColor],
+                                      _ options: GIFEncodingOptions) -> QuantizedImage {
+        if preparedGlobal?.palette != global { preparedGlobal = try? PreparedPalette(global) }
+        guard let prepared = preparedGlobal else {
+            return GIFEncoder.remap(words, width: w, height: h, mask: mask, palette: global, options: options)
+        }
+        return GIFEncoder.remap(words, width: w, height: h, mask: mask, prepared: prepared, options: options)
     }
 
     /// Whether the masked pixels hold at most `maxColors` colours (transparent counted).

@@ -234,6 +234,16 @@ public enum GIFEncoder {
         }
     }
 
+    static func remap(_ words: [UInt32], width: Int, height: Int, mask: [UInt8]?, prepared: PreparedPalette,
+                      options: GIFEncodingOptions) -> QuantizedImage {
+        let img = image(words, width: width, height: height)
+        do {
+            return try Quantizer.remap(img, prepared: prepared, mask: mask, dithering: options.dithering, threads: options.threads)
+        } catch {
+            preconditionFailure("validated remap refused: \(error)")
+        }
+    }
+
     static func remap(_ words: [UInt32], width: Int, height: Int, mask: [UInt8]?, palette: [RGBAColor],
                       options: GIFEncodingOptions) -> QuantizedImage {
         let img = image(words, width: width, height: height)
