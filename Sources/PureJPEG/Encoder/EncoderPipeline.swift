@@ -28,8 +28,10 @@ final class MCURowProcessor {
         self.inputStride = inputStride
         self.inputIsColor = inputIsColor
         planeSize = layout.mcuHeight * layout.paddedWidth
-        full = .allocate(capacity: planeSize * layout.components.count + 16)
-        full.initialize(repeating: 0, count: planeSize * layout.components.count + 16)
+        // Two sets of planes (slots 0 and 1): one converted on the caller's thread while the
+        // other is transformed on the pipeline's (TransformPipeline).
+        full = .allocate(capacity: 2 * planeSize * layout.components.count + 16)
+        full.initialize(repeating: 0, count: 2 * planeSize * layout.components.count + 16)
         subStride = layout.mcusAcross * 8
         sub = .allocate(capacity: 2 * 8 * subStride + 16)
         sub.initialize(repeating: 0, count: 2 * 8 * subStride + 16)
@@ -55,11 +57,23 @@ final class MCURowProcessor {
     /// `out[c]` receives component c's `v * blocksPerLine` blocks and `masks[c]` their maps.
     func process(rows: UnsafePointer<UInt8>, rowBytes: Int, count: Int, mcuRow: Int,
                  out: [UnsafeMutablePointer<Int16>], masks: [UnsafeMutablePointer<UInt64>]) {
+        convert(rows: rows, rowBytes: rowBytes, count: count, first: 0, slot: 0)
+        transformConverted(count: count, mcuRow: mcuRow, slot: 0, out: out, masks: masks)
+    }
+
+    /// Slot `slot`'s planes (one per component, `planeSize` bytes each).
+    private func planes(_ slot: Int) -> UnsafeMutablePointer<UInt8> { full + slot * layout.components.count * planeSize }
+
+    /// The first stage: colour conversion (or the gray copy) of `count` input rows, `rowBytes`
+    /// apart, into rows `first ..< first + count` of slot `slot`'s planes, widened to the
+    /// padded width. Touches only that slot's planes.
+    func convert(rows: UnsafePointer<UInt8>, rowBytes: Int, count: Int, first: Int, slot: Int) {
         let pw = layout.paddedWidth, w = layout.width
         let nComp = layout.components.count
+        let base = planes(slot)
         for r in 0 ..< count {
             let src = rows + r * rowBytes
-            let y = full + r * pw
+            let y = base + (first + r) * pw
             if nComp == 3 {
                 EncoderColorConvert.rgbToYCbCr(src, pixelStride: inputStride, count: w,
                                                y: y, cb: y + planeSize, cr: y + 2 * planeSize)
@@ -74,6 +88,15 @@ final class MCURowProcessor {
                 Downsample.expandRightEdge(y + c * planeSize, width: w, paddedWidth: pw)
             }
         }
+    }
+
+    /// The second stage, for an MCU row whose `count` rows ``convert(rows:rowBytes:count:first:slot:)``
+    /// put in slot `slot`: bottom padding, downsampling, FDCT and quantization.
+    func transformConverted(count: Int, mcuRow: Int, slot: Int,
+                            out: [UnsafeMutablePointer<Int16>], masks: [UnsafeMutablePointer<UInt64>]) {
+        let pw = layout.paddedWidth
+        let nComp = layout.components.count
+        let full = planes(slot)
         let padded = (count + layout.maxV - 1) / layout.maxV * layout.maxV
         for c in 0 ..< nComp {
             let plane = full + c * planeSize

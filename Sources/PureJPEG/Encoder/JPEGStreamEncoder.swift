@@ -30,7 +30,8 @@ public struct JPEGStreamEncoder {
     private var state: BaselineScanState
     private var pendingHeader: [UInt8]
     /// Two MCU rows of pixels as they came (the one being filled, and the one the pipeline may
-    /// be reading), and for 16-bit input the same rows narrowed to 8 bits.
+    /// be reading), and for 16-bit input the same rows narrowed to 8 bits. With a second
+    /// thread, 8-bit rows pass through only when a row is split between two calls.
     private let rowBuffers: RowBuffers
     private var fillSlot = 0
     /// The slot handed to the pipeline and not yet coded.
@@ -103,10 +104,27 @@ public struct JPEGStreamEncoder {
         pendingHeader = []
         var offset = 0
         let capacity = rowBuffers.bytes
+        let rowBytes = self.rowBytes
+        // With a second thread, 8-bit rows are colour-converted here as they come, straight
+        // from the caller's bytes (a row split between calls is gathered first), and the
+        // pipeline's thread does the rest (TransformPipeline).
+        let convertHere = pipeline.convertsOnCaller && !format.is16Bit
         while offset < rows.count {
-            let n = min(capacity - filled, rows.count - offset)
-            if let s = rows.baseAddress {
+            guard let s = rows.baseAddress else { break }
+            let n: Int
+            if convertHere && filled % rowBytes == 0 && rows.count - offset >= rowBytes {
+                let whole = min((rows.count - offset) / rowBytes, (capacity - filled) / rowBytes)
+                pipeline.convert(slot: fillSlot, rows: (s + offset).assumingMemoryBound(to: UInt8.self), rowBytes: rowBytes,
+                                 count: whole, first: filled / rowBytes)
+                n = whole * rowBytes
+            } else {
+                n = min(capacity - filled, rows.count - offset, convertHere ? rowBytes - filled % rowBytes : Int.max)
                 UnsafeMutableRawPointer(rowBuffers.pixels[fillSlot] + filled).copyMemory(from: s + offset, byteCount: n)
+                if convertHere && (filled + n) % rowBytes == 0 {
+                    let row = (filled + n) / rowBytes - 1
+                    pipeline.convert(slot: fillSlot, rows: UnsafePointer(rowBuffers.pixels[fillSlot] + row * rowBytes),
+                                     rowBytes: rowBytes, count: 1, first: row)
+                }
             }
             filled += n
             offset += n
@@ -159,7 +177,11 @@ public struct JPEGStreamEncoder {
             source = UnsafePointer(dst)
             sourceRowBytes = width * format.channels
         }
-        pipeline.start(slot: fillSlot, rows: source, rowBytes: sourceRowBytes, count: count, mcuRow: mcuRow)
+        if pipeline.convertsOnCaller && !format.is16Bit {
+            pipeline.startConverted(slot: fillSlot, count: count, mcuRow: mcuRow)   // converted in `append`
+        } else {
+            pipeline.start(slot: fillSlot, rows: source, rowBytes: sourceRowBytes, count: count, mcuRow: mcuRow)
+        }
         codePendingRow(&w)
         pendingSlot = fillSlot
         fillSlot ^= 1

@@ -1,12 +1,13 @@
 import Dispatch
 import ImageCore
 
-/// The encoder's two halves on two threads: MCU row n+1 is converted, downsampled, transformed
-/// and quantized (``MCURowProcessor``) on a serial queue of its own while the caller
-/// Huffman-codes row n, in order, so the output is the one-thread output byte for byte.
+/// The encoder's two halves on two threads: MCU row n+1 is colour-converted on the caller's
+/// thread, then downsampled, transformed and quantized (``MCURowProcessor``) on a serial queue
+/// of its own while the caller Huffman-codes row n, in order, so the output is the one-thread
+/// output byte for byte.
 ///
-/// Two slots, each an MCU row of quantized blocks: ``start(slot:rows:rowBytes:count:mcuRow:)``
-/// hands a row to the queue (the caller keeps `rows` unchanged until it takes the slot),
+/// Two slots, each an MCU row of colour planes and of quantized blocks:
+/// ``start(slot:rows:rowBytes:count:mcuRow:)`` converts a row and hands it to the queue,
 /// ``take(slot:)`` waits for it. Without a queue (`threads` 1, or one processor) `start` does
 /// the work at once. Measured (12 MP q85 4:2:0 photo): the transform is about 60% of a baseline
 /// encode and Huffman coding 35%, so two threads take about 0.6x the time.
@@ -35,21 +36,45 @@ final class TransformPipeline: @unchecked Sendable {
         queue = wanted > 1 && Processors.online > 1 ? DispatchQueue(label: "PureJPEG.encoder.transform") : nil
     }
 
+    /// True with a second thread: rows are then colour-converted on the caller's thread
+    /// (``convert(slot:rows:rowBytes:count:first:)``) and the rest runs on the queue. The
+    /// colour conversion is about 45% of the transform (12 MP PPM to JPEG: 138 M of 300 M
+    /// instructions), so the caller's share (conversion and Huffman coding) and the queue's
+    /// come closer than with the whole transform on the queue.
+    var convertsOnCaller: Bool { queue != nil }
+
     /// Transforms `count` rows at `rows`, `rowBytes` apart, as MCU row `mcuRow` into `slot`
-    /// (0 or 1, taken since it was last started).
+    /// (0 or 1, taken since it was last started). With a queue, the colour conversion is done
+    /// here and `rows` may change as soon as this returns.
     func start(slot: Int, rows: UnsafePointer<UInt8>, rowBytes: Int, count: Int, mcuRow: Int) {
-        precondition(!started[slot], "TransformPipeline: slot \(slot) started twice")
-        started[slot] = true
-        let store = stores[slot]
-        guard let queue else {
+        guard queue != nil else {
+            precondition(!started[slot], "TransformPipeline: slot \(slot) started twice")
+            started[slot] = true
+            let store = stores[slot]
             processor.process(rows: rows, rowBytes: rowBytes, count: count, mcuRow: mcuRow,
                               out: store.rowPointers(0), masks: store.rowMaskPointers(0))
             return
         }
-        let work = RowWork(processor: processor, store: store, rows: rows), signal = done[slot]
+        convert(slot: slot, rows: rows, rowBytes: rowBytes, count: count, first: 0)
+        startConverted(slot: slot, count: count, mcuRow: mcuRow)
+    }
+
+    /// Colour-converts `count` rows into rows `first...` of `slot`'s planes, on the caller's
+    /// thread (``convertsOnCaller`` only; the slot taken since it was last started).
+    func convert(slot: Int, rows: UnsafePointer<UInt8>, rowBytes: Int, count: Int, first: Int) {
+        precondition(!started[slot], "TransformPipeline: slot \(slot) converted while started")
+        processor.convert(rows: rows, rowBytes: rowBytes, count: count, first: first, slot: slot)
+    }
+
+    /// Hands the queue the MCU row `mcuRow` whose `count` rows were converted into `slot`.
+    func startConverted(slot: Int, count: Int, mcuRow: Int) {
+        precondition(!started[slot], "TransformPipeline: slot \(slot) started twice")
+        guard let queue else { preconditionFailure("TransformPipeline: converted rows need a queue") }
+        started[slot] = true
+        let work = RowWork(processor: processor, store: stores[slot]), signal = done[slot]
         queue.async {
-            work.processor.process(rows: work.rows, rowBytes: rowBytes, count: count, mcuRow: mcuRow,
-                                   out: work.store.rowPointers(0), masks: work.store.rowMaskPointers(0))
+            work.processor.transformConverted(count: count, mcuRow: mcuRow, slot: slot,
+                                              out: work.store.rowPointers(0), masks: work.store.rowMaskPointers(0))
             signal.signal()
         }
     }
@@ -70,11 +95,10 @@ final class TransformPipeline: @unchecked Sendable {
     }
 }
 
-/// One MCU row for the transform queue. `@unchecked`: the caller keeps `rows` alive and
-/// unchanged, and leaves `store` alone, until it takes the slot; `processor` is used by the
-/// queue alone.
+/// One MCU row for the transform queue. `@unchecked`: the caller leaves `store` and the slot's
+/// planes alone until it takes the slot; the processor's other state (the downsampled rows)
+/// is used by the queue alone.
 private struct RowWork: @unchecked Sendable {
     let processor: MCURowProcessor
     let store: CoefficientStore
-    let rows: UnsafePointer<UInt8>
 }
