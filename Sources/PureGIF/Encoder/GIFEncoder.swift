@@ -244,13 +244,13 @@ public enum GIFEncoder {
         }
     }
 
+    /// The same through a palette prepared for this one image.
     static func remap(_ words: [UInt32], width: Int, height: Int, mask: [UInt8]?, palette: [RGBAColor],
                       options: GIFEncodingOptions) -> QuantizedImage {
-        let img = image(words, width: width, height: height)
         do {
-            return try Quantizer.remap(img, palette: palette, mask: mask, dithering: options.dithering, threads: options.threads)
+            return remap(words, width: width, height: height, mask: mask, prepared: try PreparedPalette(palette), options: options)
         } catch {
-            preconditionFailure("validated remap refused: \(error)")
+            preconditionFailure("validated palette refused: \(error)")
         }
     }
 }
