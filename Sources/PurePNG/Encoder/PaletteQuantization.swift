@@ -16,7 +16,7 @@ public struct PNGQuantization: Sendable, Equatable {
     /// How pixels map to the palette.
     public var dithering: Dithering
     /// pngquant's `--quality min`: when the palette rates below this (0...100, pngquant's
-    /// scale over ``QuantizationQuality/pngquantError(of:source:)`` of the undithered remap),
+    /// scale over `QuantizationQuality.pngquantError(of:source:)` of the undithered remap),
     /// the image is written losslessly instead, as if no quantization had been asked for.
     public var minimumQuality: Int?
     /// pngquant's `--quality max`: fewer colours are used once the palette reaches it, and
