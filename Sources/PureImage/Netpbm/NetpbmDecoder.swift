@@ -126,9 +126,9 @@ public struct NetpbmDecoder: Sendable {
                 case .raster:
                     // Streaming raw 8-bit samples stored as they are: whole rows go out straight
                     // from the input, without the copy into the window.
-                    if windowRows > 0 && magic >= 5 && !wide && table.isEmpty && samples == base, let format = header?.pixelFormat,
-                       let start = bytes.baseAddress {
-                        let perRow = width * channels
+                    let rawRows = streamsRawRows
+                    let perRow = width * channels
+                    if rawRows && samples == base, let format = header?.pixelFormat, let start = bytes.baseAddress {
                         let rows = min((bytes.count - i) / perRow, (totalSamples - samples) / perRow)
                         if rows > 0 {
                             try sink(RowBand(y: samples / perRow, count: rows, width: width, format: format,
@@ -144,10 +144,8 @@ public struct NetpbmDecoder: Sendable {
                     }
                     // A row split between two pieces: only its end is copied into the window,
                     // and handed out at once, so the rest of the piece goes out uncopied again.
-                    let rowByRow = windowRows > 0 && magic >= 5 && !wide && table.isEmpty && header != nil
-                    let perRow = width * channels
                     var view = bytes
-                    if rowByRow && perRow > 0 {
+                    if rawRows && perRow > 0 {
                         let need = perRow - (samples - base) % perRow
                         view = UnsafeRawBufferPointer(rebasing: bytes[..<min(bytes.count, i + need)])
                     }
@@ -155,7 +153,7 @@ public struct NetpbmDecoder: Sendable {
                     i += used
                     offset += used
                     reportRows(&events)
-                    if windowRows > 0 && (samples == windowEnd || (rowByRow && perRow > 0 && (samples - base) % perRow == 0)) {
+                    if windowRows > 0 && (samples == windowEnd || (rawRows && perRow > 0 && (samples - base) % perRow == 0)) {
                         try flushRows(sink)
                     }
                 case .done:
@@ -170,6 +168,10 @@ public struct NetpbmDecoder: Sendable {
         }
         return events
     }
+
+    /// A streaming decoder of raw 8-bit samples stored as they are (after the header): whole
+    /// rows can go out straight from the input.
+    private var streamsRawRows: Bool { windowRows > 0 && magic >= 5 && !wide && table.isEmpty && header != nil }
 
     /// Hands out the complete rows in the window and keeps the partial one at its start.
     private mutating func flushRows(_ sink: (RowBand) throws -> Void) throws {

@@ -86,6 +86,8 @@ public struct JPEGStreamEncoder {
     }
 
     private var rowBytes: Int { setup.layout.width * format.bytesPerPixel }
+    /// 8-bit rows are colour-converted in ``append(rows:)`` as they come (with a second thread).
+    private var convertsAsRowsCome: Bool { pipeline.convertsOnCaller && !format.is16Bit }
     private var rowsDone: Int { mcuRow * setup.layout.mcuHeight }
 
     /// Takes the next bytes of pixel rows in `format` (rows top to bottom, packed as in
@@ -108,7 +110,7 @@ public struct JPEGStreamEncoder {
         // With a second thread, 8-bit rows are colour-converted here as they come, straight
         // from the caller's bytes (a row split between calls is gathered first), and the
         // pipeline's thread does the rest (TransformPipeline).
-        let convertHere = pipeline.convertsOnCaller && !format.is16Bit
+        let convertHere = convertsAsRowsCome
         while offset < rows.count {
             guard let s = rows.baseAddress else { break }
             let n: Int
@@ -177,7 +179,7 @@ public struct JPEGStreamEncoder {
             source = UnsafePointer(dst)
             sourceRowBytes = width * format.channels
         }
-        if pipeline.convertsOnCaller && !format.is16Bit {
+        if convertsAsRowsCome {
             pipeline.startConverted(slot: fillSlot, count: count, mcuRow: mcuRow)   // converted in `append`
         } else {
             pipeline.start(slot: fillSlot, rows: source, rowBytes: sourceRowBytes, count: count, mcuRow: mcuRow)

@@ -18,8 +18,7 @@ extension WebPDecoder {
             // Nothing after the chunk counts; its data may run on to the end of the input.
             riffEnd = RIFF.chunkHeaderSize + size
             input.consume(RIFF.chunkHeaderSize)
-            state = .imageHeader(tag, size: size)
-            imageChunkSize = size
+            expectImage(tag, size: size)
             return
         }
         guard tag != .riff && tag != .vp8x else { throw .invalid(what: "RIFF/WEBP signature", offset: 0) }
@@ -48,12 +47,11 @@ extension WebPDecoder {
     /// has the VP8L signature (`VP8LCheckSignature`), else VP8 (its frame tag is checked with
     /// the header).
     private mutating func beginRawBitstream(_ b: ArraySlice<UInt8>, at: Int, _ events: inout [DecodingEvent]) {
-        let lossless = b.count >= 5 && b[b.startIndex] == 0x2F && b[b.startIndex + 4] >> 5 == 0
+        let lossless = VP8LHeader(b) != nil
         let tag: FourCC = lossless ? .vp8l : .vp8
         events.append(.warning("raw \(lossless ? "VP8L" : "VP8") bitstream without a chunk header: read as libwebp does"))
         rawBitstream = true
         riffEnd = at
-        state = .imageHeader(tag, size: 0)
-        imageChunkSize = 0
+        expectImage(tag, size: 0)
     }
 }

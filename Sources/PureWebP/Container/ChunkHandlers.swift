@@ -3,6 +3,12 @@ import ImageCore
 /// The chunk-level rules: which chunk may come where (libwebp's still decoder for still
 /// images, its demuxer for animations), and what each one does.
 extension WebPDecoder {
+    /// The image chunk's header comes next; its payload (`size` bytes) follows.
+    mutating func expectImage(_ tag: FourCC, size: Int) {
+        state = .imageHeader(tag, size: size)
+        imageChunkSize = size
+    }
+
     mutating func dispatch(_ tag: FourCC, size: Int, at: Int, _ events: inout [DecodingEvent]) throws(WebPError) {
         let padded = size + (size & 1)
         let payloadStart = at + RIFF.chunkHeaderSize
@@ -15,8 +21,7 @@ extension WebPDecoder {
                 state = .collect(tag, size: size)
             case .vp8, .vp8l:
                 guard payloadStart + size <= riffEnd else { throw .invalid(what: "\(tag) chunk size \(size)", offset: at + 4) }
-                state = .imageHeader(tag, size: size)
-                imageChunkSize = size
+                expectImage(tag, size: size)
             default:
                 throw .invalid(what: "first chunk \(tag) (expected VP8, VP8L or VP8X)", offset: at)
             }
@@ -38,8 +43,7 @@ extension WebPDecoder {
                     // partition may read that byte (`strict`: the chunk alone).
                     guard payloadStart + padded <= riffEnd else { throw .invalid(what: "\(tag) chunk size \(size) (its padding byte is past the RIFF end)", offset: at + 4) }
                     let payload = options.strict ? size : padded
-                    state = .imageHeader(tag, size: payload)
-                    imageChunkSize = payload
+                    expectImage(tag, size: payload)
                 }
                 return
             }
@@ -61,8 +65,7 @@ extension WebPDecoder {
             case .alph: state = .collect(tag, size: size)
             case .vp8, .vp8l:
                 riffEnd = payloadStart + size
-                state = .imageHeader(tag, size: size)
-                imageChunkSize = size
+                expectImage(tag, size: size)
             default: state = .skip(remaining: padded)
             }
             return
@@ -109,8 +112,7 @@ extension WebPDecoder {
             } else if tag == .alph {
                 state = .collect(tag, size: size)
             } else {
-                state = .imageHeader(tag, size: size)
-                imageChunkSize = size
+                expectImage(tag, size: size)
             }
         default:
             state = skipAll
