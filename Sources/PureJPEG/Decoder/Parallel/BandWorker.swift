@@ -27,9 +27,13 @@ final class BandWorker: @unchecked Sendable {
     /// Two batches of ``rowsPerBatch`` bands of one MCU row of coefficients each.
     let coefficients: UnsafeMutablePointer<Int16>
     let bandValues: Int
-    /// MCU rows handed over at once: about 256 KiB of output, so that waking the worker (tens
-    /// of microseconds on a busy machine) stays small beside the work.
+    /// MCU rows handed over at once: about 256 KiB of output, so that a hand-over stays small
+    /// beside the work.
     let rowsPerBatch: Int
+    /// The thread that reconstructs (started at the first hand-over, ended with the worker),
+    /// and the rows its last batch finished, read after waiting for it.
+    private var thread: HandoffWorker?
+    private var finished: [Range<Int>] = []
     private let mcusWide: Int
     /// Indices in ``blocks`` (within an MCU) of the blocks the decoding thread transforms (the
     /// first component's), and their sample block size (8, or 4, 2, 1 when the decode is scaled).
@@ -98,6 +102,7 @@ final class BandWorker: @unchecked Sendable {
     func copy() -> BandWorker { BandWorker(copying: self) }
 
     deinit {
+        thread?.close()
         quant.deallocate()
         coefficients.deallocate()
         samples.deallocate()
@@ -111,6 +116,22 @@ final class BandWorker: @unchecked Sendable {
     /// Below this many output pixels `threads: nil` reconstructs on the decoding thread: the
     /// hand-over per MCU row (a few microseconds) would eat the gain.
     static let minimumPixels = 1 << 19
+
+    /// Starts reconstructing `rows` on the worker's thread; false when no thread can be had
+    /// (the caller then does it itself). The batch before must have been collected.
+    func submit(rows: Range<Int>, output: SendablePointer) -> Bool {
+        if thread == nil { thread = HandoffWorker() }
+        guard let thread else { return false }
+        thread.submit { self.finished = self.reconstruct(rows: rows, output: output.pointer) }
+        return true
+    }
+
+    /// Waits for the batch handed over last and returns the output rows it finished.
+    func collect() -> [Range<Int>] {
+        thread?.wait()
+        defer { finished = [] }
+        return finished
+    }
 
     /// The coefficient band of MCU row `row` (a ring of two batches).
     func band(row: Int) -> UnsafeMutablePointer<Int16> { coefficients + row % (2 * rowsPerBatch) * bandValues }
@@ -251,7 +272,7 @@ extension JPEGDecoder {
         let outcome: Result<Bool, JPEGError> = image.pixels.withUnsafeMutableBufferPointer { pixels in
             guard let base = pixels.baseAddress else { return .success(false) }
             let output = SendablePointer(pointer: base)
-            var inFlight: BackgroundWork<[Range<Int>], Never>?
+            var inFlight = false
             // Rows decoded and not yet handed over: the batch being filled.
             var batch = entropy.mcu / plan.mcusWide ..< entropy.mcu / plan.mcusWide
             func note(_ finished: [Range<Int>], _ events: inout [DecodingEvent]) {
@@ -261,9 +282,9 @@ extension JPEGDecoder {
                 }
             }
             func finishInFlight(_ events: inout [DecodingEvent]) {
-                guard let work = inFlight else { return }
-                inFlight = nil
-                note(work.value(), &events)
+                guard inFlight else { return }
+                inFlight = false
+                note(worker.collect(), &events)
             }
             // Hands the batch to the worker (after the one before it), or with `here` does it on
             // this thread (no one to overlap with: the call is about to return).
@@ -272,10 +293,10 @@ extension JPEGDecoder {
                 let rows = batch
                 batch = rows.upperBound ..< rows.upperBound
                 if rows.isEmpty { return }
-                if here {
-                    note(worker.reconstruct(rows: rows, output: output.pointer), &events)
+                if !here && worker.submit(rows: rows, output: output) {
+                    inFlight = true
                 } else {
-                    inFlight = BackgroundWork { worker.reconstruct(rows: rows, output: output.pointer) }
+                    note(worker.reconstruct(rows: rows, output: output.pointer), &events)
                 }
             }
             while true {

@@ -1,0 +1,177 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A thread of its own that runs one job at a time for a caller that hands work over often
+/// (a JPEG MCU row every hundred microseconds or so) and waits for each job before the next.
+///
+/// A Dispatch work item per job costs a thread wake-up on each side of every hand-over, tens
+/// of microseconds on a virtual machine, which is a large share of work that small. Here both
+/// sides poll for up to ``pollTime`` before they sleep, giving the processor away between polls
+/// (`sched_yield`), so while both threads are busy a hand-over costs a lock and no wake-up, and
+/// a side that waits longer sleeps on a condition variable as usual. The thread is a plain
+/// POSIX thread, not one of Dispatch's pool: work queued to a pool that is busy can wait for a
+/// thread, and this one runs for as long as its owner hands it work.
+///
+/// ```swift
+/// guard let worker = HandoffWorker() else { return doEverythingHere() }
+/// defer { worker.close() }
+/// worker.submit { transform(row: 0) }
+/// decode(row: 1)
+/// worker.wait()                      // row 0 transformed
+/// ```
+public final class HandoffWorker: @unchecked Sendable {
+    // `@unchecked`: every stored variable is read and written under `mutex`; the job runs on
+    // the worker thread, and the caller reads its results only after `wait()` returns, which
+    // takes the mutex after the worker released it.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// The worker sleeps on it for a job, the caller for the job's end.
+    private let workerWake: UnsafeMutablePointer<pthread_cond_t>
+    private let callerWake: UnsafeMutablePointer<pthread_cond_t>
+    private var job: (@Sendable () -> Void)?
+    private var pending = false
+    private var stopping = false
+    private var workerSleeps = false
+    private var callerSleeps = false
+    private var thread: pthread_t?
+    private var closed = false
+
+    /// How long a side polls before it sleeps, in nanoseconds.
+    public static let pollTime = 100_000
+
+    /// Starts the thread; nil when the system gives no thread.
+    public init?() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        workerWake = .allocate(capacity: 1)
+        workerWake.initialize(to: pthread_cond_t())
+        pthread_cond_init(workerWake, nil)
+        callerWake = .allocate(capacity: 1)
+        callerWake.initialize(to: pthread_cond_t())
+        pthread_cond_init(callerWake, nil)
+        // The thread holds the worker until it returns (`close()` joins it).
+        let context = Unmanaged.passRetained(self).toOpaque()
+        #if canImport(Darwin)
+        var handle: pthread_t?
+        let status = pthread_create(&handle, nil, { context in
+            Unmanaged<HandoffWorker>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, context)
+        #else
+        var handle = pthread_t()
+        let status = pthread_create(&handle, nil, { context in
+            guard let context else { return nil }
+            Unmanaged<HandoffWorker>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, context)
+        #endif
+        guard status == 0 else {
+            Unmanaged<HandoffWorker>.fromOpaque(context).release()
+            closed = true
+            return nil
+        }
+        thread = handle
+    }
+
+    deinit {
+        pthread_cond_destroy(callerWake)
+        callerWake.deallocate()
+        pthread_cond_destroy(workerWake)
+        workerWake.deallocate()
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Hands `job` to the thread. The job before it must have been waited for.
+    public func submit(_ job: @escaping @Sendable () -> Void) {
+        pthread_mutex_lock(mutex)
+        precondition(!pending && !stopping, "HandoffWorker: a job submitted while one is pending or after close()")
+        self.job = job
+        pending = true
+        let wake = workerSleeps
+        pthread_mutex_unlock(mutex)
+        if wake { pthread_cond_signal(workerWake) }
+    }
+
+    /// Waits until the job submitted last has finished (at once when none is pending).
+    public func wait() {
+        if poll({ !$0.pending }) { return }
+        pthread_mutex_lock(mutex)
+        while pending {
+            callerSleeps = true
+            pthread_cond_wait(callerWake, mutex)
+            callerSleeps = false
+        }
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Waits for the pending job, then ends the thread and waits for it. Call it once, before
+    /// the worker's last reference goes.
+    public func close() {
+        wait()
+        pthread_mutex_lock(mutex)
+        if closed {
+            pthread_mutex_unlock(mutex)
+            return
+        }
+        closed = true
+        stopping = true
+        let wake = workerSleeps
+        pthread_mutex_unlock(mutex)
+        if wake { pthread_cond_signal(workerWake) }
+        // From the thread itself (a job dropping its owner's last reference) it just ends.
+        if let thread, pthread_equal(thread, pthread_self()) == 0 { pthread_join(thread, nil) }
+    }
+
+    private func run() {
+        while true {
+            if !poll({ $0.job != nil || $0.stopping }) {
+                pthread_mutex_lock(mutex)
+                while job == nil && !stopping {
+                    workerSleeps = true
+                    pthread_cond_wait(workerWake, mutex)
+                    workerSleeps = false
+                }
+                pthread_mutex_unlock(mutex)
+            }
+            pthread_mutex_lock(mutex)
+            var next = job
+            job = nil
+            pthread_mutex_unlock(mutex)
+            guard let run = next else { return }     // stopping, and nothing left to run
+            run()
+            // The job's captures go before the caller hears of its end, so that the caller's
+            // last reference to them is the last one.
+            next = nil
+            pthread_mutex_lock(mutex)
+            pending = false
+            let wake = callerSleeps
+            pthread_mutex_unlock(mutex)
+            if wake { pthread_cond_signal(callerWake) }
+        }
+    }
+
+    /// Checks `ready` under the mutex until it holds (true) or ``pollTime`` has passed (false),
+    /// yielding the processor between checks. A check finds the mutex taken only while the other
+    /// side hands over, and then simply tries again.
+    private func poll(_ ready: (HandoffWorker) -> Bool) -> Bool {
+        var start = timespec(), now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        while true {
+            if pthread_mutex_trylock(mutex) == 0 {
+                let done = ready(self)
+                pthread_mutex_unlock(mutex)
+                if done { return true }
+            }
+            sched_yield()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let elapsed = (now.tv_sec - start.tv_sec) * 1_000_000_000 + (now.tv_nsec - start.tv_nsec)
+            if elapsed >= Self.pollTime { return false }
+        }
+    }
+}
