@@ -1,8 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Dispatch
 import ImageCore
 
 /// A baseline encode without restart intervals on several threads: the MCU rows are split into
-/// consecutive bands, one per thread, and each band is converted, transformed, quantized and
+/// consecutive bands, a few per thread, taken by the threads in turn, and each band is converted, transformed, quantized and
 /// Huffman-coded on its thread into a buffer of its own; the buffers are then joined in order.
 ///
 /// Two things tie a band to the one before it, and both are recovered without waiting for it:
@@ -31,9 +38,9 @@ enum SegmentedBaseline {
         let base: UnsafePointer<UInt8>
     }
 
-    /// The bands for `setup`'s image and thread request, or 1 where one thread does the work
+    /// The threads for `setup`'s image and thread request, or 1 where one thread does the work
     /// (one processor, `threads` 1, below ``TransformPipeline/minimumPixels`` by default, a
-    /// restart interval): one band a thread, at most one an MCU row.
+    /// restart interval): at most one an MCU row.
     static func bands(setup: EncoderSetup, options: JPEGEncodingOptions) -> Int {
         guard options.restartInterval == 0, Processors.online > 1 else { return 1 }
         let pixels = setup.layout.width * setup.layout.height
@@ -41,43 +48,82 @@ enum SegmentedBaseline {
         return max(1, min(wanted, setup.layout.mcusDown))
     }
 
-    /// Codes the image's scan data after `w`'s headers: `bands` bands on as many threads.
+    /// Bands a thread: the threads take the next band as they finish one, so a band whose rows
+    /// cost more to code (detail is rarely spread evenly down a photograph) is made up for by
+    /// the others, at one MCU row of extra work a band.
+    static let bandsPerThread = 4
+
+    /// The next band to code, shared by the threads.
+    private final class Dealer: @unchecked Sendable {
+        // `@unchecked`: `next` is read and written under `mutex` only.
+        private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+        private var next = 0
+        let count: Int
+
+        init(count: Int) {
+            self.count = count
+            mutex = .allocate(capacity: 1)
+            mutex.initialize(to: pthread_mutex_t())
+            pthread_mutex_init(mutex, nil)
+        }
+
+        deinit {
+            pthread_mutex_destroy(mutex)
+            mutex.deallocate()
+        }
+
+        /// The next band, or nil once every band is taken.
+        func take() -> Int? {
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            guard next < count else { return nil }
+            next += 1
+            return next - 1
+        }
+    }
+
+    /// Codes the image's scan data after `w`'s headers on `threads` threads, in
+    /// ``bandsPerThread`` bands a thread (at most one an MCU row).
     static func encode(pixels: UnsafePointer<UInt8>, rowBytes: Int, setup: EncoderSetup, tables: EntropyTables,
-                       bands count: Int, writer w: inout BitWriter) {
+                       bands threads: Int, writer w: inout BitWriter) {
         let layout = setup.layout
         let rows = layout.mcusDown
         let source = Source(base: pixels)
+        let count = max(1, min(rows, threads * bandsPerThread))
         let bands = (0 ..< count).map { _ in Band() }
-        DispatchQueue.concurrentPerform(iterations: count) { i in
-            let first = rows * i / count, end = rows * (i + 1) / count
+        let dealer = Dealer(count: count)
+        DispatchQueue.concurrentPerform(iterations: min(threads, count)) { _ in
             let processor = setup.makeProcessor()
             let store = CoefficientStore(layout: EncoderLayout.oneMCURow(of: layout))
-            var state = BaselineScanState(components: layout.components.count, restartInterval: 0)
             func transform(_ mcuRow: Int) {
                 let y0 = mcuRow * layout.mcuHeight
                 processor.process(rows: source.base + y0 * rowBytes, rowBytes: rowBytes,
                                   count: min(layout.mcuHeight, layout.height - y0), mcuRow: mcuRow,
                                   out: store.rowPointers(0), masks: store.rowMaskPointers(0))
             }
-            func code(into writer: inout BitWriter) {
-                state.encodeRow(store.rowPointers(0).map { UnsafePointer($0) }, masks: store.rowMaskPointers(0).map { UnsafePointer($0) },
-                                layout: layout, tables: tables, writer: &writer)
+            while let i = dealer.take() {
+                let first = rows * i / count, end = rows * (i + 1) / count
+                var state = BaselineScanState(components: layout.components.count, restartInterval: 0)
+                func code(into writer: inout BitWriter) {
+                    state.encodeRow(store.rowPointers(0).map { UnsafePointer($0) }, masks: store.rowMaskPointers(0).map { UnsafePointer($0) },
+                                    layout: layout, tables: tables, writer: &writer)
+                }
+                if first > 0 {
+                    // The DC predictions of the row before this band.
+                    var scratch = BitWriter(capacity: 4096)
+                    transform(first - 1)
+                    code(into: &scratch)
+                }
+                var writer = BitWriter(capacity: max(layout.width * layout.mcuHeight * (end - first) / 4, 4096))
+                for mcuRow in first ..< end {
+                    transform(mcuRow)
+                    code(into: &writer)
+                }
+                let band = bands[i]
+                band.acc = writer.acc
+                band.bits = writer.bits
+                band.bytes = writer.take()
             }
-            if first > 0 {
-                // The DC predictions of the row before this band.
-                var scratch = BitWriter(capacity: 4096)
-                transform(first - 1)
-                code(into: &scratch)
-            }
-            var writer = BitWriter(capacity: max(layout.width * layout.mcuHeight * (end - first) / 4, 4096))
-            for mcuRow in first ..< end {
-                transform(mcuRow)
-                code(into: &writer)
-            }
-            let band = bands[i]
-            band.acc = writer.acc
-            band.bits = writer.bits
-            band.bytes = writer.take()
         }
         for band in bands {
             band.bytes.withUnsafeBufferPointer { w.appendCoded($0, pendingBits: band.acc, count: band.bits) }
