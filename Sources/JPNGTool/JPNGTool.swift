@@ -1,7 +1,7 @@
 import PureImage
 import ArgumentParser
 
-@main
+/// The command-line interface (run from ``Entry``).
 struct JPNGTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jpng",
