@@ -3,7 +3,7 @@ import ArgumentParser
 
 /// The program's entry: a `jpng decode` command line that streams (the form the benchmarks,
 /// scripts and djpeg/cjpeg replacements use) is read by ``QuickDecode`` and run at once; any
-/// other goes to ArgumentParser (``JPNGTool``).
+/// other goes to ArgumentParser (``JPNGTool``), `--version` alone aside.
 ///
 /// ArgumentParser builds every option of a subcommand through runtime reflection before it
 /// reads one argument: about 16 M instructions for `decode` (75% of decoding an 8x8 JPEG to
@@ -11,6 +11,11 @@ import ArgumentParser
 @main
 enum Entry {
     static func main() {
+        let arguments = CommandLine.arguments.dropFirst()
+        if arguments.count == 1 && arguments.first == "--version" {
+            Console.output(PureImagePackage.version + "\n")
+            return
+        }
         if let quick = QuickDecode(arguments: Array(CommandLine.arguments.dropFirst())), quick.run() { return }
         JPNGTool.main()
     }

@@ -75,4 +75,10 @@ import Testing
         #expect(missing.status == 1 && missing.stderr == missingFull.stderr && missing.stdout.isEmpty)
         #expect(missing.stderr.split(separator: "\n").count == 1)
     }
+
+    @Test("--version alone prints the version, as ArgumentParser does")
+    func version() throws {
+        let run = try CLI.run(["--version"])
+        #expect(run.status == 0 && run.stdoutText == PureImagePackage.version + "\n" && run.stderr.isEmpty)
+    }
 }
