@@ -86,6 +86,22 @@ final class TransformPipeline: @unchecked Sendable {
         }
     }
 
+    /// Hands the worker the whole of MCU row `mcuRow` (colour conversion included): `count`
+    /// rows at `rows`, `rowBytes` apart, which stay as they are until `slot` is taken.
+    func startWhole(slot: Int, rows: UnsafePointer<UInt8>, rowBytes: Int, count: Int, mcuRow: Int) {
+        guard let worker else { return start(slot: slot, rows: rows, rowBytes: rowBytes, count: count, mcuRow: mcuRow) }
+        precondition(!started[slot], "TransformPipeline: slot \(slot) started twice")
+        started[slot] = true
+        worker.wait()
+        running = slot
+        let work = RowWork(processor: processor, store: stores[slot]), source = SourceRows(pointer: rows)
+        worker.submit {
+            work.processor.convert(rows: source.pointer, rowBytes: rowBytes, count: count, first: 0, slot: slot)
+            work.processor.transformConverted(count: count, mcuRow: mcuRow, slot: slot,
+                                              out: work.store.rowPointers(0), masks: work.store.rowMaskPointers(0))
+        }
+    }
+
     /// Waits for `slot`'s row and returns its blocks and nonzero maps per component (valid
     /// until the slot is started again).
     func take(slot: Int) -> (blocks: [UnsafePointer<Int16>], masks: [UnsafePointer<UInt64>]) {
@@ -112,4 +128,9 @@ final class TransformPipeline: @unchecked Sendable {
 private struct RowWork: @unchecked Sendable {
     let processor: MCURowProcessor
     let store: CoefficientStore
+}
+
+/// Rows the caller keeps unchanged until the worker's row is taken.
+private struct SourceRows: @unchecked Sendable {
+    let pointer: UnsafePointer<UInt8>
 }
