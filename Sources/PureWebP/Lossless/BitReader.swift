@@ -82,5 +82,9 @@ struct VP8LBitReader {
     @inline(__always) var bitsLeft: Int { state.count &+ (length &- state.position) &* 8 }
 
     /// The byte offset (within the data) of the next unread bit, for error messages.
-    var byteOffset: Int { max(0, min(length, state.position - max(state.count, 0) / 8)) }
+    var byteOffset: Int { Self.byteOffset(state, length: length) }
+
+    static func byteOffset(_ state: VP8LBitState, length: Int) -> Int {
+        max(0, min(length, state.position - max(state.count, 0) / 8))
+    }
 }

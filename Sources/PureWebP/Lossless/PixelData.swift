@@ -60,7 +60,7 @@ enum VP8LImageData {
         let startState = reader.state, startPosition = position
         let savedCache = Array(cache)
         do {
-            try run(codes: codes, reader: &reader, pixels: pixels, width: width, position: &position, cache: cache, mode: 1)
+            try runComplete(codes: codes, reader: &reader, pixels: pixels, width: width, position: &position, cache: cache)
         } catch {
             guard case .needMoreData = error else { throw error }
             reader.state = startState
