@@ -60,4 +60,23 @@ import TestSupport
             if scalar != simd { return }
         }
     }
+
+    @Test func rgbOutputSIMDMatchesScalar() {
+        var rng = SplitMix64(seed: 13)
+        for count in 0 ... 70 {
+            let row = (0 ..< count).map { _ in Self.pixel(&rng) }
+            // A guard byte past the row: neither version may write it.
+            var scalar = [UInt8](repeating: 0xA5, count: 3 * count + 1), simd = scalar
+            row.withUnsafeBufferPointer { src in
+                let base = src.baseAddress ?? UnsafePointer(bitPattern: 4)!
+                scalar.withUnsafeMutableBytes { VP8LOutput.rgbScalar(base, count: count, into: $0.baseAddress!) }
+                simd.withUnsafeMutableBytes { VP8LOutput.rgb(base, count: count, into: $0.baseAddress!) }
+            }
+            var expected: [UInt8] = []
+            for p in row { expected += [UInt8(truncatingIfNeeded: p >> 16), UInt8(truncatingIfNeeded: p >> 8), UInt8(truncatingIfNeeded: p)] }
+            expected.append(0xA5)
+            #expect(scalar == expected, "count \(count)")
+            #expect(simd == expected, "count \(count)")
+        }
+    }
 }

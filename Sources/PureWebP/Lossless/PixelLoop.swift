@@ -110,11 +110,14 @@ extension VP8LImageData {
         return -1
     }
 
-    /// The loop of a complete stream: as `run`'s mode 1, with the checks per run (see above).
+    /// The loop of a complete stream, with the checks per run (see above); stops at the first
+    /// code at or past `limit`.
     static func runComplete(codes: VP8LCodes, reader: inout VP8LBitReader, pixels: UnsafeMutableBufferPointer<UInt32>,
-                            width: Int, position: inout Int, cache: UnsafeMutableBufferPointer<UInt32>) throws(VP8LFailure) {
+                            width: Int, position: inout Int, cache: UnsafeMutableBufferPointer<UInt32>,
+                            limit: Int) throws(VP8LFailure) {
         guard let out = pixels.baseAddress, width > 0, position < pixels.count else { return }
         let total = pixels.count
+        let stop = min(total, limit)
         let cacheShift = UInt32(32 - codes.cacheBits)
         let cachePointer = codes.cacheBits > 0 ? cache.baseAddress : nil
         let cacheLimit = VP8LCodes.literalCodes + VP8LCodes.lengthCodes + (cachePointer != nil ? 1 << codes.cacheBits : 0)
@@ -127,7 +130,7 @@ extension VP8LImageData {
             var pos = position
             defer { reader.state = bits.state; position = pos }
             var x = pos % width, y = pos / width
-            while pos < total {
+            while pos < stop {
                 let g = codes.group(x: x, y: y)
                 let run = tileBits == 0 ? width &- x : min(width &- x, (tileMask &+ 1) &- (x & tileMask))
                 var dst = out + pos

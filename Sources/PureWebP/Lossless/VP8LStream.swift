@@ -85,21 +85,29 @@ struct VP8LStream: Sendable {
         var reader = VP8LBitReader(data, state: bits, complete: complete)
         let total = pixels.count
         var failure: VP8LFailure?
-        pixels.withUnsafeMutableBufferPointer { out in
-            cache.withUnsafeMutableBufferPointer { c in
-                do throws(VP8LFailure) {
-                    try VP8LImageData.decode(codes: setup.codes, reader: &reader, pixels: out, width: setup.codedWidth,
-                                             position: &position, cache: c, complete: complete)
-                } catch {
-                    failure = error
+        // A complete stream is decoded `Self.chunkRows` rows at a time, each chunk's rows undone
+        // and handed out while they are still in the cache.
+        repeat {
+            let limit = complete ? min(total, (position / setup.codedWidth + Self.chunkRows) * setup.codedWidth) : total
+            pixels.withUnsafeMutableBufferPointer { out in
+                cache.withUnsafeMutableBufferPointer { c in
+                    do throws(VP8LFailure) {
+                        try VP8LImageData.decode(codes: setup.codes, reader: &reader, pixels: out, width: setup.codedWidth,
+                                                 position: &position, cache: c, complete: complete, limit: limit)
+                    } catch {
+                        failure = error
+                    }
                 }
             }
-        }
-        bits = reader.state
-        let finalRows = position == total ? height : position / setup.codedWidth
-        if finalRows > rowsDone { emitRows(upTo: finalRows, emit) }
+            bits = reader.state
+            let finalRows = position == total ? height : position / setup.codedWidth
+            if finalRows > rowsDone { emitRows(upTo: finalRows, emit) }
+        } while complete && failure == nil && position < total
         if let failure { throw failure }
     }
+
+    /// Rows decoded between two hand-outs of a complete stream.
+    static let chunkRows = 16
 
     private mutating func readSetup(_ reader: inout VP8LBitReader) throws(VP8LFailure) {
         if !headerless {
