@@ -149,7 +149,9 @@ struct VP8LStream: Sendable {
         let codes = try VP8LCodes.read(&reader, width: codedWidth, height: height, cacheBits: cacheBits, allowMeta: true)
         if reader.isPastEnd { throw .needMoreData }
         setup = Setup(transforms: transforms, codes: codes, codedWidth: codedWidth)
-        pixels = [UInt32](repeating: 0, count: codedWidth * height)
+        // Uninitialised: a pixel is read (by a backward reference or a row hand-out) only
+        // once it is decoded.
+        pixels = [UInt32](unsafeUninitializedCapacity: codedWidth * height) { _, count in count = codedWidth * height }
         cache = [UInt32](repeating: 0, count: cacheBits > 0 ? 1 << cacheBits : 0)
         previousRows = transforms.map { $0.kind == .predictor ? [UInt32](repeating: 0, count: $0.width) : [] }
         rowA = [UInt32](repeating: 0, count: width)
