@@ -47,6 +47,23 @@ extension VP8LImageData {
             }
         }
 
+        /// Tops the bits up to at least 56 while 8 bytes remain, without a branch on the count
+        /// (a count of 56 or more loads nothing new: the bits above `count` are the next
+        /// bytes' or zeros, so the or changes nothing); else as `fill`.
+        @inline(__always) mutating func refill() {
+            // (While 8 bytes remain the count is never negative: it goes below zero only
+            // once the data is out, and the load is bounded by `limit` either way.)
+            if cursor <= limit {
+                let word = UInt64(littleEndian: UnsafeRawPointer(cursor).loadUnaligned(as: UInt64.self))
+                value |= word &<< UInt64(truncatingIfNeeded: count)
+                let bytes = (63 &- count) &>> 3
+                cursor += bytes
+                count &+= bytes &<< 3
+            } else {
+                fill()
+            }
+        }
+
         @inline(__always) mutating func read(_ n: Int) -> Int {
             fill()
             let v = Int(truncatingIfNeeded: value & ((1 &<< UInt64(truncatingIfNeeded: n)) &- 1))
@@ -83,8 +100,22 @@ extension VP8LImageData {
                          red: UnsafePointer<UInt32>, blue: UnsafePointer<UInt32>, alpha: UnsafePointer<UInt32>,
                          arb: UInt32, kind: LiteralKind, cache: UnsafeMutablePointer<UInt32>?,
                          cacheShift: UInt32) -> Int {
+        // Locals for the loop (an inout of an out-of-line caller is stored at every change).
+        var bits0 = bits, dst0 = dst
+        defer { bits = bits0; dst = dst0 }
+        return literalLoop(&bits0, &dst0, end: end, green: green, red: red, blue: blue, alpha: alpha, arb: arb,
+                           kind: kind, cache: cache, cacheShift: cacheShift)
+    }
+
+    @inline(__always)
+    static func literalLoop(_ bits: inout FastBits, _ dst: inout UnsafeMutablePointer<UInt32>,
+                            end: UnsafeMutablePointer<UInt32>, green: UnsafePointer<UInt32>,
+                            red: UnsafePointer<UInt32>, blue: UnsafePointer<UInt32>, alpha: UnsafePointer<UInt32>,
+                            arb: UInt32, kind: LiteralKind, cache: UnsafeMutablePointer<UInt32>?,
+                            cacheShift: UInt32) -> Int {
         while dst < end {
-            bits.fill()
+            // At least 56 bits (unless the data ends): green, red and blue take at most 45.
+            bits.refill()
             let g = bits.decode(green)
             if g >= VP8LCodes.literalCodes { return g }
             let argb: UInt32
@@ -93,7 +124,6 @@ extension VP8LImageData {
                 argb = arb | UInt32(truncatingIfNeeded: g) &<< 8
             case .constantAlpha:
                 let r = bits.decode(red)
-                bits.fill()
                 let b = bits.decode(blue)
                 argb = arb | UInt32(truncatingIfNeeded: r &<< 16 | g &<< 8 | b)
             case .general:
@@ -108,6 +138,32 @@ extension VP8LImageData {
             dst += 1
         }
         return -1
+    }
+
+    /// `literals` for each kind out of line: a small function per loop keeps its values in
+    /// registers (written out in `runComplete`, the loop carried them through register moves).
+    @inline(never)
+    static func literalsGeneral(_ bits: inout FastBits, _ dst: inout UnsafeMutablePointer<UInt32>,
+                                end: UnsafeMutablePointer<UInt32>, tables: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>),
+                                arb: UInt32, cache: UnsafeMutablePointer<UInt32>?, cacheShift: UInt32) -> Int {
+        literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
+                 kind: .general, cache: cache, cacheShift: cacheShift)
+    }
+
+    @inline(never)
+    static func literalsConstantAlpha(_ bits: inout FastBits, _ dst: inout UnsafeMutablePointer<UInt32>,
+                                      end: UnsafeMutablePointer<UInt32>, tables: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>),
+                                      arb: UInt32, cache: UnsafeMutablePointer<UInt32>?, cacheShift: UInt32) -> Int {
+        literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
+                 kind: .constantAlpha, cache: cache, cacheShift: cacheShift)
+    }
+
+    @inline(never)
+    static func literalsGreenOnly(_ bits: inout FastBits, _ dst: inout UnsafeMutablePointer<UInt32>,
+                                  end: UnsafeMutablePointer<UInt32>, tables: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>),
+                                  arb: UInt32, cache: UnsafeMutablePointer<UInt32>?, cacheShift: UInt32) -> Int {
+        literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
+                 kind: .greenOnly, cache: cache, cacheShift: cacheShift)
     }
 
     /// The loop of a complete stream, with the checks per run (see above); stops at the first
@@ -144,16 +200,14 @@ extension VP8LImageData {
                     let green = tables + Int(codes.trees[t]), red = tables + Int(codes.trees[t &+ 1])
                     let blue = tables + Int(codes.trees[t &+ 2]), alpha = tables + Int(codes.trees[t &+ 3])
                     let code: Int
+                    let four = (green, red, blue, alpha)
                     if let arb = codes.trivialLiteral[g] {
-                        code = literals(&bits, &dst, end: end, green: green, red: red, blue: blue, alpha: alpha, arb: arb,
-                                        kind: .greenOnly, cache: cachePointer, cacheShift: cacheShift)
+                        code = literalsGreenOnly(&bits, &dst, end: end, tables: four, arb: arb, cache: cachePointer, cacheShift: cacheShift)
                     } else if alpha.pointee < 1 << 16 {
-                        let arb = (alpha.pointee & 0xFF) << 24
-                        code = literals(&bits, &dst, end: end, green: green, red: red, blue: blue, alpha: alpha, arb: arb,
-                                        kind: .constantAlpha, cache: cachePointer, cacheShift: cacheShift)
+                        code = literalsConstantAlpha(&bits, &dst, end: end, tables: four, arb: (alpha.pointee & 0xFF) << 24,
+                                                     cache: cachePointer, cacheShift: cacheShift)
                     } else {
-                        code = literals(&bits, &dst, end: end, green: green, red: red, blue: blue, alpha: alpha, arb: 0,
-                                        kind: .general, cache: cachePointer, cacheShift: cacheShift)
+                        code = literalsGeneral(&bits, &dst, end: end, tables: four, arb: 0, cache: cachePointer, cacheShift: cacheShift)
                     }
                     if code >= 0 {
                         // A backward reference, a cache hit or an invalid code at `dst`.
