@@ -79,4 +79,34 @@ import TestSupport
             #expect(simd == expected, "count \(count)")
         }
     }
+
+    /// The pixel loop's branch-free refill reads the same bits as the exact reader, also from a
+    /// state the byte-wise end refill left on a shorter prefix (the stream resumed with more data).
+    @Test func refillMatchesTheExactReader() {
+        var rng = SplitMix64(seed: 14)
+        let data = (0 ..< 48).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+        data.withUnsafeBufferPointer { full in
+            for prefix in 1 ... 16 {
+                for skipped in [0, 1, 7, 8, 9, 31, 32, 40] {
+                    var short = VP8LBitReader(UnsafeBufferPointer(rebasing: full[0 ..< prefix]), state: VP8LBitState(), complete: false)
+                    _ = short.read(min(skipped, 8 * prefix))
+                    short.fill()
+                    #expect(short.state.count <= 63)
+                    let resumed = VP8LBitReader(full, state: short.state)
+                    var exact = resumed
+                    var fast = VP8LImageData.FastBits(resumed)
+                    for step in 0 ..< 12 {
+                        let n = [15, 3, 12, 7, 1, 14][step % 6]
+                        fast.refill()
+                        let a = Int(truncatingIfNeeded: fast.value & ((1 << UInt64(n)) - 1))
+                        fast.value >>= UInt64(n)
+                        fast.count -= n
+                        let b = exact.read(n)
+                        #expect(a == b, "prefix \(prefix) skipped \(skipped) step \(step)")
+                        if a != b { return }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -51,8 +51,8 @@ extension VP8LImageData {
         /// (a count of 56 or more loads nothing new: the bits above `count` are the next
         /// bytes' or zeros, so the or changes nothing); else as `fill`.
         @inline(__always) mutating func refill() {
-            // (While 8 bytes remain the count is never negative: it goes below zero only
-            // once the data is out, and the load is bounded by `limit` either way.)
+            // (The count is 0...63 here: no fill leaves more than 63 bits, and it goes below
+            // zero only once the data is out; the load is bounded by `limit` either way.)
             if cursor <= limit {
                 let word = UInt64(littleEndian: UnsafeRawPointer(cursor).loadUnaligned(as: UInt64.self))
                 value |= word &<< UInt64(truncatingIfNeeded: count)
