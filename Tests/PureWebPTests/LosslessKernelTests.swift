@@ -57,6 +57,12 @@ import TestSupport
             scalar.withUnsafeMutableBufferPointer { VP8LInverse.crossColor(t, y: y, row: $0.baseAddress!) }
             simd.withUnsafeMutableBufferPointer { VP8LInverseSIMD.crossColor(t, y: y, row: $0.baseAddress!) }
             #expect(scalar == simd, "trial \(trial)")
+            // Out of place (from the coded pixels): the same output, the source untouched.
+            var out = [UInt32](repeating: 0, count: width)
+            row.withUnsafeBufferPointer { src in
+                out.withUnsafeMutableBufferPointer { VP8LInverseSIMD.crossColor(t, y: y, row: $0.baseAddress!, from: src.baseAddress!) }
+            }
+            #expect(out == scalar, "trial \(trial) out of place")
             if scalar != simd { return }
         }
     }

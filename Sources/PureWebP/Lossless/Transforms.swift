@@ -230,11 +230,13 @@ enum VP8LInverse {
 
     /// Undoes the cross-colour transform on row `y` in place (the scalar twin of
     /// `VP8LInverseSIMD.crossColor`).
-    static func crossColor(_ t: VP8LTransform, y: Int, row: UnsafeMutablePointer<UInt32>) {
+    static func crossColor(_ t: VP8LTransform, y: Int, row: UnsafeMutablePointer<UInt32>,
+                           from source: UnsafePointer<UInt32>? = nil) {
+        let src = source ?? UnsafePointer(row)
         let tilesPerRow = VP8LCodes.subsample(t.width, t.bits)
         t.data.withUnsafeBufferPointer { elements in
             let base = (y >> t.bits) * tilesPerRow
-            for x in 0 ..< t.width { row[x] = crossColorPixel(row[x], elements[base &+ (x >> t.bits)]) }
+            for x in 0 ..< t.width { row[x] = crossColorPixel(src[x], elements[base &+ (x >> t.bits)]) }
         }
     }
 

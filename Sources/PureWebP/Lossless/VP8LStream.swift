@@ -165,13 +165,22 @@ struct VP8LStream: Sendable {
         var a = rowA, b = rowB
         rowA = []; rowB = []
         defer { rowA = a; rowB = b }
+        // A cross-colour transform undone first reads the coded pixels itself (no copy).
+        let last = setup.transforms.count - 1
+        let crossColorFirst = last >= 0 && setup.transforms[last].kind == .crossColor
         for y in rowsDone ..< end {
+            var index = last
             a.withUnsafeMutableBufferPointer { ab in
                 pixels.withUnsafeBufferPointer { p in
-                    ab.baseAddress!.update(from: p.baseAddress! + y * codedWidth, count: codedWidth)
+                    let source = p.baseAddress! + y * codedWidth
+                    if crossColorFirst {
+                        VP8LInverseSIMD.crossColor(setup.transforms[last], y: y, row: ab.baseAddress!, from: source)
+                    } else {
+                        ab.baseAddress!.update(from: source, count: codedWidth)
+                    }
                 }
             }
-            var index = setup.transforms.count - 1
+            if crossColorFirst { index -= 1 }
             while index >= 0 {
                 let t = setup.transforms[index]
                 switch t.kind {
