@@ -185,12 +185,22 @@ struct VP8LStream: Sendable {
                 let t = setup.transforms[index]
                 switch t.kind {
                 case .predictor:
+                    // Add-green undone right after goes in the same pass as the copy of the
+                    // predictor's output row.
+                    let addGreenNext = index > 0 && setup.transforms[index - 1].kind == .subtractGreen
+                        && setup.transforms[index - 1].width == t.width
                     a.withUnsafeMutableBufferPointer { ab in
                         previousRows[index].withUnsafeMutableBufferPointer { prev in
                             VP8LInverse.predictor(t, y: y, row: ab.baseAddress!, previous: UnsafePointer(prev.baseAddress!))
-                            for x in 0 ..< t.width { prev[x] = ab[x] }
+                            if addGreenNext {
+                                let r = ab.baseAddress!, p = prev.baseAddress!
+                                for x in 0 ..< t.width { let v = r[x]; p[x] = v; r[x] = VP8LInverse.addGreenPixel(v) }
+                            } else {
+                                for x in 0 ..< t.width { prev[x] = ab[x] }
+                            }
                         }
                     }
+                    if addGreenNext { index -= 1 }
                 case .crossColor:
                     a.withUnsafeMutableBufferPointer { VP8LInverseSIMD.crossColor(t, y: y, row: $0.baseAddress!) }
                 case .subtractGreen:
