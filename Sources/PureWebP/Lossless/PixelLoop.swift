@@ -141,29 +141,42 @@ extension VP8LImageData {
     }
 
     /// `literals` for each kind out of line: a small function per loop keeps its values in
-    /// registers (written out in `runComplete`, the loop carried them through register moves).
+    /// registers (written out in `runComplete`, the loop carried them through register moves);
+    /// each has a loop with and one without the colour cache.
     @inline(never)
     static func literalsGeneral(_ bits: inout FastBits, _ dst: inout UnsafeMutablePointer<UInt32>,
                                 end: UnsafeMutablePointer<UInt32>, tables: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>),
                                 arb: UInt32, cache: UnsafeMutablePointer<UInt32>?, cacheShift: UInt32) -> Int {
-        literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
-                 kind: .general, cache: cache, cacheShift: cacheShift)
+        if let cache {
+            return literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
+                            kind: .general, cache: cache, cacheShift: cacheShift)
+        }
+        return literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
+                        kind: .general, cache: nil, cacheShift: cacheShift)
     }
 
     @inline(never)
     static func literalsConstantAlpha(_ bits: inout FastBits, _ dst: inout UnsafeMutablePointer<UInt32>,
                                       end: UnsafeMutablePointer<UInt32>, tables: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>),
                                       arb: UInt32, cache: UnsafeMutablePointer<UInt32>?, cacheShift: UInt32) -> Int {
-        literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
-                 kind: .constantAlpha, cache: cache, cacheShift: cacheShift)
+        if let cache {
+            return literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
+                            kind: .constantAlpha, cache: cache, cacheShift: cacheShift)
+        }
+        return literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
+                        kind: .constantAlpha, cache: nil, cacheShift: cacheShift)
     }
 
     @inline(never)
     static func literalsGreenOnly(_ bits: inout FastBits, _ dst: inout UnsafeMutablePointer<UInt32>,
                                   end: UnsafeMutablePointer<UInt32>, tables: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>),
                                   arb: UInt32, cache: UnsafeMutablePointer<UInt32>?, cacheShift: UInt32) -> Int {
-        literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
-                 kind: .greenOnly, cache: cache, cacheShift: cacheShift)
+        if let cache {
+            return literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
+                            kind: .greenOnly, cache: cache, cacheShift: cacheShift)
+        }
+        return literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
+                        kind: .greenOnly, cache: nil, cacheShift: cacheShift)
     }
 
     /// The loop of a complete stream, with the checks per run (see above); stops at the first
