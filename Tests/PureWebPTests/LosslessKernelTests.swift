@@ -57,7 +57,62 @@ import TestSupport
             scalar.withUnsafeMutableBufferPointer { VP8LInverse.crossColor(t, y: y, row: $0.baseAddress!) }
             simd.withUnsafeMutableBufferPointer { VP8LInverseSIMD.crossColor(t, y: y, row: $0.baseAddress!) }
             #expect(scalar == simd, "trial \(trial)")
+            // Out of place (from the coded pixels): the same output, the source untouched.
+            var out = [UInt32](repeating: 0, count: width)
+            row.withUnsafeBufferPointer { src in
+                out.withUnsafeMutableBufferPointer { VP8LInverseSIMD.crossColor(t, y: y, row: $0.baseAddress!, from: src.baseAddress!) }
+            }
+            #expect(out == scalar, "trial \(trial) out of place")
             if scalar != simd { return }
+        }
+    }
+
+    @Test func rgbOutputSIMDMatchesScalar() {
+        var rng = SplitMix64(seed: 13)
+        for count in 0 ... 70 {
+            let row = (0 ..< count).map { _ in Self.pixel(&rng) }
+            // A guard byte past the row: neither version may write it.
+            var scalar = [UInt8](repeating: 0xA5, count: 3 * count + 1), simd = scalar
+            row.withUnsafeBufferPointer { src in
+                let base = src.baseAddress ?? UnsafePointer(bitPattern: 4)!
+                scalar.withUnsafeMutableBytes { VP8LOutput.rgbScalar(base, count: count, into: $0.baseAddress!) }
+                simd.withUnsafeMutableBytes { VP8LOutput.rgb(base, count: count, into: $0.baseAddress!) }
+            }
+            var expected: [UInt8] = []
+            for p in row { expected += [UInt8(truncatingIfNeeded: p >> 16), UInt8(truncatingIfNeeded: p >> 8), UInt8(truncatingIfNeeded: p)] }
+            expected.append(0xA5)
+            #expect(scalar == expected, "count \(count)")
+            #expect(simd == expected, "count \(count)")
+        }
+    }
+
+    /// The pixel loop's branch-free refill reads the same bits as the exact reader, also from a
+    /// state the byte-wise end refill left on a shorter prefix (the stream resumed with more data).
+    @Test func refillMatchesTheExactReader() {
+        var rng = SplitMix64(seed: 14)
+        let data = (0 ..< 48).map { _ in UInt8.random(in: 0 ... 255, using: &rng) }
+        data.withUnsafeBufferPointer { full in
+            for prefix in 1 ... 16 {
+                for skipped in [0, 1, 7, 8, 9, 31, 32, 40] {
+                    var short = VP8LBitReader(UnsafeBufferPointer(rebasing: full[0 ..< prefix]), state: VP8LBitState(), complete: false)
+                    _ = short.read(min(skipped, 8 * prefix))
+                    short.fill()
+                    #expect(short.state.count <= 63)
+                    let resumed = VP8LBitReader(full, state: short.state)
+                    var exact = resumed
+                    var fast = VP8LImageData.FastBits(resumed)
+                    for step in 0 ..< 12 {
+                        let n = [15, 3, 12, 7, 1, 14][step % 6]
+                        fast.refill()
+                        let a = Int(truncatingIfNeeded: fast.value & ((1 << UInt64(n)) - 1))
+                        fast.value >>= UInt64(n)
+                        fast.count -= n
+                        let b = exact.read(n)
+                        #expect(a == b, "prefix \(prefix) skipped \(skipped) step \(step)")
+                        if a != b { return }
+                    }
+                }
+            }
         }
     }
 }

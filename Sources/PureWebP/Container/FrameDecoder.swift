@@ -71,9 +71,6 @@ struct FrameDecoder: Sendable {
                             // 4-byte stores (each pixel's fourth byte overwritten by the next).
                             let out = UnsafeMutableRawPointer(direct.pixels + y * width * direct.bytesPerPixel)
                             guard let src = row.baseAddress else { return }
-                            @inline(__always) func rgba(_ argb: UInt32) -> UInt32 {
-                                UInt32(littleEndian: (argb & 0xFF00_FF00) | ((argb &>> 16) & 0xFF) | ((argb & 0xFF) &<< 16))
-                            }
                             if direct.bytesPerPixel == 4 {
                                 var x = 0
                                 while x + 4 <= width {
@@ -82,17 +79,9 @@ struct FrameDecoder: Sendable {
                                     out.storeBytes(of: w, toByteOffset: 4 * x, as: SIMD4<UInt32>.self)
                                     x &+= 4
                                 }
-                                while x < width { out.storeBytes(of: rgba(src[x]), toByteOffset: 4 * x, as: UInt32.self); x &+= 1 }
-                            } else if width > 0 {
-                                var d = out
-                                for x in 0 ..< width - 1 {
-                                    d.storeBytes(of: rgba(src[x]), as: UInt32.self)
-                                    d += 3
-                                }
-                                let last = rgba(src[width - 1])
-                                d.storeBytes(of: UInt8(truncatingIfNeeded: last), as: UInt8.self)
-                                d.storeBytes(of: UInt8(truncatingIfNeeded: last >> 8), toByteOffset: 1, as: UInt8.self)
-                                d.storeBytes(of: UInt8(truncatingIfNeeded: last >> 16), toByteOffset: 2, as: UInt8.self)
+                                while x < width { out.storeBytes(of: VP8LOutput.rgba(src[x]), toByteOffset: 4 * x, as: UInt32.self); x &+= 1 }
+                            } else {
+                                VP8LOutput.rgb(src, count: width, into: out)
                             }
                             emit(y, UnsafeBufferPointer(start: nil, count: 0))
                             done = y + 1

@@ -50,7 +50,9 @@ struct VP8LBitReader {
     @inline(never) static func fillSlow(_ s: VP8LBitState, _ base: UnsafePointer<UInt8>, _ length: Int) -> VP8LBitState {
         var state = s
         guard state.count >= 0 else { return state }
-        while state.count <= 56 && state.position < length {
+        // Up to 63 bits, as the 8-byte fill (the pixel loop's branch-free refill relies on a
+        // count under 64).
+        while state.count <= 55 && state.position < length {
             state.value |= UInt64(base[state.position]) &<< UInt64(state.count)
             state.position &+= 1
             state.count &+= 8
@@ -82,5 +84,9 @@ struct VP8LBitReader {
     @inline(__always) var bitsLeft: Int { state.count &+ (length &- state.position) &* 8 }
 
     /// The byte offset (within the data) of the next unread bit, for error messages.
-    var byteOffset: Int { max(0, min(length, state.position - max(state.count, 0) / 8)) }
+    var byteOffset: Int { Self.byteOffset(state, length: length) }
+
+    static func byteOffset(_ state: VP8LBitState, length: Int) -> Int {
+        max(0, min(length, state.position - max(state.count, 0) / 8))
+    }
 }

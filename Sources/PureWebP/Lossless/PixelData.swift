@@ -46,9 +46,11 @@ enum VP8LImageData {
     /// than 60), so it can resume there when more bytes come; with `complete` true, running
     /// out of bits throws `.needMoreData`, with `reader` and `position` back at the start of the
     /// code that ran out (so the decode can go on there when the data turns out to be longer).
+    /// With `complete`, the decode may stop at the first code at or past pixel `limit` (the
+    /// start of a row); running out of data still reports where it happened.
     static func decode(codes: VP8LCodes, reader: inout VP8LBitReader, pixels: UnsafeMutableBufferPointer<UInt32>,
                        width: Int, position: inout Int, cache: UnsafeMutableBufferPointer<UInt32>,
-                       complete: Bool) throws(VP8LFailure) {
+                       complete: Bool, limit: Int = .max) throws(VP8LFailure) {
         guard complete else {
             try run(codes: codes, reader: &reader, pixels: pixels, width: width, position: &position, cache: cache, mode: 0)
             return
@@ -60,7 +62,8 @@ enum VP8LImageData {
         let startState = reader.state, startPosition = position
         let savedCache = Array(cache)
         do {
-            try run(codes: codes, reader: &reader, pixels: pixels, width: width, position: &position, cache: cache, mode: 1)
+            try runComplete(codes: codes, reader: &reader, pixels: pixels, width: width, position: &position, cache: cache,
+                            limit: limit)
         } catch {
             guard case .needMoreData = error else { throw error }
             reader.state = startState
@@ -70,8 +73,9 @@ enum VP8LImageData {
         }
     }
 
-    /// The pixel loop. Mode 0 (incremental) returns between codes once fewer than 64 bits are
-    /// left; mode 1 checks nothing (running out throws `.needMoreData`); mode 2 keeps each
+    /// The exact pixel loop (a complete stream's first attempt is `runComplete`). Mode 0
+    /// (incremental) returns between codes once fewer than 64 bits are left; mode 1 checks
+    /// nothing (running out throws `.needMoreData`; unused); mode 2 keeps each
     /// code's start and, when a code runs out, throws `.needMoreData` with `reader` there.
     @inline(__always)
     private static func run(codes: VP8LCodes, reader: inout VP8LBitReader, pixels: UnsafeMutableBufferPointer<UInt32>,

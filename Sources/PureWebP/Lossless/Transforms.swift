@@ -75,8 +75,13 @@ enum VP8LInverse {
     /// in each field (1...511); below 256 (negative) its low byte is negated (xor 255, plus 1);
     /// the fields are summed by a multiply into the top one.
     @inline(__always) static func absDifferenceSum(_ x: UInt32, _ spreadY: UInt64) -> Int {
+        absDifferenceSum(spread: spread(x), spreadY)
+    }
+
+    /// `absDifferenceSum` with both pixels spread.
+    @inline(__always) static func absDifferenceSum(spread spreadX: UInt64, _ spreadY: UInt64) -> Int {
         let ones: UInt64 = 0x0001_0001_0001_0001
-        let e = spread(x) &+ 0x0100_0100_0100_0100 &- spreadY
+        let e = spreadX &+ 0x0100_0100_0100_0100 &- spreadY
         let negative = (~e &>> 8) & ones
         let magnitude = ((e & 0x00FF_00FF_00FF_00FF) ^ (negative &* 0xFF)) &+ negative
         return Int(truncatingIfNeeded: (magnitude &* ones) &>> 48)
@@ -84,14 +89,27 @@ enum VP8LInverse {
 
     /// `select` with the sums taken on all four channels at once (the per-byte one is its twin).
     @inline(__always) static func selectPacked(_ t: UInt32, _ l: UInt32, _ tl: UInt32) -> UInt32 {
-        let c = spread(tl)
-        return absDifferenceSum(l, c) <= absDifferenceSum(t, c) ? t : l
+        selectSpread(t, l, spread(t), spread(tl))
+    }
+
+    /// `selectPacked` given the top and top-left pixels spread (the row loop carries the
+    /// top's to the next pixel, where it is the top-left).
+    @inline(__always) static func selectSpread(_ t: UInt32, _ l: UInt32, _ st: UInt64, _ stl: UInt64) -> UInt32 {
+        // Blended by the sign of the difference of the sums (at most 1020 each), not a
+        // branch: on photos the choice is not predictable.
+        let keepTop = UInt32(truncatingIfNeeded: (absDifferenceSum(spread: st, stl) &- absDifferenceSum(l, stl)) &>> 16) ^ 0xFFFF_FFFF
+        return l ^ ((l ^ t) & keepTop)
     }
 
     /// `clampedAddSubtractFull` on all four channels at once (the per-byte one is its twin):
     /// a + b - c + 256 in 16-bit fields (1...766, so no field borrows from the next).
     @inline(__always) static func clampedAddSubtractFullPacked(_ a: UInt32, _ b: UInt32, _ c: UInt32) -> UInt32 {
-        clipFields(spread(a) &+ spread(b) &+ 0x0100_0100_0100_0100 &- spread(c))
+        clampedAddSubtractFullSpread(a, spread(b), spread(c))
+    }
+
+    /// `clampedAddSubtractFullPacked` given b and c spread.
+    @inline(__always) static func clampedAddSubtractFullSpread(_ a: UInt32, _ sb: UInt64, _ sc: UInt64) -> UInt32 {
+        clipFields(spread(a) &+ sb &+ 0x0100_0100_0100_0100 &- sc)
     }
 
     /// `clampedAddSubtractHalf` on all four channels at once (the per-byte one is its twin):
@@ -161,6 +179,19 @@ enum VP8LInverse {
                         x &+= 1
                     }
                 }
+                // Modes 11 and 12 (no top-right): the top pixel's spread form is the next
+                // pixel's top-left.
+                @inline(__always) func runCarry(_ predict: (UInt32, UInt32, UInt64, UInt64) -> UInt32) {
+                    var left = row[x &- 1]
+                    var stl = spread(previous[x &- 1])
+                    while x < end {
+                        let t = previous[x], st = spread(t)
+                        left = add(row[x], predict(left, t, st, stl))
+                        row[x] = left
+                        stl = st
+                        x &+= 1
+                    }
+                }
                 switch mode {
                 case 1: run { l, _, _, _ in l }
                 case 2: run { _, t, _, _ in t }
@@ -172,8 +203,8 @@ enum VP8LInverse {
                 case 8: run { _, t, tl, _ in average2(tl, t) }
                 case 9: run { _, t, _, tr in average2(t, tr) }
                 case 10: run { l, t, tl, tr in average2(average2(l, tl), average2(t, tr)) }
-                case 11: run { l, t, tl, _ in selectPacked(t, l, tl) }
-                case 12: run { l, t, tl, _ in clampedAddSubtractFullPacked(l, t, tl) }
+                case 11: runCarry { l, t, st, stl in selectSpread(t, l, st, stl) }
+                case 12: runCarry { l, _, st, stl in clampedAddSubtractFullSpread(l, st, stl) }
                 case 13: run { l, t, tl, _ in clampedAddSubtractHalfPacked(average2(l, t), tl) }
                 default: run { _, _, _, _ in 0xFF00_0000 }
                 }
@@ -199,11 +230,13 @@ enum VP8LInverse {
 
     /// Undoes the cross-colour transform on row `y` in place (the scalar twin of
     /// `VP8LInverseSIMD.crossColor`).
-    static func crossColor(_ t: VP8LTransform, y: Int, row: UnsafeMutablePointer<UInt32>) {
+    static func crossColor(_ t: VP8LTransform, y: Int, row: UnsafeMutablePointer<UInt32>,
+                           from source: UnsafePointer<UInt32>? = nil) {
+        let src = source ?? UnsafePointer(row)
         let tilesPerRow = VP8LCodes.subsample(t.width, t.bits)
         t.data.withUnsafeBufferPointer { elements in
             let base = (y >> t.bits) * tilesPerRow
-            for x in 0 ..< t.width { row[x] = crossColorPixel(row[x], elements[base &+ (x >> t.bits)]) }
+            for x in 0 ..< t.width { row[x] = crossColorPixel(src[x], elements[base &+ (x >> t.bits)]) }
         }
     }
 

@@ -10,7 +10,10 @@ enum VP8LInverseSIMD {
     /// multiplied by (green-to-blue, green-to-red) with pmullw-style low products (a product of
     /// two signed bytes fits 16 bits) and shifted right by 5, exactly as `colorDelta`; the sums
     /// keep their low bytes. The new red, moved to the blue half, then gives red-to-blue's delta.
-    static func crossColor(_ t: VP8LTransform, y: Int, row: UnsafeMutablePointer<UInt32>) {
+    /// With `source`, the row's input is read there instead (the coded pixels, saving a copy).
+    static func crossColor(_ t: VP8LTransform, y: Int, row: UnsafeMutablePointer<UInt32>,
+                           from source: UnsafePointer<UInt32>? = nil) {
+        let src = source ?? UnsafePointer(row)
         let width = t.width
         let tileWidth = 1 << t.bits
         let tilesPerRow = VP8LCodes.subsample(width, t.bits)
@@ -30,7 +33,7 @@ enum VP8LInverseSIMD {
                 let low = S(repeating: 0xFF)
                 while x &+ 4 <= end {
                     let p = UnsafeMutableRawPointer(row + x)
-                    let v = p.loadUnaligned(as: U.self)
+                    let v = UnsafeRawPointer(src + x).loadUnaligned(as: U.self)
                     let g32 = v & U(repeating: 0xFF00)
                     let g = unsafeBitCast(g32 | (g32 &<< 16), to: S.self) &>> 8
                     let rb = (unsafeBitCast(v, to: S.self) &+ ((g &* m1) &>> 5)) & low
@@ -41,7 +44,7 @@ enum VP8LInverseSIMD {
                     x &+= 4
                 }
                 while x < end {
-                    row[x] = VP8LInverse.crossColorPixel(row[x], code)
+                    row[x] = VP8LInverse.crossColorPixel(src[x], code)
                     x &+= 1
                 }
             }

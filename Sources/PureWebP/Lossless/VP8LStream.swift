@@ -85,21 +85,29 @@ struct VP8LStream: Sendable {
         var reader = VP8LBitReader(data, state: bits, complete: complete)
         let total = pixels.count
         var failure: VP8LFailure?
-        pixels.withUnsafeMutableBufferPointer { out in
-            cache.withUnsafeMutableBufferPointer { c in
-                do throws(VP8LFailure) {
-                    try VP8LImageData.decode(codes: setup.codes, reader: &reader, pixels: out, width: setup.codedWidth,
-                                             position: &position, cache: c, complete: complete)
-                } catch {
-                    failure = error
+        // A complete stream is decoded `Self.chunkRows` rows at a time, each chunk's rows undone
+        // and handed out while they are still in the cache.
+        repeat {
+            let limit = complete ? min(total, (position / setup.codedWidth + Self.chunkRows) * setup.codedWidth) : total
+            pixels.withUnsafeMutableBufferPointer { out in
+                cache.withUnsafeMutableBufferPointer { c in
+                    do throws(VP8LFailure) {
+                        try VP8LImageData.decode(codes: setup.codes, reader: &reader, pixels: out, width: setup.codedWidth,
+                                                 position: &position, cache: c, complete: complete, limit: limit)
+                    } catch {
+                        failure = error
+                    }
                 }
             }
-        }
-        bits = reader.state
-        let finalRows = position == total ? height : position / setup.codedWidth
-        if finalRows > rowsDone { emitRows(upTo: finalRows, emit) }
+            bits = reader.state
+            let finalRows = position == total ? height : position / setup.codedWidth
+            if finalRows > rowsDone { emitRows(upTo: finalRows, emit) }
+        } while complete && failure == nil && position < total
         if let failure { throw failure }
     }
+
+    /// Rows decoded between two hand-outs of a complete stream.
+    static let chunkRows = 16
 
     private mutating func readSetup(_ reader: inout VP8LBitReader) throws(VP8LFailure) {
         if !headerless {
@@ -141,7 +149,9 @@ struct VP8LStream: Sendable {
         let codes = try VP8LCodes.read(&reader, width: codedWidth, height: height, cacheBits: cacheBits, allowMeta: true)
         if reader.isPastEnd { throw .needMoreData }
         setup = Setup(transforms: transforms, codes: codes, codedWidth: codedWidth)
-        pixels = [UInt32](repeating: 0, count: codedWidth * height)
+        // Uninitialised: a pixel is read (by a backward reference or a row hand-out) only
+        // once it is decoded.
+        pixels = [UInt32](unsafeUninitializedCapacity: codedWidth * height) { _, count in count = codedWidth * height }
         cache = [UInt32](repeating: 0, count: cacheBits > 0 ? 1 << cacheBits : 0)
         previousRows = transforms.map { $0.kind == .predictor ? [UInt32](repeating: 0, count: $0.width) : [] }
         rowA = [UInt32](repeating: 0, count: width)
@@ -155,23 +165,42 @@ struct VP8LStream: Sendable {
         var a = rowA, b = rowB
         rowA = []; rowB = []
         defer { rowA = a; rowB = b }
+        // A cross-colour transform undone first reads the coded pixels itself (no copy).
+        let last = setup.transforms.count - 1
+        let crossColorFirst = last >= 0 && setup.transforms[last].kind == .crossColor
         for y in rowsDone ..< end {
+            var index = last
             a.withUnsafeMutableBufferPointer { ab in
                 pixels.withUnsafeBufferPointer { p in
-                    ab.baseAddress!.update(from: p.baseAddress! + y * codedWidth, count: codedWidth)
+                    let source = p.baseAddress! + y * codedWidth
+                    if crossColorFirst {
+                        VP8LInverseSIMD.crossColor(setup.transforms[last], y: y, row: ab.baseAddress!, from: source)
+                    } else {
+                        ab.baseAddress!.update(from: source, count: codedWidth)
+                    }
                 }
             }
-            var index = setup.transforms.count - 1
+            if crossColorFirst { index -= 1 }
             while index >= 0 {
                 let t = setup.transforms[index]
                 switch t.kind {
                 case .predictor:
+                    // Add-green undone right after goes in the same pass as the copy of the
+                    // predictor's output row.
+                    let addGreenNext = index > 0 && setup.transforms[index - 1].kind == .subtractGreen
+                        && setup.transforms[index - 1].width == t.width
                     a.withUnsafeMutableBufferPointer { ab in
                         previousRows[index].withUnsafeMutableBufferPointer { prev in
                             VP8LInverse.predictor(t, y: y, row: ab.baseAddress!, previous: UnsafePointer(prev.baseAddress!))
-                            for x in 0 ..< t.width { prev[x] = ab[x] }
+                            if addGreenNext {
+                                let r = ab.baseAddress!, p = prev.baseAddress!
+                                for x in 0 ..< t.width { let v = r[x]; p[x] = v; r[x] = VP8LInverse.addGreenPixel(v) }
+                            } else {
+                                for x in 0 ..< t.width { prev[x] = ab[x] }
+                            }
                         }
                     }
+                    if addGreenNext { index -= 1 }
                 case .crossColor:
                     a.withUnsafeMutableBufferPointer { VP8LInverseSIMD.crossColor(t, y: y, row: $0.baseAddress!) }
                 case .subtractGreen:
