@@ -1,4 +1,3 @@
-import Dispatch
 import ImageCore
 
 /// A resumable VP8 key-frame decoder (RFC 6386), bit-exact with libwebp 1.2.4.
@@ -196,6 +195,10 @@ struct VP8Decoder: Sendable {
         // The pipeline runs once the chunk is all there. A row that runs out past the chunk
         // (waiting for the bytes after it) is rolled back in the worker and retried by the loop.
         let threaded = useThreads && chunkComplete
+        // The thread that reconstructs row N + 1 while this one filters row N (nil: no thread
+        // to be had, and the rows run one after the other here).
+        let worker = threaded && mbY < mbH ? HandoffWorker() : nil
+        defer { worker?.close() }
 
         try frame.tokenProbabilities.withUnsafeBufferPointer { probs throws(WebPError) in
         try frame.quantizers.withUnsafeBufferPointer { quants throws(WebPError) in
@@ -323,11 +326,11 @@ struct VP8Decoder: Sendable {
                 nzLeft = 0
                 nzDcLeft = 0
                 var delivered = rowsDelivered
-                if threaded && mbY < mbH {
+                if let worker, mbY < mbH {
                     // Row y is filtered and handed out while row y + 1 is reconstructed into
                     // the other slot (libwebp's use_threads split).
                     var failure: WebPError?
-                    Self.runConcurrently({
+                    Self.runConcurrently(on: worker, {
                         do throws(WebPError) { _ = try reconstructRow() } catch { failure = error }
                     }, {
                         delivered = finishRow(y, delivered: delivered)
@@ -341,27 +344,25 @@ struct VP8Decoder: Sendable {
         }}}}}}}}}}}}}
     }
 
-    /// Runs `a` on a Dispatch worker and `b` on the calling thread, and returns when both are
+    /// Runs `a` on `worker`'s thread and `b` on the calling thread, and returns when both are
     /// done. The caller guarantees they touch disjoint memory (one reconstructs into one cache
     /// slot, the other filters and outputs the other slot), which is what makes the unchecked
-    /// box sound. (`concurrentPerform` of two iterations ran both on the calling thread here:
-    /// the worker woke after the caller had taken the second one.)
-    static func runConcurrently(_ a: () -> Void, _ b: () -> Void) {
+    /// box sound. A `HandoffWorker` rather than a Dispatch work item a row: each of those woke
+    /// a thread on both sides, tens of microseconds on a VM against a row's few hundred.
+    static func runConcurrently(on worker: HandoffWorker, _ a: () -> Void, _ b: () -> Void) {
         withoutActuallyEscaping(a) { a in
             let job = ConcurrentJob(a)
-            let done = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
+            worker.submit {
                 job.run?()
-                job.run = nil   // released before the signal: nothing outlives the call
-                done.signal()
+                job.run = nil   // released before the worker reports the end: nothing outlives the call
             }
             b()
-            done.wait()
+            worker.wait()
         }
     }
 }
 
-/// A closure handed to a Dispatch worker (see `VP8Decoder.runConcurrently`).
+/// A closure handed to the worker thread (see `VP8Decoder.runConcurrently`).
 private final class ConcurrentJob: @unchecked Sendable {
     var run: (() -> Void)?
     init(_ run: @escaping () -> Void) { self.run = run }
