@@ -83,37 +83,41 @@ enum DitherMap {
     /// (an undithered remap). Pixels outside `mask` neither form nor break runs' counts but
     /// take their value like any other.
     static func weighByRuns(_ map: inout [UInt8], indices: [UInt8], width: Int, height: Int) {
-        guard map.count == width * height, indices.count == map.count else { return }
-        for y in 0 ..< height {
-            let base = y * width
-            var start = 0
-            while start < width {
-                let k = indices[base + start]
-                var end = start + 1
-                while end < width && indices[base + end] == k { end += 1 }
-                var score = 10 * (end - start)
-                for x in start ..< end {
-                    if y > 0 && indices[base - width + x] == k { score += 15 }
-                    if y + 1 < height && indices[base + width + x] == k { score += 15 }
+        guard !map.isEmpty, map.count == width * height, indices.count == map.count else { return }
+        map.withUnsafeMutableBufferPointer { mp in
+            indices.withUnsafeBufferPointer { ip in
+                let m = mp.baseAddress!, all = ip.baseAddress!
+                for y in 0 ..< height {
+                    let row = all + y &* width, out = m + y &* width
+                    // A missing row above or below is the row itself, its matches worth 0.
+                    let up = y > 0 ? row - width : row, upScore = y > 0 ? 15 : 0
+                    let down = y + 1 < height ? row + width : row, downScore = y + 1 < height ? 15 : 0
+                    var start = 0
+                    while start < width {
+                        let k = row[start]
+                        var end = start
+                        var score = 0
+                        repeat {
+                            score &+= 10 &+ (up[end] == k ? upScore : 0) &+ (down[end] == k ? downScore : 0)
+                            end &+= 1
+                        } while end < width && row[end] == k
+                        let f = (255.0 / 383.0) * (1 - 20 / (20 + Float(score)))
+                        for x in start ..< end {
+                            let v = min(Float(Int(out[x]) &+ 128) * f, 255)
+                            out[x] = UInt8(truncatingIfNeeded: Int32(v))
+                        }
+                        start = end
+                    }
                 }
-                let f = (255.0 / 383.0) * (1 - 20 / (20 + Float(score)))
-                for x in start ..< end {
-                    map[base + x] = UInt8(min(Float(Int(map[base + x]) + 128) * f, 255))
-                }
-                start = end
             }
         }
     }
 
-    /// 3x3 cross (centre and its four neighbours, edges repeated) maximum or minimum.
-    private static func cross(_ src: [UInt8], _ dst: inout [UInt8], _ width: Int, _ height: Int, max: Bool) {
-        if max { cross(src, &dst, width, height, Swift.max) } else { cross(src, &dst, width, height, Swift.min) }
-    }
-
-    @inline(__always)
-    private static func cross(_ src: [UInt8], _ dst: inout [UInt8], _ width: Int, _ height: Int,
-                              _ op: (UInt8, UInt8) -> UInt8) {
-        guard src.count >= width * height, dst.count >= width * height, width >= 2 else { return }
+    /// 3x3 cross (centre and its four neighbours, edges repeated) maximum or minimum: 16
+    /// pixels a step (`SIMD16<UInt8>`), the row's ends and the last few pixels one at a time
+    /// (`crossScalar`, the twin the tests compare it with).
+    static func cross(_ src: [UInt8], _ dst: inout [UInt8], _ width: Int, _ height: Int, max: Bool) {
+        guard src.count >= width * height, dst.count >= width * height, width >= 2, height >= 1 else { return }
         src.withUnsafeBufferPointer { s in
             dst.withUnsafeMutableBufferPointer { d in
                 for y in 0 ..< height {
@@ -121,12 +125,56 @@ enum DitherMap {
                     let up = s.baseAddress! + Swift.max(y - 1, 0) &* width
                     let down = s.baseAddress! + Swift.min(y + 1, height - 1) &* width
                     let out = d.baseAddress! + y &* width
-                    out[0] = op(op(row[0], op(row[0], row[1])), op(up[0], down[0]))
-                    for x in 1 ..< width - 1 {
-                        out[x] = op(op(row[x], op(row[x &- 1], row[x &+ 1])), op(up[x], down[x]))
+                    var x = 1
+                    while x &+ 16 <= width &- 1 {
+                        @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> SIMD16<UInt8> {
+                            UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self)
+                        }
+                        let c = load(row + x), l = load(row + (x &- 1)), r = load(row + (x &+ 1))
+                        let u = load(up + x), w = load(down + x)
+                        var v: SIMD16<UInt8>
+                        if max {
+                            v = c.replacing(with: l, where: l .> c)
+                            v = v.replacing(with: r, where: r .> v)
+                            v = v.replacing(with: u, where: u .> v)
+                            v = v.replacing(with: w, where: w .> v)
+                        } else {
+                            v = c.replacing(with: l, where: l .< c)
+                            v = v.replacing(with: r, where: r .< v)
+                            v = v.replacing(with: u, where: u .< v)
+                            v = v.replacing(with: w, where: w .< v)
+                        }
+                        UnsafeMutableRawPointer(out + x).storeBytes(of: v, as: SIMD16<UInt8>.self)
+                        x &+= 16
                     }
-                    let x = width - 1
-                    out[x] = op(op(row[x], op(row[x - 1], row[x])), op(up[x], down[x]))
+                    crossScalar(row, up, down, out, from: x, width: width, max: max)
+                    crossScalar(row, up, down, out, from: 0, to: 1, width: width, max: max)
+                }
+            }
+        }
+    }
+
+    /// `cross` one pixel at a time over `from ..< to` of one row (every pixel to the end by
+    /// default).
+    @inline(__always)
+    static func crossScalar(_ row: UnsafePointer<UInt8>, _ up: UnsafePointer<UInt8>, _ down: UnsafePointer<UInt8>,
+                            _ out: UnsafeMutablePointer<UInt8>, from: Int, to: Int? = nil, width: Int, max: Bool) {
+        let op: (UInt8, UInt8) -> UInt8 = max ? { Swift.max($0, $1) } : { Swift.min($0, $1) }
+        for x in from ..< (to ?? width) {
+            let l = row[x > 0 ? x - 1 : 0], r = row[x + 1 < width ? x + 1 : width - 1]
+            out[x] = op(op(row[x], op(l, r)), op(up[x], down[x]))
+        }
+    }
+
+    /// `cross` one pixel at a time: the reference for the SIMD steps.
+    static func crossReference(_ src: [UInt8], _ dst: inout [UInt8], _ width: Int, _ height: Int, max: Bool) {
+        guard src.count >= width * height, dst.count >= width * height, width >= 2, height >= 1 else { return }
+        src.withUnsafeBufferPointer { s in
+            dst.withUnsafeMutableBufferPointer { d in
+                for y in 0 ..< height {
+                    crossScalar(s.baseAddress! + y * width, s.baseAddress! + Swift.max(y - 1, 0) * width,
+                                s.baseAddress! + Swift.min(y + 1, height - 1) * width, d.baseAddress! + y * width,
+                                from: 0, width: width, max: max)
                 }
             }
         }
