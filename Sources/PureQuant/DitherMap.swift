@@ -15,11 +15,34 @@
 ///    the full error; edges and noise, which hide quantization, little.
 enum DitherMap {
     /// The contrast map (step 1 and 2), or nil for images under 4 pixels across or down.
-    static func contrast(pixels: [UInt32], width: Int, height: Int) -> [UInt8]? {
+    /// Step 1 takes 8 pixels a step (`contrastStep`); `scalar` takes one at a time (the twin
+    /// the tests compare it with: the same operations on the same values, so the same bytes).
+    static func contrast(pixels: [UInt32], width: Int, height: Int, scalar: Bool = false) -> [UInt8]? {
         guard width >= 4, height >= 4, pixels.count >= width * height else { return nil }
         let n = width * height
         var noise = [UInt8](repeating: 0, count: n)
         var edges = [UInt8](repeating: 0, count: n)
+        if scalar {
+            contrastScalar(pixels, width, height, &noise, &edges)
+        } else {
+            contrastStep(pixels, width, height, &noise, &edges)
+        }
+        var tmp = [UInt8](repeating: 0, count: n)
+        cross(noise, &tmp, width, height, max: true)
+        cross(tmp, &noise, width, height, max: true)
+        blur(&noise, &tmp, width, height, radius: 3)
+        cross(noise, &tmp, width, height, max: true)
+        cross(tmp, &noise, width, height, max: false)
+        cross(noise, &tmp, width, height, max: false)
+        cross(tmp, &noise, width, height, max: false)
+        cross(edges, &tmp, width, height, max: false)
+        cross(tmp, &edges, width, height, max: true)
+        for i in 0 ..< n { edges[i] = min(edges[i], noise[i]) }
+        return edges
+    }
+
+    /// Step 1 one pixel at a time, points as `SIMD4` lanes r, g, b, a.
+    static func contrastScalar(_ pixels: [UInt32], _ width: Int, _ height: Int, _ noise: inout [UInt8], _ edges: inout [UInt8]) {
         let unweight = Point(1, 1, 1, 1) / Perceptual.weights
         // Three rows of points (above, this, below) in a ring.
         var rows = [Point](repeating: Point(), count: 3 * width)
@@ -65,18 +88,83 @@ enum DitherMap {
                 }
             }
         } } } } }
-        var tmp = [UInt8](repeating: 0, count: n)
-        cross(noise, &tmp, width, height, max: true)
-        cross(tmp, &noise, width, height, max: true)
-        blur(&noise, &tmp, width, height, radius: 3)
-        cross(noise, &tmp, width, height, max: true)
-        cross(tmp, &noise, width, height, max: false)
-        cross(noise, &tmp, width, height, max: false)
-        cross(tmp, &noise, width, height, max: false)
-        cross(edges, &tmp, width, height, max: false)
-        cross(tmp, &edges, width, height, max: true)
-        for i in 0 ..< n { edges[i] = min(edges[i], noise[i]) }
-        return edges
+    }
+
+    /// Step 1 eight pixels a step: each row as four planes (r, g, b, a) of `Float`, one
+    /// repeated value at each end (and room for a last step's overrun), lanes `SIMD8<Float>`.
+    static func contrastStep(_ pixels: [UInt32], _ width: Int, _ height: Int, _ noise: inout [UInt8], _ edges: inout [UInt8]) {
+        let unweight = Point(1, 1, 1, 1) / Perceptual.weights
+        let w = Perceptual.weights
+        let stride = width + 2 + 8
+        // Three rows (above, this, below) in a ring, each four planes of `stride` floats.
+        var ring = [Float](repeating: 0, count: 3 * 4 * stride)
+        Perceptual.gammaTable.withUnsafeBufferPointer { gt in
+        pixels.withUnsafeBufferPointer { px in
+        ring.withUnsafeMutableBufferPointer { ring in
+        noise.withUnsafeMutableBufferPointer { noise in
+        edges.withUnsafeMutableBufferPointer { edges in
+            let r = ring.baseAddress!
+            @inline(__always) func load(_ y: Int, into out: UnsafeMutablePointer<Float>) {
+                let src = px.baseAddress! + y &* width
+                let pr = out, pg = out + stride, pb = out + 2 &* stride, pa = out + 3 &* stride
+                for x in 0 ..< width {
+                    var c = UInt32(bigEndian: src[x])
+                    if c & 0xFF == 0 { c = 0 }
+                    // As `Perceptual.point(c, gt) * unweight`, lane by lane.
+                    let a = Float(c & 0xFF) * (1 / 255)
+                    pr[x &+ 1] = gt[Int(c &>> 24)] * w[0] * a * unweight[0]
+                    pg[x &+ 1] = gt[Int((c &>> 16) & 0xFF)] * w[1] * a * unweight[1]
+                    pb[x &+ 1] = gt[Int((c &>> 8) & 0xFF)] * w[2] * a * unweight[2]
+                    pa[x &+ 1] = 1 * w[3] * a * unweight[3]
+                }
+                for plane in [pr, pg, pb, pa] {
+                    plane[0] = plane[1]
+                    plane[width &+ 1] = plane[width]
+                }
+            }
+            @inline(__always) func lanes(_ p: UnsafeMutablePointer<Float>) -> SIMD8<Float> {
+                UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
+            }
+            @inline(__always) func magnitude(_ x: SIMD8<Float>) -> SIMD8<Float> { x.replacing(with: -x, where: x .< 0) }
+            @inline(__always) func maximum(_ x: SIMD8<Float>, _ y: SIMD8<Float>) -> SIMD8<Float> { x.replacing(with: y, where: y .>= x) }
+            @inline(__always) func minimum(_ x: SIMD8<Float>, _ y: SIMD8<Float>) -> SIMD8<Float> { x.replacing(with: y, where: y .< x) }
+            let planes = 4 &* stride
+            load(0, into: r)
+            for y in 0 ..< height {
+                let row = r + (y % 3) &* planes
+                let above = y > 0 ? r + ((y - 1) % 3) &* planes : row
+                var next = row
+                if y + 1 < height {
+                    next = r + ((y + 1) % 3) &* planes
+                    load(y + 1, into: next)
+                }
+                let base = y &* width
+                var x = 0
+                while x < width {
+                    var h = SIMD8<Float>(repeating: 0), v = h
+                    for k in 0 ..< 4 {
+                        let o = k &* stride &+ x
+                        let c2 = lanes(row + (o &+ 1)) * 2
+                        let hd = lanes(row + o) + lanes(row + (o &+ 2)) - c2
+                        let vd = lanes(above + (o &+ 1)) + lanes(next + (o &+ 1)) - c2
+                        h = k == 0 ? magnitude(hd) : maximum(h, magnitude(hd))
+                        v = k == 0 ? magnitude(vd) : maximum(v, magnitude(vd))
+                    }
+                    let edge = maximum(h, v)
+                    var z = 1 - maximum(edge - magnitude(h - v) * 0.5, minimum(h, v))
+                    z = maximum(z, SIMD8<Float>(repeating: 0))
+                    z *= z
+                    z *= z
+                    let zs = z * 171, es = edge * 256
+                    for i in 0 ..< Swift.min(8, width &- x) {
+                        noise[base &+ x &+ i] = UInt8(Swift.min(85 + Int(zs[i]), 255))
+                        let e = 255 - Int(es[i])
+                        edges[base &+ x &+ i] = UInt8(Swift.min(Swift.max(e, 0), 255))
+                    }
+                    x &+= 8
+                }
+            }
+        } } } } }
     }
 
     /// Step 3: `map` (from `contrast`) turned into the dither map by the runs of `indices`

@@ -154,12 +154,12 @@ public enum Quantizer {
             // finds the flat runs for the dither map, then the dithered one. With more than
             // one thread the contrast map (which needs the pixels alone) is made on a thread
             // of its own meanwhile (`ThreadWork`: Dispatch's pool may be busy with the
-            // caller's other work), and the plain remap takes the other threads.
+            // caller's other work), the plain remap in pieces beside it.
             let threads = threads ?? Processors.online
             let apart = threads > 1 && width * height >= Self.minimumPixelsForAThread
             let contrast = apart ? ThreadWork { DitherMap.contrast(pixels: pixels, width: width, height: height) } : nil
             let plain = remapper.remap(pixels: pixels, width: width, height: height, mask: mask, ordered: 0,
-                                       threads: apart ? threads - 1 : threads)
+                                       threads: threads)
             // The palette's error (on a thread of its own when the contrast map is) while the
             // map is weighed by the plain remap's runs.
             let plainIndices = plain.indices

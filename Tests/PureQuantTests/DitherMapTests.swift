@@ -80,4 +80,22 @@ import TestSupport
             #expect(fast == slow, "\(width)x\(height)")
         }
     }
+
+    @Test func contrastStepsMatchThePixelByPixelTwin() {
+        // Random colours and alpha (transparent pixels among them), smooth patches, and
+        // widths that leave every remainder of the 8-pixel steps.
+        var rng = SplitMix64(seed: 21)
+        for (width, height) in [(4, 4), (5, 7), (8, 4), (9, 5), (15, 6), (16, 16), (23, 9), (64, 5)] {
+            var pixels: [UInt32] = []
+            for i in 0 ..< width * height {
+                let random = UInt32(truncatingIfNeeded: rng.next())
+                let alpha: UInt32 = i % 7 == 0 ? random & 0xFF : (i % 11 == 0 ? 0 : 0xFF)
+                let colour = i % 3 == 0 ? 0x8060_4000 | UInt32(i & 0x1F) << 8 : random & 0xFFFF_FF00
+                pixels.append((colour | alpha).bigEndian)
+            }
+            let simd = DitherMap.contrast(pixels: pixels, width: width, height: height)
+            let scalar = DitherMap.contrast(pixels: pixels, width: width, height: height, scalar: true)
+            #expect(simd != nil && simd == scalar, "\(width)x\(height)")
+        }
+    }
 }
