@@ -41,29 +41,22 @@ enum LZWEncoder {
         let clear = 1 << minimumCodeSize
         var width = minimumCodeSize + 1
         var next = clear + 2
-        var bits: UInt64 = 0, count = 0, position = 0
-        @inline(__always) func put(_ code: Int, _ width: Int) {
-            bits |= UInt64(truncatingIfNeeded: code) &<< UInt64(count)
-            count &+= width
-            if count >= 32 {
-                UnsafeMutableRawPointer(raw + position).storeBytes(of: UInt32(truncatingIfNeeded: bits).littleEndian, as: UInt32.self)
-                position &+= 4
-                bits &>>= 32
-                count &-= 32
-            }
-        }
-        put(clear, width)
+        var bits: UInt64 = 0, count = 0
+        var cursor = raw
+        put(UInt32(clear), width, &bits, &count, &cursor)
         if n > 0 {
             let mask = slots - 1
-            var last = UInt32(indices[0])
+            let firstIndex = indices.baseAddress!, firstAlternative = alternatives.baseAddress!
+            var last = UInt32(firstIndex[0])
             var prefix = last
-            for i in 1 ..< n {
-                let c = UInt32(indices[i]), alt = UInt32(alternatives[i])
+            var i = 1
+            while i < n {
+                let c = UInt32(firstIndex[i]), alt = UInt32(firstAlternative[i])
+                i &+= 1
                 let key = prefix &<< 8 | c
                 var s = slot(key)
                 var entry = table[s]
-                while entry != empty {
-                    if entry &>> 12 == key { break }
+                while entry != empty && entry &>> 12 != key {
                     s = (s &+ 1) & mask
                     entry = table[s]
                 }
@@ -73,8 +66,7 @@ enum LZWEncoder {
                     let altKey = prefix &<< 8 | alt
                     var t = slot(altKey)
                     var found = table[t]
-                    while found != empty {
-                        if found &>> 12 == altKey { break }
+                    while found != empty && found &>> 12 != altKey {
                         t = (t &+ 1) & mask
                         found = table[t]
                     }
@@ -85,10 +77,10 @@ enum LZWEncoder {
                         s = t
                     }
                 }
-                put(Int(prefix), width)
-                if next >= 1 << width && width < 12 { width &+= 1 }
+                put(prefix, width, &bits, &count, &cursor)
+                if next >= 1 &<< width && width < 12 { width &+= 1 }
                 if next >= 4095 {
-                    put(clear, width)
+                    put(UInt32(clear), width, &bits, &count, &cursor)
                     next = clear + 2
                     width = minimumCodeSize + 1
                     table.update(repeating: empty, count: slots)
@@ -99,16 +91,17 @@ enum LZWEncoder {
                 prefix = chosen
                 last = chosen
             }
-            put(Int(prefix), width)
-            if next >= 1 << width && width < 12 { width += 1 }
+            put(prefix, width, &bits, &count, &cursor)
+            if next >= 1 &<< width && width < 12 { width += 1 }
         }
-        put(clear + 1, width)
+        put(UInt32(clear + 1), width, &bits, &count, &cursor)
         while count > 0 {
-            raw[position] = UInt8(truncatingIfNeeded: bits)
-            position &+= 1
+            cursor.pointee = UInt8(truncatingIfNeeded: bits)
+            cursor += 1
             bits &>>= 8
             count -= 8
         }
+        let position = cursor - raw
         // Sub-blocks of 255 bytes, the last shorter, and the terminator.
         out.reserveCapacity(out.count + position + position / 255 + 3)
         out.append(UInt8(minimumCodeSize))
@@ -120,6 +113,20 @@ enum LZWEncoder {
             start += length
         }
         out.append(0)
+    }
+
+    /// Adds `code` (`width` bits) to the bit buffer; stores 4 bytes at `cursor` once 32 are in.
+    @inline(__always)
+    private static func put(_ code: UInt32, _ width: Int, _ bits: inout UInt64, _ count: inout Int,
+                            _ cursor: inout UnsafeMutablePointer<UInt8>) {
+        bits |= UInt64(code) &<< UInt64(truncatingIfNeeded: count)
+        count &+= width
+        if count >= 32 {
+            UnsafeMutableRawPointer(cursor).storeBytes(of: UInt32(truncatingIfNeeded: bits).littleEndian, as: UInt32.self)
+            cursor += 4
+            bits &>>= 32
+            count &-= 32
+        }
     }
 
     /// The smallest minimum code size for a colour table of `entries` (GIF needs at least 2).
