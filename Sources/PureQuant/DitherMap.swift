@@ -30,7 +30,7 @@ enum DitherMap {
         var tmp = [UInt8](repeating: 0, count: n)
         cross(noise, &tmp, width, height, max: true)
         cross(tmp, &noise, width, height, max: true)
-        blur(&noise, &tmp, width, height, radius: 3)
+        blur(&noise, &tmp, width, height)
         cross(noise, &tmp, width, height, max: true)
         cross(tmp, &noise, width, height, max: false)
         cross(noise, &tmp, width, height, max: false)
@@ -117,10 +117,10 @@ enum DitherMap {
                     pb[x &+ 1] = gt[Int((c &>> 8) & 0xFF)] * w[2] * a * unweight[2]
                     pa[x &+ 1] = 1 * w[3] * a * unweight[3]
                 }
-                for plane in [pr, pg, pb, pa] {
-                    plane[0] = plane[1]
-                    plane[width &+ 1] = plane[width]
-                }
+                pr[0] = pr[1]; pr[width &+ 1] = pr[width]
+                pg[0] = pg[1]; pg[width &+ 1] = pg[width]
+                pb[0] = pb[1]; pb[width &+ 1] = pb[width]
+                pa[0] = pa[1]; pa[width &+ 1] = pa[width]
             }
             @inline(__always) func lanes(_ p: UnsafeMutablePointer<Float>) -> SIMD8<Float> {
                 UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
@@ -156,10 +156,15 @@ enum DitherMap {
                     z *= z
                     z *= z
                     let zs = z * 171, es = edge * 256
-                    for i in 0 ..< Swift.min(8, width &- x) {
-                        noise[base &+ x &+ i] = UInt8(Swift.min(85 + Int(zs[i]), 255))
-                        let e = 255 - Int(es[i])
-                        edges[base &+ x &+ i] = UInt8(Swift.min(Swift.max(e, 0), 255))
+                    @inline(__always) func store(_ i: Int) {
+                        noise[base &+ x &+ i] = UInt8(truncatingIfNeeded: Swift.min(85 &+ Int32(zs[i]), 255))
+                        let e = 255 &- Int32(Swift.min(es[i], 1024))
+                        edges[base &+ x &+ i] = UInt8(truncatingIfNeeded: Swift.max(e, 0))
+                    }
+                    if x &+ 8 <= width {
+                        store(0); store(1); store(2); store(3); store(4); store(5); store(6); store(7)
+                    } else {
+                        for i in 0 ..< width &- x { store(i) }
                     }
                     x &+= 8
                 }
@@ -268,37 +273,39 @@ enum DitherMap {
         }
     }
 
-    /// Box blur over `2·radius + 1` samples, across then down (edges repeated), in place.
-    private static func blur(_ data: inout [UInt8], _ tmp: inout [UInt8], _ width: Int, _ height: Int, radius: Int) {
-        guard data.count >= width * height, tmp.count >= width * height else { return }
-        let span = 2 * radius + 1
+    /// Box blur over 7 samples (radius 3), across then down (edges repeated), in place:
+    /// running sums in `Int32`, divided by the constant 7, so the compiler vectorizes the
+    /// pass down the columns.
+    private static func blur(_ data: inout [UInt8], _ tmp: inout [UInt8], _ width: Int, _ height: Int) {
+        guard width > 0, height > 0, data.count >= width * height, tmp.count >= width * height else { return }
+        let radius = 3
         data.withUnsafeMutableBufferPointer { dp in
             tmp.withUnsafeMutableBufferPointer { tp in
                 let d = dp.baseAddress!, t = tp.baseAddress!
                 for y in 0 ..< height {
                     let src = d + y &* width, out = t + y &* width
-                    var sum = 0
-                    for k in -radius ... radius { sum &+= Int(src[min(max(k, 0), width - 1)]) }
+                    var sum: Int32 = 0
+                    for k in -radius ... radius { sum &+= Int32(src[min(max(k, 0), width - 1)]) }
                     for x in 0 ..< width {
-                        out[x] = UInt8(truncatingIfNeeded: sum / span)
-                        sum &+= Int(src[min(x + radius + 1, width - 1)]) &- Int(src[max(x - radius, 0)])
+                        out[x] = UInt8(truncatingIfNeeded: sum / 7)
+                        sum &+= Int32(src[min(x + radius + 1, width - 1)]) &- Int32(src[max(x - radius, 0)])
                     }
                 }
                 // Down the columns, a row at a time: one running sum per column.
-                var sums = [Int](repeating: 0, count: width)
+                var sums = [Int32](repeating: 0, count: width)
                 sums.withUnsafeMutableBufferPointer { sp in
                     let sums = sp.baseAddress!
                     for k in -radius ... radius {
                         let row = t + min(max(k, 0), height - 1) &* width
-                        for x in 0 ..< width { sums[x] &+= Int(row[x]) }
+                        for x in 0 ..< width { sums[x] &+= Int32(row[x]) }
                     }
                     for y in 0 ..< height {
                         let out = d + y &* width
                         let add = t + min(y + radius + 1, height - 1) &* width
                         let drop = t + max(y - radius, 0) &* width
                         for x in 0 ..< width {
-                            out[x] = UInt8(truncatingIfNeeded: sums[x] / span)
-                            sums[x] &+= Int(add[x]) &- Int(drop[x])
+                            out[x] = UInt8(truncatingIfNeeded: sums[x] / 7)
+                            sums[x] &+= Int32(add[x]) &- Int32(drop[x])
                         }
                     }
                 }
