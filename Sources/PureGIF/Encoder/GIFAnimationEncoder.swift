@@ -317,7 +317,7 @@ public struct GIFAnimationEncoder: Sendable {
     /// one value. The colour most shown under free pixels is tried.
     private static func code(_ primary: [UInt8], _ alternative: [UInt8], free: [Bool], shown: [UInt32], exact: ColourIndex,
                              paletteCount: Int, transparent: Int?, tryTransparent: Bool, codeSize: Int) -> CodedFrame {
-        var data = lzw(primary, alternative, codeSize)
+        var data = lzw(primary, alternative, codeSize) ?? []
         var frameTransparent = transparent
         guard tryTransparent else { return CodedFrame(data: data, transparent: frameTransparent) }
         var used = [Bool](repeating: false, count: 256), counts = [Int](repeating: 0, count: 256)
@@ -334,8 +334,7 @@ public struct GIFAnimationEncoder: Sendable {
                 p3[p] = UInt8(best)
                 a3[p] = exact[shown[p]] ?? UInt8(best)
             }
-            let other = lzw(p3, a3, codeSize)
-            if other.count < data.count { data = other; frameTransparent = best }
+            if let other = lzw(p3, a3, codeSize, below: data.count) { data = other; frameTransparent = best }
         }
         return CodedFrame(data: data, transparent: frameTransparent)
     }
@@ -343,22 +342,27 @@ public struct GIFAnimationEncoder: Sendable {
     /// LZW data for pixels that take `primary` or `alternative` values. Greedy choices depend
     /// on which value a pixel prefers when neither extends the string: both preferences are
     /// coded, and `primary` alone (every free pixel transparent, as ffmpeg writes them: the
-    /// smallest on a cross-fade), and the smallest kept.
-    private static func lzw(_ primary: [UInt8], _ alternative: [UInt8], _ codeSize: Int) -> [UInt8] {
-        var data: [UInt8] = [], swapped: [UInt8] = []
+    /// smallest on a cross-fade), and the smallest kept (the first of equal sizes); nil when none
+    /// is smaller than `limit`.
+    private static func lzw(_ primary: [UInt8], _ alternative: [UInt8], _ codeSize: Int, below limit: Int = .max) -> [UInt8]? {
+        // Each candidate must come out smaller than the best so far (`limit` at first): the
+        // coder gives up on one as soon as it cannot (on the mandelbrot clip the swapped
+        // preference is 9-90% larger).
+        var best: [UInt8]? = nil
         primary.withUnsafeBufferPointer { p in
             alternative.withUnsafeBufferPointer { a in
-                LZWEncoder.encode(p, alternatives: a, minimumCodeSize: codeSize, into: &data)
+                func consider(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) {
+                    var out: [UInt8] = []
+                    if LZWEncoder.encode(x, alternatives: y, minimumCodeSize: codeSize, into: &out, below: best?.count ?? limit) {
+                        best = out
+                    }
+                }
+                consider(p, a)
                 if primary != alternative {
-                    LZWEncoder.encode(a, alternatives: p, minimumCodeSize: codeSize, into: &swapped)
+                    consider(a, p)
+                    consider(p, p)
                 }
             }
-        }
-        var best = !swapped.isEmpty && swapped.count < data.count ? swapped : data
-        if primary != alternative {
-            var plain: [UInt8] = []
-            primary.withUnsafeBufferPointer { LZWEncoder.encode($0, minimumCodeSize: codeSize, into: &plain) }
-            if plain.count < best.count { best = plain }
         }
         return best
     }

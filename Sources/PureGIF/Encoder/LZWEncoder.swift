@@ -26,8 +26,12 @@ enum LZWEncoder {
     /// gifsicle's `-O2` transparency: a pixel takes the value that extends the current string
     /// in the table; when neither does, the value of the pixel before it if that is one of
     /// the two (runs stay runs), else `indices[i]`.
+    ///
+    /// With `limit`, coding stops once the output is sure to be at least `limit` bytes (the
+    /// caller wants only a smaller one): nothing is appended and the result is false.
+    @discardableResult
     static func encode(_ indices: UnsafeBufferPointer<UInt8>, alternatives: UnsafeBufferPointer<UInt8>,
-                       minimumCodeSize: Int, into out: inout [UInt8]) {
+                       minimumCodeSize: Int, into out: inout [UInt8], below limit: Int = .max) -> Bool {
         precondition((2 ... 8).contains(minimumCodeSize) && alternatives.count == indices.count)
         let n = indices.count
         // At most one code a pixel, a clear every 4,000 codes, the first clear and the end:
@@ -43,6 +47,15 @@ enum LZWEncoder {
         var next = clear + 2
         var bits: UInt64 = 0, count = 0
         var cursor = raw
+        // The output is at least its data bytes so far, their sub-block lengths, the code size
+        // and the terminator: at `stop` data bytes it reaches `limit`.
+        var stopAt = capacity
+        if limit != .max {
+            var p = max(0, (limit - 2) / 256 * 255 - 2)
+            while p < capacity && p + (p + 254) / 255 + 2 < limit { p += 1 }
+            stopAt = min(p, capacity)
+        }
+        let stop = raw + stopAt
         put(UInt32(clear), width, &bits, &count, &cursor)
         if n > 0 {
             let mask = slots - 1
@@ -78,6 +91,7 @@ enum LZWEncoder {
                     }
                 }
                 put(prefix, width, &bits, &count, &cursor)
+                if cursor >= stop { return false }
                 if next >= 1 &<< width && width < 12 { width &+= 1 }
                 if next >= 4095 {
                     put(UInt32(clear), width, &bits, &count, &cursor)
@@ -102,6 +116,7 @@ enum LZWEncoder {
             count -= 8
         }
         let position = cursor - raw
+        if position + (position + 254) / 255 + 2 >= limit { return false }
         // Sub-blocks of 255 bytes, the last shorter, and the terminator.
         out.reserveCapacity(out.count + position + position / 255 + 3)
         out.append(UInt8(minimumCodeSize))
@@ -113,6 +128,7 @@ enum LZWEncoder {
             start += length
         }
         out.append(0)
+        return true
     }
 
     /// Adds `code` (`width` bits) to the bit buffer; stores 4 bytes at `cursor` once 32 are in.
