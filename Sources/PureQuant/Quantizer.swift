@@ -86,10 +86,12 @@ public enum Quantizer {
         let histogram = pixels.withUnsafeBufferPointer { p in
             if let mask {
                 return mask.withUnsafeBufferPointer { m in
-                    Histogram.build(pixels: p, width: width, height: height, mask: m, importance: options.importanceMap)
+                    Histogram.build(pixels: p, width: width, height: height, mask: m, importance: options.importanceMap,
+                                    threads: options.threads ?? Processors.online)
                 }
             }
-            return Histogram.build(pixels: p, width: width, height: height, mask: nil, importance: options.importanceMap)
+            return Histogram.build(pixels: p, width: width, height: height, mask: nil, importance: options.importanceMap,
+                                   threads: options.threads ?? Processors.online)
         }
         if histogram.count == 0 { return BuiltPalette(colors: [0], exact: true) }
         if histogram.ignoredBits == 0 && histogram.count <= options.maxColors {

@@ -98,4 +98,20 @@ import TestSupport
             #expect(simd != nil && simd == scalar, "\(width)x\(height)")
         }
     }
+
+    @Test func importanceMapSameOnOneThreadAndTwo() {
+        // The lower half of the rows on another thread (from 128 rows and 65,536 pixels).
+        var rng = SplitMix64(seed: 33)
+        let (width, height) = (300, 231)
+        let pixels = (0 ..< width * height).map { i -> UInt32 in
+            i % 5 == 0 ? UInt32(truncatingIfNeeded: rng.next()) : UInt32(0x4080_C0FF) &+ UInt32(i / width) << 8
+        }
+        var one = [UInt8](repeating: 0, count: pixels.count), two = one
+        pixels.withUnsafeBufferPointer { p in
+            one.withUnsafeMutableBufferPointer { ImportanceMap.compute(pixels: p, width: width, height: height, into: $0, threads: 1) }
+            two.withUnsafeMutableBufferPointer { ImportanceMap.compute(pixels: p, width: width, height: height, into: $0, threads: 2) }
+        }
+        #expect(one == two)
+        #expect(Set(one).count > 2)
+    }
 }
