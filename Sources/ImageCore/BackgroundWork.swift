@@ -47,3 +47,75 @@ public enum Processors {
     /// the cores.
     public static var online: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 }
+
+/// A value computed on a thread of its own (a new detached POSIX thread, not Dispatch's pool),
+/// for work that the caller waits on soon and that must not queue behind other pool work: a
+/// `concurrentPerform` worker's helpers, or pool threads busy with work decoded ahead, would
+/// otherwise leave it waiting while a core is free. When no thread can be made the work runs
+/// on the caller's thread, in `init`.
+///
+/// ```swift
+/// let coded = ThreadWork { lzw(frame) }   // runs alongside
+/// remap(nextFrame)
+/// write(coded.value())
+/// ```
+public final class ThreadWork<Value: Sendable>: @unchecked Sendable {
+    // `@unchecked`: `work` is taken and `outcome` written by the thread before `done` is
+    // signalled; `outcome` is read only after waiting on it.
+    private let done = DispatchSemaphore(value: 0)
+    private var work: (@Sendable () -> Value)?
+    private var outcome: Value?
+
+    /// Starts `work` on a new thread.
+    public init(_ work: @escaping @Sendable () -> Value) {
+        self.work = work
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        let context = Unmanaged.passRetained(self).toOpaque()
+        #if canImport(Darwin)
+        var thread: pthread_t? = nil
+        #else
+        var thread = pthread_t()
+        #endif
+        if pthread_create(&thread, &attributes, threadWorkMain, context) != 0 {
+            Unmanaged<ThreadWork>.fromOpaque(context).release()
+            run()
+        }
+    }
+
+    fileprivate func run() {
+        let body = work!
+        work = nil
+        outcome = body()
+        done.signal()
+    }
+
+    /// Waits for the work and returns its value (again on every call).
+    public func value() -> Value {
+        done.wait()
+        done.signal()
+        guard let outcome else { preconditionFailure("ThreadWork signalled without an outcome") }
+        return outcome
+    }
+}
+
+private protocol ThreadWorkRunning: AnyObject { func runOnThread() }
+
+extension ThreadWork: ThreadWorkRunning {
+    fileprivate func runOnThread() { run() }
+}
+
+#if canImport(Darwin)
+private func threadWorkMain(_ context: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
+    (Unmanaged<AnyObject>.fromOpaque(context).takeRetainedValue() as! ThreadWorkRunning).runOnThread()
+    return nil
+}
+#else
+private func threadWorkMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    guard let context else { return nil }
+    (Unmanaged<AnyObject>.fromOpaque(context).takeRetainedValue() as! ThreadWorkRunning).runOnThread()
+    return nil
+}
+#endif

@@ -1,3 +1,5 @@
+import ImageCore
+
 /// The distinct colours of an image with their weights: the quantizer works on these, not on
 /// pixels.
 ///
@@ -24,13 +26,13 @@ struct Histogram: Sendable {
     /// The histogram of `pixels` (RGBA8 bytes as `UInt32` in memory order, `width * height`);
     /// pixels whose `mask` byte is 0 are left out.
     static func build(pixels: UnsafeBufferPointer<UInt32>, width: Int, height: Int,
-                      mask: UnsafeBufferPointer<UInt8>?, importance: Bool) -> Histogram {
+                      mask: UnsafeBufferPointer<UInt8>?, importance: Bool, threads: Int = 1) -> Histogram {
         let count = width * height
         precondition(pixels.count >= count && (mask?.count ?? count) >= count)
         var weights = [UInt8](repeating: 1, count: count)
         if importance {
             weights.withUnsafeMutableBufferPointer { w in
-                ImportanceMap.compute(pixels: pixels, width: width, height: height, into: w)
+                ImportanceMap.compute(pixels: pixels, width: width, height: height, into: w, threads: threads)
             }
         }
         // One pass over the pixels for the exact colours and their weights; merging by
@@ -168,9 +170,34 @@ struct ColorTable {
 /// areas. A pixel's edge strength is the largest difference (sum over RGBA of absolute
 /// differences) to its four neighbours; the weight falls from 16 (flat) to 4 (edge or noise).
 enum ImportanceMap {
+    /// Each output row depends on the input rows above, at and below it only, so with more
+    /// than one thread the rows are split in two: the lower half on a `ThreadWork`.
     static func compute(pixels: UnsafeBufferPointer<UInt32>, width: Int, height: Int,
-                        into out: UnsafeMutableBufferPointer<UInt8>) {
+                        into out: UnsafeMutableBufferPointer<UInt8>, threads: Int = 1) {
         guard width > 0, height > 0, pixels.count >= width * height, out.count >= width * height else { return }
+        guard threads > 1, height >= 128, width * height >= 65_536 else {
+            compute(pixels: pixels, width: width, height: height, rows: 0 ..< height, into: out)
+            return
+        }
+        let half = height / 2
+        let shared = SharedBuffers(pixels: pixels, out: out)
+        let lower = ThreadWork {
+            compute(pixels: shared.pixels, width: width, height: height, rows: half ..< height, into: shared.out)
+        }
+        compute(pixels: pixels, width: width, height: height, rows: 0 ..< half, into: out)
+        lower.value()
+    }
+
+    /// The input and output buffers for the thread that makes the lower rows (it writes rows
+    /// the caller does not touch, and the caller waits for it).
+    private struct SharedBuffers: @unchecked Sendable {
+        let pixels: UnsafeBufferPointer<UInt32>
+        let out: UnsafeMutableBufferPointer<UInt8>
+    }
+
+    /// Output `rows` of the map.
+    static func compute(pixels: UnsafeBufferPointer<UInt32>, width: Int, height: Int, rows: Range<Int>,
+                        into out: UnsafeMutableBufferPointer<UInt8>) {
         /// Sum over the four bytes of the absolute differences.
         @inline(__always) func diff(_ x: UInt32, _ y: UInt32) -> Int {
             var d = 0
@@ -193,7 +220,12 @@ enum ImportanceMap {
             var dn = dn.baseAddress!, up = upp.baseAddress!
             let ac = ac.baseAddress!
             let px = pixels.baseAddress!
-            for y in 0 ..< height {
+            if rows.lowerBound > 0 {
+                // The differences between the row above the first and the first.
+                let above = px + (rows.lowerBound - 1) &* width
+                for x in 0 ..< width { up[x] = diff(above[x], above[x &+ width]) }
+            }
+            for y in rows {
                 let row = px + y &* width
                 for x in 0 ..< width - 1 { ac[x + 1] = diff(row[x], row[x &+ 1]) }
                 ac[0] = 0; ac[width] = 0

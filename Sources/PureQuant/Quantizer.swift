@@ -86,10 +86,12 @@ public enum Quantizer {
         let histogram = pixels.withUnsafeBufferPointer { p in
             if let mask {
                 return mask.withUnsafeBufferPointer { m in
-                    Histogram.build(pixels: p, width: width, height: height, mask: m, importance: options.importanceMap)
+                    Histogram.build(pixels: p, width: width, height: height, mask: m, importance: options.importanceMap,
+                                    threads: options.threads ?? Processors.online)
                 }
             }
-            return Histogram.build(pixels: p, width: width, height: height, mask: nil, importance: options.importanceMap)
+            return Histogram.build(pixels: p, width: width, height: height, mask: nil, importance: options.importanceMap,
+                                   threads: options.threads ?? Processors.online)
         }
         if histogram.count == 0 { return BuiltPalette(colors: [0], exact: true) }
         if histogram.ignoredBits == 0 && histogram.count <= options.maxColors {
@@ -142,18 +144,31 @@ public enum Quantizer {
               dithering: dithering, threads: threads)
     }
 
+    /// Pixels below which a dithered remap does not start a thread for its contrast map.
+    static let minimumPixelsForAThread = 16_384
+
     static func remap(pixels: [UInt32], width: Int, height: Int, mask: [UInt8]?, remapper: Remapper,
                       dithering: Dithering, threads: Int?) -> QuantizedImage {
         let result: (indices: [UInt8], error: Double, mapped: Int)
         switch dithering {
         case let .floydSteinberg(strength) where strength > 0:
             // libimagequant's order: an undithered remap measures the palette's error and
-            // finds the flat runs for the dither map, then the dithered one.
+            // finds the flat runs for the dither map, then the dithered one. With more than
+            // one thread the contrast map (which needs the pixels alone) is made on a thread
+            // of its own meanwhile (`ThreadWork`: Dispatch's pool may be busy with the
+            // caller's other work), the plain remap in pieces beside it.
+            let threads = threads ?? Processors.online
+            let apart = threads > 1 && width * height >= Self.minimumPixelsForAThread
+            let contrast = apart ? ThreadWork { DitherMap.contrast(pixels: pixels, width: width, height: height) } : nil
             let plain = remapper.remap(pixels: pixels, width: width, height: height, mask: mask, ordered: 0,
-                                       threads: threads ?? Processors.online)
-            var map = DitherMap.contrast(pixels: pixels, width: width, height: height)
+                                       threads: threads)
+            // The palette's error (on a thread of its own when the contrast map is) while the
+            // map is weighed by the plain remap's runs.
+            let plainIndices = plain.indices
+            let measured = apart ? ThreadWork { remapper.weightedError(pixels: pixels, indices: plainIndices, mask: mask) } : nil
+            var map = if let contrast { contrast.value() } else { DitherMap.contrast(pixels: pixels, width: width, height: height) }
             if map != nil { DitherMap.weighByRuns(&map!, indices: plain.indices, width: width, height: height) }
-            let paletteError = remapper.weightedError(pixels: pixels, indices: plain.indices, mask: mask)
+            let paletteError = measured?.value() ?? remapper.weightedError(pixels: pixels, indices: plain.indices, mask: mask)
             result = remapper.diffuse(pixels: pixels, width: width, height: height, mask: mask, strength: strength,
                                       map: map, maxError: max(paletteError * 2.4, Remapper.minimumDitherError),
                                       plain: plain.indices)

@@ -18,6 +18,8 @@ struct Remapper: Sendable {
     let transparentIndex: Int?
     /// The median distance from an entry to its nearest neighbour: the scale of dithering.
     let spacing: Float
+    /// The plain remap's colour caches, kept from one image to the next.
+    let caches = RemapCaches()
 
     init(colors: [UInt32]) {
         self.colors = colors
@@ -96,13 +98,14 @@ struct Remapper: Sendable {
             var out = [UInt8](repeating: 0, count: (y1 - y0) * width)
             var error = 0.0, mapped = 0
             // Without an offset a pixel's entry depends on its colour alone: a direct-mapped
-            // cache of colour, entry and squared distance (per band, so bands stay independent)
-            // saves the search and the error for colours seen before.
-            var cacheKeys = [UInt64](repeating: 0, count: ordered == 0 ? Self.cacheSize : 0)
-            var cacheErrors = [Float](repeating: 0, count: ordered == 0 ? Self.cacheSize : 0)
+            // cache of colour, entry and squared distance (one band's alone while it runs,
+            // kept for the next image: `RemapCaches`) saves the search and the error for
+            // colours seen before.
+            let cache = ordered == 0 ? caches.take() : RemapCaches.Cache.empty
+            defer { if ordered == 0 { caches.give(cache) } }
             withViews { all, opaqueView in Perceptual.gammaTable.withUnsafeBufferPointer { gt in
             pixels.withUnsafeBufferPointer { px in out.withUnsafeMutableBufferPointer { out in
-            cacheKeys.withUnsafeMutableBufferPointer { cacheKeys in cacheErrors.withUnsafeMutableBufferPointer { cacheErrors in
+            cache.keys.withUnsafeMutableBufferPointer { cacheKeys in cache.errors.withUnsafeMutableBufferPointer { cacheErrors in
                 var guess = 0
                 for y in y0 ..< y1 {
                     let row = px.baseAddress! + y &* width

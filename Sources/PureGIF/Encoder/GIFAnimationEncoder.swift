@@ -60,6 +60,10 @@ public struct GIFAnimationEncoder: Sendable {
     /// ``finish()`` has written it.
     public private(set) var isExact = true
     private var finished = false
+    /// Frames worked out whose blocks are not yet returned (their LZW data may be coding on
+    /// another thread while the next frame is worked out).
+    private var settled: [SettledFrame] = []
+    private let coder: FrameCoder
 
     public init(width: Int, height: Int, options: GIFEncodingOptions = .init()) throws(GIFEncodingError) {
         try options.validate()
@@ -67,6 +71,7 @@ public struct GIFAnimationEncoder: Sendable {
         self.width = width
         self.height = height
         self.options = options
+        coder = FrameCoder(threads: options.threads ?? Processors.online)
         shown = [UInt32](repeating: 0, count: width * height)
         mask = [UInt8](repeating: 1, count: width * height)
     }
@@ -102,11 +107,19 @@ public struct GIFAnimationEncoder: Sendable {
             pendingDelay += delay
             return []
         }
+        write(previous, next: words)
         var out: [UInt8] = []
-        write(previous, next: words, into: &out)
-        for i in words.indices {
-            let opaque = words[i] != 0
-            mask[i] = words[i] != previous[i] || (opaque && shown[i] == 0) ? 1 : 0
+        emit(keeping: 1, into: &out)
+        words.withUnsafeBufferPointer { w in
+            previous.withUnsafeBufferPointer { p in
+                shown.withUnsafeBufferPointer { s in
+                    mask.withUnsafeMutableBufferPointer { m in
+                        for i in 0 ..< min(w.count, p.count, s.count, m.count) {
+                            m[i] = w[i] != p[i] || (w[i] != 0 && s[i] == 0) ? 1 : 0
+                        }
+                    }
+                }
+            }
         }
         pending = words
         startMilliseconds += pendingDelay
@@ -119,8 +132,9 @@ public struct GIFAnimationEncoder: Sendable {
         guard !finished else { throw .invalidParameter("finish() called twice") }
         guard let last = pending else { throw .invalidParameter("an animation needs at least one frame") }
         finished = true
+        write(last, next: nil)
         var out: [UInt8] = []
-        write(last, next: nil, into: &out)
+        emit(keeping: 0, into: &out)
         BlockWriter.trailer(into: &out)
         pending = nil
         return out
@@ -138,7 +152,9 @@ public struct GIFAnimationEncoder: Sendable {
         }
     }
 
-    private mutating func write(_ frame: [UInt32], next: [UInt32]?, into out: inout [UInt8]) {
+    /// Works out `frame`'s rectangle, palette, indices and what decoders then show, and leaves
+    /// its LZW data to `coder` (see `emit`).
+    private mutating func write(_ frame: [UInt32], next: [UInt32]?) {
         let first = framesWritten == 0
         var changed = Rect.empty, clear = Rect.empty
         let (width, height) = (self.width, self.height)
@@ -247,78 +263,106 @@ public struct GIFAnimationEncoder: Sendable {
             free2 = [Bool](repeating: true, count: cw * ch)
             shown2 = [UInt32](repeating: 0, count: cw * ch)
             for y in 0 ..< ch {
-                for x in 0 ..< cw {
-                    let q = (cut.y0 + y) * rw + cut.x0 + x
-                    p2[y * cw + x] = primary[q]
-                    a2[y * cw + x] = alternative[q]
-                    free2[y * cw + x] = free[q]
-                    shown2[y * cw + x] = rectShown[q]
-                }
+                let q = (cut.y0 + y) * rw + cut.x0, o = y * cw
+                p2.replaceSubrange(o ..< o + cw, with: primary[q ..< q + cw])
+                a2.replaceSubrange(o ..< o + cw, with: alternative[q ..< q + cw])
+                free2.replaceSubrange(o ..< o + cw, with: free[q ..< q + cw])
+                shown2.replaceSubrange(o ..< o + cw, with: rectShown[q ..< q + cw])
             }
             primary = p2
             alternative = a2
         }
         let codeSize = LZWEncoder.minimumCodeSize(forTableEntries: palette.count)
-        var data = Self.lzw(primary, alternative, codeSize)
-        var frameTransparent = transparent
-        if !first && disposal == 1 {
-            // A colour that no drawn pixel needs may serve as the transparent index instead
-            // (gifsicle's trick): the unchanged pixels that show it and those shown otherwise
-            // become one value. The colour most shown under free pixels is tried.
-            var used = [Bool](repeating: false, count: 256), counts = [Int](repeating: 0, count: 256)
-            for p in 0 ..< cw * ch {
-                if !free2[p] { used[Int(primary[p])] = true } else if let k = exact[shown2[p]] { counts[Int(k)] += 1 }
-            }
-            var best = -1
-            for k in 0 ..< palette.count where !used[k] && k != transparent && counts[k] > (best < 0 ? 0 : counts[best]) { best = k }
-            // A drawn pixel on the transparent entry (none is expected here) would turn opaque.
-            if let transparent, used[transparent] { best = -1 }
-            if best >= 0 {
-                var p3 = primary, a3 = alternative
-                for p in 0 ..< cw * ch where free2[p] {
-                    p3[p] = UInt8(best)
-                    a3[p] = exact[shown2[p]] ?? UInt8(best)
-                }
-                let other = Self.lzw(p3, a3, codeSize)
-                if other.count < data.count { data = other; frameTransparent = best }
-            }
-        }
-        if first {
-            BlockWriter.header(width: width, height: height, globalTable: globalPalette, into: &out)
-            if let loop = options.loopCount { BlockWriter.loop(count: loop, into: &out) }
-            if let comment = options.comment { BlockWriter.comment(comment, into: &out) }
+        // The LZW data (and the choice of transparent index, which only changes it) is left to
+        // another thread while the next frame is remapped: nothing after depends on it.
+        let trial = !first && disposal == 1
+        let (paletteCount, cut2, exactIndex) = (palette.count, (primary, alternative, free2, shown2), exact)
+        let code: @Sendable () -> CodedFrame = {
+            Self.code(cut2.0, cut2.1, free: cut2.2, shown: cut2.3, exact: exactIndex, paletteCount: paletteCount,
+                      transparent: transparent, tryTransparent: trial, codeSize: codeSize)
         }
         let start = (startMilliseconds + 5) / 10
         let end = (startMilliseconds + pendingDelay + 5) / 10
-        BlockWriter.graphicControl(disposal: disposal, delayCentiseconds: end - start, transparentIndex: frameTransparent, into: &out)
-        BlockWriter.imageDescriptor(x: rect.x0 + cut.x0, y: rect.y0 + cut.y0, width: cw, height: ch,
-                                    localTable: local ? palette : nil, into: &out)
-        out += data
+        let coding: FrameCoding = coder.runs(pixels: cw * ch) ? .running(ThreadWork(code)) : .done(code())
+        settled.append(SettledFrame(globalTable: first ? globalPalette : nil, disposal: disposal, delay: end - start,
+                                    x: rect.x0 + cut.x0, y: rect.y0 + cut.y0, width: cw, height: ch,
+                                    localTable: local ? palette : nil, coding: coding))
         framesWritten += 1
         if disposal == 2 {
             for y in rect.y0 ..< rect.y1 { for x in rect.x0 ..< rect.x1 { shown[y * width + x] = 0 } }
         }
     }
 
+    /// Appends the blocks of the settled frames but the last `keep` (waiting for their data).
+    private mutating func emit(keeping keep: Int, into out: inout [UInt8]) {
+        while settled.count > keep {
+            let frame = settled.removeFirst()
+            if let global = frame.globalTable {
+                BlockWriter.header(width: width, height: height, globalTable: global, into: &out)
+                if let loop = options.loopCount { BlockWriter.loop(count: loop, into: &out) }
+                if let comment = options.comment { BlockWriter.comment(comment, into: &out) }
+            }
+            let coded = frame.coding.value
+            BlockWriter.graphicControl(disposal: frame.disposal, delayCentiseconds: frame.delay,
+                                       transparentIndex: coded.transparent, into: &out)
+            BlockWriter.imageDescriptor(x: frame.x, y: frame.y, width: frame.width, height: frame.height,
+                                        localTable: frame.localTable, into: &out)
+            out += coded.data
+        }
+    }
+
+    /// A frame's LZW data and transparent index: `lzw`'s smallest, and, when `tryTransparent`,
+    /// the frame with a colour that no drawn pixel needs as its transparent index instead
+    /// (gifsicle's trick): the unchanged pixels that show it and those shown otherwise become
+    /// one value. The colour most shown under free pixels is tried.
+    private static func code(_ primary: [UInt8], _ alternative: [UInt8], free: [Bool], shown: [UInt32], exact: ColourIndex,
+                             paletteCount: Int, transparent: Int?, tryTransparent: Bool, codeSize: Int) -> CodedFrame {
+        var data = lzw(primary, alternative, codeSize) ?? []
+        var frameTransparent = transparent
+        guard tryTransparent else { return CodedFrame(data: data, transparent: frameTransparent) }
+        var used = [Bool](repeating: false, count: 256), counts = [Int](repeating: 0, count: 256)
+        for p in primary.indices {
+            if !free[p] { used[Int(primary[p])] = true } else if let k = exact[shown[p]] { counts[Int(k)] += 1 }
+        }
+        var best = -1
+        for k in 0 ..< paletteCount where !used[k] && k != transparent && counts[k] > (best < 0 ? 0 : counts[best]) { best = k }
+        // A drawn pixel on the transparent entry (none is expected here) would turn opaque.
+        if let transparent, used[transparent] { best = -1 }
+        if best >= 0 {
+            var p3 = primary, a3 = alternative
+            for p in primary.indices where free[p] {
+                p3[p] = UInt8(best)
+                a3[p] = exact[shown[p]] ?? UInt8(best)
+            }
+            if let other = lzw(p3, a3, codeSize, below: data.count) { data = other; frameTransparent = best }
+        }
+        return CodedFrame(data: data, transparent: frameTransparent)
+    }
+
     /// LZW data for pixels that take `primary` or `alternative` values. Greedy choices depend
     /// on which value a pixel prefers when neither extends the string: both preferences are
     /// coded, and `primary` alone (every free pixel transparent, as ffmpeg writes them: the
-    /// smallest on a cross-fade), and the smallest kept.
-    private static func lzw(_ primary: [UInt8], _ alternative: [UInt8], _ codeSize: Int) -> [UInt8] {
-        var data: [UInt8] = [], swapped: [UInt8] = []
+    /// smallest on a cross-fade), and the smallest kept (the first of equal sizes); nil when none
+    /// is smaller than `limit`.
+    private static func lzw(_ primary: [UInt8], _ alternative: [UInt8], _ codeSize: Int, below limit: Int = .max) -> [UInt8]? {
+        // Each candidate must come out smaller than the best so far (`limit` at first): the
+        // coder gives up on one as soon as it cannot (on the mandelbrot clip the swapped
+        // preference is 9-90% larger).
+        var best: [UInt8]? = nil
         primary.withUnsafeBufferPointer { p in
             alternative.withUnsafeBufferPointer { a in
-                LZWEncoder.encode(p, alternatives: a, minimumCodeSize: codeSize, into: &data)
+                func consider(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) {
+                    var out: [UInt8] = []
+                    if LZWEncoder.encode(x, alternatives: y, minimumCodeSize: codeSize, into: &out, below: best?.count ?? limit) {
+                        best = out
+                    }
+                }
+                consider(p, a)
                 if primary != alternative {
-                    LZWEncoder.encode(a, alternatives: p, minimumCodeSize: codeSize, into: &swapped)
+                    consider(a, p)
+                    consider(p, p)
                 }
             }
-        }
-        var best = !swapped.isEmpty && swapped.count < data.count ? swapped : data
-        if primary != alternative {
-            var plain: [UInt8] = []
-            primary.withUnsafeBufferPointer { LZWEncoder.encode($0, minimumCodeSize: codeSize, into: &plain) }
-            if plain.count < best.count { best = plain }
         }
         return best
     }
@@ -463,30 +507,5 @@ public struct GIFAnimationEncoder: Sendable {
         var q = GIFEncoder.quantize(words, width: w, height: h, mask: mask, options: quantization)
         if !q.palette.contains(where: { $0.a == 0 }) { q.palette.append(RGBAColor(r: 0, g: 0, b: 0, a: 0)) }
         return q
-    }
-}
-
-/// Opaque colours (RGBA8 words, never 0) to their first palette index: open addressing over
-/// 512 slots, 0 marking an empty one (a dictionary's hashing cost a tenth of the frame work).
-private struct ColourIndex {
-    private var keys = [UInt32](repeating: 0, count: 512)
-    private var values = [UInt8](repeating: 0, count: 512)
-
-    mutating func insert(_ key: UInt32, _ value: UInt8) {
-        var s = Int((key &* 0x9E37_79B1) &>> 23)
-        while keys[s] != 0 && keys[s] != key { s = (s &+ 1) & 511 }
-        keys[s] = key
-        values[s] = value
-    }
-
-    subscript(key: UInt32) -> UInt8? {
-        guard key != 0 else { return nil }
-        var s = Int((key &* 0x9E37_79B1) &>> 23)
-        while true {
-            let k = keys[s]
-            if k == key { return values[s] }
-            if k == 0 { return nil }
-            s = (s &+ 1) & 511
-        }
     }
 }

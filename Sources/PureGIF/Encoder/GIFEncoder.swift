@@ -136,17 +136,21 @@ public enum GIFEncoder {
     /// Pixels of the frames the global palette is made from, at most (frames are taken at
     /// even steps to stay under it).
     static let paletteSamplePixels = 1_000_000
+    /// Pixels of all frames together up to which the frames decoded for the palette are kept
+    /// for the encoding (32 MB of RGBA8), so they are decoded once.
+    static let keptPixels = 8_000_000
 
     /// One palette for every frame of `animation` (as ffmpeg's `palettegen`): the colours of
     /// frames at even steps (all of them up to `paletteSamplePixels`), stacked into one image
     /// and quantized to `maxColors - 1` colours and a transparent entry (or, when they hold at
-    /// most `maxColors` colours, those exactly). Nil for a single frame. When every frame is
-    /// taken, the decoded frames are left in `kept` (not decoded again).
+    /// most `maxColors` colours, those exactly). Nil for a single frame. When all frames come
+    /// to at most `keptPixels`, the decoded frames are left in `kept` (not decoded again).
     static func globalPalette(for animation: any ImageAnimation, options: GIFEncodingOptions,
                               keeping kept: inout [Image]) throws(GIFEncodingError) -> [RGBAColor]? {
         let w = animation.canvasWidth, h = animation.canvasHeight, n = animation.frameInfo.count
         guard n > 1, w > 0, h > 0 else { return nil }
         let step = max(1, (n * w * h + paletteSamplePixels - 1) / paletteSamplePixels)
+        let keep = n * w * h <= keptPixels
         var words: [UInt32] = []
         var iterator = animation.makeFrameIterator()
         var k = 0
@@ -155,7 +159,7 @@ public enum GIFEncoder {
             do { frame = try iterator.nextFrame() } catch { throw .frameSource(String(describing: error)) }
             guard let frame else { break }
             if k % step == 0 { words += binarized(frame, threshold: options.alphaThreshold) }
-            if step == 1 { kept.append(frame) }
+            if keep { kept.append(frame) }
             k += 1
         }
         let rows = words.count / w
