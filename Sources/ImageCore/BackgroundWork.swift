@@ -60,15 +60,24 @@ public enum Processors {
 /// write(coded.value())
 /// ```
 public final class ThreadWork<Value: Sendable>: @unchecked Sendable {
-    // `@unchecked`: `work` is taken and `outcome` written by the thread before `done` is
-    // signalled; `outcome` is read only after waiting on it.
-    private let done = DispatchSemaphore(value: 0)
+    // `@unchecked`: `work` is set before the thread starts and taken by it; `outcome` and
+    // `finished` are written and read under `mutex` (a POSIX mutex and condition, which the
+    // thread sanitizer sees, rather than a Dispatch semaphore).
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
     private var work: (@Sendable () -> Value)?
     private var outcome: Value?
+    private var finished = false
 
     /// Starts `work` on a new thread.
     public init(_ work: @escaping @Sendable () -> Value) {
         self.work = work
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        pthread_cond_init(condition, nil)
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -85,19 +94,33 @@ public final class ThreadWork<Value: Sendable>: @unchecked Sendable {
         }
     }
 
+    deinit {
+        pthread_cond_destroy(condition)
+        condition.deallocate()
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
     fileprivate func run() {
-        let body = work!
+        var body = work
         work = nil
-        outcome = body()
-        done.signal()
+        let value = body?()
+        body = nil      // the work's captures go before the caller hears of the end
+        pthread_mutex_lock(mutex)
+        outcome = value
+        finished = true
+        pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
     }
 
     /// Waits for the work and returns its value (again on every call).
     public func value() -> Value {
-        done.wait()
-        done.signal()
-        guard let outcome else { preconditionFailure("ThreadWork signalled without an outcome") }
-        return outcome
+        pthread_mutex_lock(mutex)
+        while !finished { pthread_cond_wait(condition, mutex) }
+        let result = outcome
+        pthread_mutex_unlock(mutex)
+        guard let result else { preconditionFailure("ThreadWork finished without an outcome") }
+        return result
     }
 }
 
