@@ -61,10 +61,9 @@ public enum Processors {
 /// ```
 public final class ThreadWork<Value: Sendable>: @unchecked Sendable {
     // `@unchecked`: `work` is set before the thread starts and taken by it; `outcome` and
-    // `finished` are written and read under `mutex` (a POSIX mutex and condition, which the
+    // `finished` are written and read under `gate` (a POSIX mutex and condition, which the
     // thread sanitizer sees, rather than a Dispatch semaphore).
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private let gate = ConditionLock()
     private var work: (@Sendable () -> Value)?
     private var outcome: Value?
     private var finished = false
@@ -72,12 +71,6 @@ public final class ThreadWork<Value: Sendable>: @unchecked Sendable {
     /// Starts `work` on a new thread.
     public init(_ work: @escaping @Sendable () -> Value) {
         self.work = work
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        pthread_cond_init(condition, nil)
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -94,31 +87,24 @@ public final class ThreadWork<Value: Sendable>: @unchecked Sendable {
         }
     }
 
-    deinit {
-        pthread_cond_destroy(condition)
-        condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
     fileprivate func run() {
         var body = work
         work = nil
         let value = body?()
         body = nil      // the work's captures go before the caller hears of the end
-        pthread_mutex_lock(mutex)
-        outcome = value
-        finished = true
-        pthread_cond_broadcast(condition)
-        pthread_mutex_unlock(mutex)
+        gate.withLock {
+            outcome = value
+            finished = true
+        }
+        gate.broadcast()
     }
 
     /// Waits for the work and returns its value (again on every call).
     public func value() -> Value {
-        pthread_mutex_lock(mutex)
-        while !finished { pthread_cond_wait(condition, mutex) }
+        gate.lock()
+        while !finished { gate.wait() }
         let result = outcome
-        pthread_mutex_unlock(mutex)
+        gate.unlock()
         guard let result else { preconditionFailure("ThreadWork finished without an outcome") }
         return result
     }

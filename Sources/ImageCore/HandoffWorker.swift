@@ -27,13 +27,12 @@ import Darwin
 /// worker.wait()                      // row 0 transformed
 /// ```
 public final class HandoffWorker: @unchecked Sendable {
-    // `@unchecked`: every stored variable is read and written under `mutex`; the job runs on
+    // `@unchecked`: every stored variable is read and written under `gate`; the job runs on
     // the worker thread, and the caller reads its results only after `wait()` returns, which
     // takes the mutex after the worker released it.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    /// The worker sleeps on it for a job, the caller for the job's end.
-    private let workerWake: UnsafeMutablePointer<pthread_cond_t>
-    private let callerWake: UnsafeMutablePointer<pthread_cond_t>
+    /// The worker sleeps on it for a job, the caller for the job's end (each re-checks its own
+    /// condition, so one condition variable serves both).
+    private let gate = ConditionLock()
     private var job: (@Sendable () -> Void)?
     private var pending = false
     private var stopping = false
@@ -47,15 +46,6 @@ public final class HandoffWorker: @unchecked Sendable {
 
     /// Starts the thread; nil when the system gives no thread.
     public init?() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        workerWake = .allocate(capacity: 1)
-        workerWake.initialize(to: pthread_cond_t())
-        pthread_cond_init(workerWake, nil)
-        callerWake = .allocate(capacity: 1)
-        callerWake.initialize(to: pthread_cond_t())
-        pthread_cond_init(callerWake, nil)
         // The thread holds the worker until it returns (`close()` joins it).
         let context = Unmanaged.passRetained(self).toOpaque()
         #if canImport(Darwin)
@@ -80,52 +70,43 @@ public final class HandoffWorker: @unchecked Sendable {
         thread = handle
     }
 
-    deinit {
-        pthread_cond_destroy(callerWake)
-        callerWake.deallocate()
-        pthread_cond_destroy(workerWake)
-        workerWake.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
     /// Hands `job` to the thread. The job before it must have been waited for.
     public func submit(_ job: @escaping @Sendable () -> Void) {
-        pthread_mutex_lock(mutex)
+        gate.lock()
         precondition(!pending && !stopping, "HandoffWorker: a job submitted while one is pending or after close()")
         self.job = job
         pending = true
         let wake = workerSleeps
-        pthread_mutex_unlock(mutex)
-        if wake { pthread_cond_signal(workerWake) }
+        gate.unlock()
+        if wake { gate.broadcast() }
     }
 
     /// Waits until the job submitted last has finished (at once when none is pending).
     public func wait() {
         if poll({ !$0.pending }) { return }
-        pthread_mutex_lock(mutex)
+        gate.lock()
         while pending {
             callerSleeps = true
-            pthread_cond_wait(callerWake, mutex)
+            gate.wait()
             callerSleeps = false
         }
-        pthread_mutex_unlock(mutex)
+        gate.unlock()
     }
 
     /// Waits for the pending job, then ends the thread and waits for it. Call it once, before
     /// the worker's last reference goes.
     public func close() {
         wait()
-        pthread_mutex_lock(mutex)
+        gate.lock()
         if closed {
-            pthread_mutex_unlock(mutex)
+            gate.unlock()
             return
         }
         closed = true
         stopping = true
         let wake = workerSleeps
-        pthread_mutex_unlock(mutex)
-        if wake { pthread_cond_signal(workerWake) }
+        gate.unlock()
+        if wake { gate.broadcast() }
         // From the thread itself (a job dropping its owner's last reference) it just ends.
         if let thread, pthread_equal(thread, pthread_self()) == 0 { pthread_join(thread, nil) }
     }
@@ -133,28 +114,28 @@ public final class HandoffWorker: @unchecked Sendable {
     private func run() {
         while true {
             if !poll({ $0.job != nil || $0.stopping }) {
-                pthread_mutex_lock(mutex)
+                gate.lock()
                 while job == nil && !stopping {
                     workerSleeps = true
-                    pthread_cond_wait(workerWake, mutex)
+                    gate.wait()
                     workerSleeps = false
                 }
-                pthread_mutex_unlock(mutex)
+                gate.unlock()
             }
-            pthread_mutex_lock(mutex)
+            gate.lock()
             var next = job
             job = nil
-            pthread_mutex_unlock(mutex)
+            gate.unlock()
             guard let run = next else { return }     // stopping, and nothing left to run
             run()
             // The job's captures go before the caller hears of its end, so that the caller's
             // last reference to them is the last one.
             next = nil
-            pthread_mutex_lock(mutex)
+            gate.lock()
             pending = false
             let wake = callerSleeps
-            pthread_mutex_unlock(mutex)
-            if wake { pthread_cond_signal(callerWake) }
+            gate.unlock()
+            if wake { gate.broadcast() }
         }
     }
 
@@ -165,9 +146,9 @@ public final class HandoffWorker: @unchecked Sendable {
         var start = timespec(), now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
         while true {
-            if pthread_mutex_trylock(mutex) == 0 {
+            if gate.tryLock() {
                 let done = ready(self)
-                pthread_mutex_unlock(mutex)
+                gate.unlock()
                 if done { return true }
             }
             clock_gettime(CLOCK_MONOTONIC, &now)

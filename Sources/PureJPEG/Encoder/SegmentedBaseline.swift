@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 import ImageCore
 
@@ -55,30 +48,20 @@ enum SegmentedBaseline {
 
     /// The next band to code, shared by the threads.
     private final class Dealer: @unchecked Sendable {
-        // `@unchecked`: `next` is read and written under `mutex` only.
-        private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+        // `@unchecked`: `next` is read and written under `gate` only.
+        private let gate = ConditionLock()
         private var next = 0
         let count: Int
 
-        init(count: Int) {
-            self.count = count
-            mutex = .allocate(capacity: 1)
-            mutex.initialize(to: pthread_mutex_t())
-            pthread_mutex_init(mutex, nil)
-        }
-
-        deinit {
-            pthread_mutex_destroy(mutex)
-            mutex.deallocate()
-        }
+        init(count: Int) { self.count = count }
 
         /// The next band, or nil once every band is taken.
         func take() -> Int? {
-            pthread_mutex_lock(mutex)
-            defer { pthread_mutex_unlock(mutex) }
-            guard next < count else { return nil }
-            next += 1
-            return next - 1
+            gate.withLock {
+                guard next < count else { return nil }
+                next += 1
+                return next - 1
+            }
         }
     }
 

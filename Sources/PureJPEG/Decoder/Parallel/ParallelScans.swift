@@ -1,12 +1,5 @@
 import ImageCore
 import Dispatch
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The scans of a progressive (or multi-scan) file decoded side by side, when the whole file
 /// arrives in one ``JPEGDecoder/append(_:)-(UnsafeRawBufferPointer)`` call.
@@ -31,8 +24,8 @@ import Musl
 /// one-thread ones.
 ///
 /// `@unchecked Sendable`: the scan list, states, progress and flags are touched only under
-/// `mutex`; the input is only read; a coefficient block is written by one scan at a time, the
-/// scans ordered by the progress counters (read and written under `mutex`).
+/// `gate`; the input is only read; a coefficient block is written by one scan at a time, the
+/// scans ordered by the progress counters (read and written under `gate`).
 final class ScanWorkers: @unchecked Sendable {
     /// A scan handed over, with what its worker needs.
     struct Scan: @unchecked Sendable {
@@ -50,13 +43,12 @@ final class ScanWorkers: @unchecked Sendable {
     }
 
     let threads: Int
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private let gate = ConditionLock()
     /// The caller's bytes (the whole file), valid for the ``JPEGDecoder/append(_:)-(UnsafeRawBufferPointer)``
     /// call the workers live in: every scan is drained before it returns.
     private let bytes: UnsafePointer<UInt8>
     let inputCount: Int
-    // Under `mutex`:
+    // Under `gate`:
     private var scans: [Scan] = []
     /// Each scan's entropy state between its pieces, and the MCU rows it has finished.
     private var states: [EntropyState] = []
@@ -85,19 +77,6 @@ final class ScanWorkers: @unchecked Sendable {
         self.threads = threads
         inputCount = input.count
         bytes = base.assumingMemoryBound(to: UInt8.self)
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        pthread_cond_init(condition, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
     }
 
     /// The threads a whole-file decode with `options` may use for its scans; nil for one.
@@ -108,8 +87,8 @@ final class ScanWorkers: @unchecked Sendable {
 
     /// Scans handed over so far.
     var count: Int {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        gate.lock()
+        defer { gate.unlock() }
         return scans.count
     }
 
@@ -118,7 +97,7 @@ final class ScanWorkers: @unchecked Sendable {
         let rows = plan.mcusWide > 0 ? (plan.mcuCount + plan.mcusWide - 1) / plan.mcusWide : 0
         var state = EntropyState()
         state.restartsToGo = plan.restartInterval
-        pthread_mutex_lock(mutex)
+        gate.lock()
         var dependencies: [(scan: Int, theirs: Int, ours: Int)] = []
         for c in plan.components {
             guard let i = scans.lastIndex(where: { $0.plan.components.contains { $0.index == c.index } }),
@@ -132,8 +111,8 @@ final class ScanWorkers: @unchecked Sendable {
         unfinished += 1
         let start = workers < threads - 1
         if start { workers = threads - 1 }
-        pthread_cond_broadcast(condition)
-        pthread_mutex_unlock(mutex)
+        gate.broadcast()
+        gate.unlock()
         if start {
             for _ in 0 ..< threads - 1 { DispatchQueue.global().async { self.work(draining: false) } }
         }
@@ -143,9 +122,9 @@ final class ScanWorkers: @unchecked Sendable {
     /// True when every one ended as the marker loop assumed.
     func drain() -> Bool {
         work(draining: true)
-        pthread_mutex_lock(mutex)
+        gate.lock()
         let clean = !failed
-        pthread_mutex_unlock(mutex)
+        gate.unlock()
         return clean
     }
 
@@ -154,20 +133,20 @@ final class ScanWorkers: @unchecked Sendable {
     /// and the caller's thread, beside the scans still decoding; then drains. True when every
     /// scan ended as the marker loop assumed (else the pieces not started are left undone).
     func renderAlongside(needs: [[Int]], body: @escaping @Sendable (Int) -> Void) -> Bool {
-        pthread_mutex_lock(mutex)
+        gate.lock()
         render = (needs, body)
         renderTaken = 0
         renderFinished = 0
-        pthread_cond_broadcast(condition)
-        pthread_mutex_unlock(mutex)
+        gate.broadcast()
+        gate.unlock()
         let clean = drain()
-        pthread_mutex_lock(mutex)
+        gate.lock()
         render = nil
-        pthread_mutex_unlock(mutex)
+        gate.unlock()
         return clean
     }
 
-    /// Whether every scan has finished the block rows `needs` of each frame component (under `mutex`).
+    /// Whether every scan has finished the block rows `needs` of each frame component (under `gate`).
     private func renderReady(_ needs: [Int]) -> Bool {
         for (j, scan) in scans.enumerated() where progress[j] < scan.rows {
             for c in scan.plan.components where c.index < needs.count {
@@ -179,13 +158,13 @@ final class ScanWorkers: @unchecked Sendable {
 
     /// Lets idle workers go (no more scans come).
     func close() {
-        pthread_mutex_lock(mutex)
+        gate.lock()
         closed = true
-        pthread_cond_broadcast(condition)
-        pthread_mutex_unlock(mutex)
+        gate.broadcast()
+        gate.unlock()
     }
 
-    /// Rows of scan `j` its earlier scans allow (under `mutex`).
+    /// Rows of scan `j` its earlier scans allow (under `gate`).
     private func allowedRows(_ j: Int) -> Int {
         let scan = scans[j]
         var allowed = scan.rows
@@ -202,14 +181,14 @@ final class ScanWorkers: @unchecked Sendable {
 
     /// Takes pieces of the scans (the first scan with a piece it may decode, so the scans
     /// follow each other down the image) until none is left, and with `draining` false, no
-    /// more will come. Holds `mutex` only between pieces.
+    /// more will come. Holds `gate` only between pieces.
     private func work(draining: Bool) {
-        pthread_mutex_lock(mutex)
+        gate.lock()
         while true {
             if failed {
                 // Abandoned: no new pieces; a drain waits for the ones in progress.
                 if !draining || (!running.contains(true) && renderRunning == 0) { break }
-                pthread_cond_wait(condition, mutex)
+                gate.wait()
                 continue
             }
             let rendersLeft = render.map { $0.needs.count - renderFinished } ?? 0
@@ -227,9 +206,9 @@ final class ScanWorkers: @unchecked Sendable {
                 running[j] = true
                 let scan = scans[j]
                 var state = states[j]
-                pthread_mutex_unlock(mutex)
+                gate.unlock()
                 let clean = decode(scan, rows: rows, state: &state)
-                pthread_mutex_lock(mutex)
+                gate.lock()
                 states[j] = state
                 running[j] = false
                 progress[j] = clean ? rows.upperBound : scan.rows
@@ -238,23 +217,23 @@ final class ScanWorkers: @unchecked Sendable {
                     unfinished -= 1
                     while first < scans.count && progress[first] == scans[first].rows { first += 1 }
                 }
-                pthread_cond_broadcast(condition)
+                gate.broadcast()
             } else if let (needs, body) = render, renderTaken < needs.count, renderReady(needs[renderTaken]) {
                 // The scans are past this piece of the final pass: render it (scan pieces first).
                 let i = renderTaken
                 renderTaken += 1
                 renderRunning += 1
-                pthread_mutex_unlock(mutex)
+                gate.unlock()
                 body(i)
-                pthread_mutex_lock(mutex)
+                gate.lock()
                 renderRunning -= 1
                 renderFinished += 1
-                pthread_cond_broadcast(condition)
+                gate.broadcast()
             } else {
-                pthread_cond_wait(condition, mutex)
+                gate.wait()
             }
         }
-        pthread_mutex_unlock(mutex)
+        gate.unlock()
     }
 
     /// Decodes MCU rows `rows` of a scan from `state`; false when the scan does not go as the
