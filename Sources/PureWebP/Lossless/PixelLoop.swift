@@ -145,38 +145,40 @@ extension VP8LImageData {
     /// each has a loop with and one without the colour cache.
     @inline(never)
     static func literalsGeneral(_ bits: inout FastBits, _ dst: inout UnsafeMutablePointer<UInt32>,
-                                end: UnsafeMutablePointer<UInt32>, tables: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>),
+                                end: UnsafeMutablePointer<UInt32>, tables: LiteralTables,
                                 arb: UInt32, cache: UnsafeMutablePointer<UInt32>?, cacheShift: UInt32) -> Int {
-        if let cache {
-            return literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
-                            kind: .general, cache: cache, cacheShift: cacheShift)
-        }
-        return literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
-                        kind: .general, cache: nil, cacheShift: cacheShift)
+        literals(.general, &bits, &dst, end: end, tables: tables, arb: arb, cache: cache, cacheShift: cacheShift)
     }
 
     @inline(never)
     static func literalsConstantAlpha(_ bits: inout FastBits, _ dst: inout UnsafeMutablePointer<UInt32>,
-                                      end: UnsafeMutablePointer<UInt32>, tables: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>),
+                                      end: UnsafeMutablePointer<UInt32>, tables: LiteralTables,
                                       arb: UInt32, cache: UnsafeMutablePointer<UInt32>?, cacheShift: UInt32) -> Int {
-        if let cache {
-            return literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
-                            kind: .constantAlpha, cache: cache, cacheShift: cacheShift)
-        }
-        return literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
-                        kind: .constantAlpha, cache: nil, cacheShift: cacheShift)
+        literals(.constantAlpha, &bits, &dst, end: end, tables: tables, arb: arb, cache: cache, cacheShift: cacheShift)
     }
 
     @inline(never)
     static func literalsGreenOnly(_ bits: inout FastBits, _ dst: inout UnsafeMutablePointer<UInt32>,
-                                  end: UnsafeMutablePointer<UInt32>, tables: (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>),
+                                  end: UnsafeMutablePointer<UInt32>, tables: LiteralTables,
                                   arb: UInt32, cache: UnsafeMutablePointer<UInt32>?, cacheShift: UInt32) -> Int {
+        literals(.greenOnly, &bits, &dst, end: end, tables: tables, arb: arb, cache: cache, cacheShift: cacheShift)
+    }
+
+    /// The green, red, blue and alpha tables of a group.
+    typealias LiteralTables = (UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>, UnsafePointer<UInt32>)
+
+    /// `literals` of one `kind` (a constant at each caller above, so each gets its own loops),
+    /// with the colour cache tested once, outside the loop.
+    @inline(__always)
+    private static func literals(_ kind: LiteralKind, _ bits: inout FastBits, _ dst: inout UnsafeMutablePointer<UInt32>,
+                                 end: UnsafeMutablePointer<UInt32>, tables: LiteralTables,
+                                 arb: UInt32, cache: UnsafeMutablePointer<UInt32>?, cacheShift: UInt32) -> Int {
         if let cache {
             return literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
-                            kind: .greenOnly, cache: cache, cacheShift: cacheShift)
+                            kind: kind, cache: cache, cacheShift: cacheShift)
         }
         return literals(&bits, &dst, end: end, green: tables.0, red: tables.1, blue: tables.2, alpha: tables.3, arb: arb,
-                        kind: .greenOnly, cache: nil, cacheShift: cacheShift)
+                        kind: kind, cache: nil, cacheShift: cacheShift)
     }
 
     /// The loop of a complete stream, with the checks per run (see above); stops at the first
