@@ -107,8 +107,14 @@ public final class HandoffWorker: @unchecked Sendable {
         let wake = workerSleeps
         gate.unlock()
         if wake { gate.broadcast() }
-        // From the thread itself (a job dropping its owner's last reference) it just ends.
-        if let thread, pthread_equal(thread, pthread_self()) == 0 { pthread_join(thread, nil) }
+        guard let thread else { return }
+        if pthread_equal(thread, pthread_self()) == 0 {
+            pthread_join(thread, nil)
+        } else {
+            // From the thread itself (a job dropping its owner's last reference): it ends
+            // once this returns, and nobody joins it.
+            pthread_detach(thread)
+        }
     }
 
     private func run() {
@@ -126,10 +132,11 @@ public final class HandoffWorker: @unchecked Sendable {
             var next = job
             job = nil
             gate.unlock()
-            guard let run = next else { return }     // stopping, and nothing left to run
-            run()
-            // The job's captures go before the caller hears of its end, so that the caller's
-            // last reference to them is the last one.
+            if next == nil { return }     // stopping, and nothing left to run
+            // No other reference to the job: its captures go at `next = nil`, before the
+            // caller hears of its end, so that the caller's last reference to them is the last
+            // one (and an owner's deinit never runs on this thread in the normal course).
+            next?()
             next = nil
             gate.lock()
             pending = false
