@@ -75,14 +75,15 @@ public final class ThreadWork<Value: Sendable>: @unchecked Sendable {
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        let context = Unmanaged.passRetained(self).toOpaque()
+        // The thread holds the work through `ThreadStart` until it has run it.
+        let context = Unmanaged.passRetained(ThreadStart { self.run() }).toOpaque()
         #if canImport(Darwin)
         var thread: pthread_t? = nil
         #else
         var thread = pthread_t()
         #endif
         if pthread_create(&thread, &attributes, threadWorkMain, context) != 0 {
-            Unmanaged<ThreadWork>.fromOpaque(context).release()
+            Unmanaged<ThreadStart>.fromOpaque(context).release()
             run()
         }
     }
@@ -110,21 +111,21 @@ public final class ThreadWork<Value: Sendable>: @unchecked Sendable {
     }
 }
 
-private protocol ThreadWorkRunning: AnyObject { func runOnThread() }
-
-extension ThreadWork: ThreadWorkRunning {
-    fileprivate func runOnThread() { run() }
+/// What a new thread runs: one non-generic type, so the thread's entry takes it back without a cast.
+private final class ThreadStart {
+    let body: () -> Void
+    init(_ body: @escaping () -> Void) { self.body = body }
 }
 
 #if canImport(Darwin)
 private func threadWorkMain(_ context: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
-    (Unmanaged<AnyObject>.fromOpaque(context).takeRetainedValue() as! ThreadWorkRunning).runOnThread()
+    Unmanaged<ThreadStart>.fromOpaque(context).takeRetainedValue().body()
     return nil
 }
 #else
 private func threadWorkMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
     guard let context else { return nil }
-    (Unmanaged<AnyObject>.fromOpaque(context).takeRetainedValue() as! ThreadWorkRunning).runOnThread()
+    Unmanaged<ThreadStart>.fromOpaque(context).takeRetainedValue().body()
     return nil
 }
 #endif
