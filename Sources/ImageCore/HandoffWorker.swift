@@ -81,6 +81,9 @@ public final class HandoffWorker: @unchecked Sendable {
         if wake { gate.broadcast() }
     }
 
+    /// True when the job submitted last has finished (or none was): `wait()` would return at once.
+    public var isIdle: Bool { gate.withLock { !pending } }
+
     /// Waits until the job submitted last has finished (at once when none is pending).
     public func wait() {
         if poll({ !$0.pending }) { return }

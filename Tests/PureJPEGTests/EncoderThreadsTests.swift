@@ -85,3 +85,72 @@ struct EncoderThreadsTests {
         #expect(throws: JPEGEncoderError.self) { try JPEGEncoder.encode(Image(width: 8, height: 8, format: .gray8), options: options) }
     }
 }
+
+/// The stream encoder's bands (``BandedStream``): each band coded whole on either thread and
+/// joined in order writes the one-thread bytes, whoever codes which band, in any pieces.
+@Suite("JPEG stream encoder bands")
+struct StreamBandTests {
+    static func noise(_ width: Int, _ height: Int, _ format: PixelFormat) -> Image {
+        var image = Image(width: width, height: height, format: format)
+        image.pixels.withUnsafeMutableBufferPointer { p in
+            for i in p.indices { p[i] = UInt8(truncatingIfNeeded: (i &* 2654435761) >> 13 ^ i / 611) }
+        }
+        return image
+    }
+
+    @Test("bands join to the one-thread bytes", arguments: [(PixelFormat.rgb8, 420, 157), (.rgb8, 444, 157), (.gray8, 0, 300),
+                                                             (.rgba8, 422, 700), (.rgb8, 420, 64 * 16 + 5)])
+    func joined(_ format: PixelFormat, _ sampling: Int, _ height: Int) throws {
+        let image = Self.noise(203, height, format)
+        for quality in [50, 100] {
+            var options = JPEGEncodingOptions(quality: quality)
+            if sampling == 444 { options.subsampling = .s444 } else if sampling == 422 { options.subsampling = .s422 }
+            options.threads = 1
+            let one = try JPEGEncoder.encode(image, options: options)
+            options.threads = 2
+            let rowBytes = image.width * format.bytesPerPixel
+            for dealing in [BandedStream.Dealing.whenFree, .worker, .caller] {
+                for piece in [7, rowBytes * 5 + 3, image.pixels.count] {
+                    var encoder = try JPEGStreamEncoder(width: image.width, height: image.height, format: format, options: options)
+                    let banded = try #require(encoder.bandedCoder, "\(format) \(height) rows: no bands")
+                    banded.dealing = dealing
+                    var out: [UInt8] = []
+                    var i = 0
+                    while i < image.pixels.count {
+                        let end = min(image.pixels.count, i + piece)
+                        out += try image.pixels[i ..< end].withUnsafeBytes { try encoder.append(rows: $0) }
+                        i = end
+                    }
+                    out += try encoder.finish()
+                    #expect(out == one, "\(format) \(sampling) q\(quality) \(dealing) \(piece)-byte pieces")
+                }
+            }
+        }
+    }
+
+    @Test("no bands with one thread, a restart interval, 16-bit rows or under 8 MCU rows")
+    func notBanded() throws {
+        var options = JPEGEncodingOptions(quality: 85)
+        options.threads = 2
+        #expect(try JPEGStreamEncoder(width: 64, height: 128, format: .rgb8, options: options).bandedCoder != nil)
+        #expect(try JPEGStreamEncoder(width: 64, height: 112, format: .rgb8, options: options).bandedCoder == nil)
+        #expect(try JPEGStreamEncoder(width: 64, height: 128, format: .rgb16, options: options).bandedCoder == nil)
+        var restart = options
+        restart.restartInterval = 4
+        #expect(try JPEGStreamEncoder(width: 64, height: 128, format: .rgb8, options: restart).bandedCoder == nil)
+        options.threads = 1
+        #expect(try JPEGStreamEncoder(width: 64, height: 128, format: .rgb8, options: options).bandedCoder == nil)
+    }
+
+    @Test("an encoder dropped with a band on the worker")
+    func dropped() throws {
+        let image = Self.noise(203, 400, .rgb8)
+        var options = JPEGEncodingOptions(quality: 85)
+        options.threads = 2
+        for _ in 0 ..< 20 {
+            var encoder = try JPEGStreamEncoder(width: 203, height: 400, format: .rgb8, options: options)
+            encoder.bandedCoder?.dealing = .worker
+            _ = try image.pixels[0 ..< 203 * 3 * 200].withUnsafeBytes { try encoder.append(rows: $0) }
+        }
+    }
+}

@@ -24,8 +24,10 @@ struct BaselineScanState {
     /// `[v][blocksPerLine][64]`). One ``BitSink`` serves the whole row (restart markers
     /// included), and each component's pointers and tables are gathered once per row, so the
     /// block loop reads no arrays and stores no writer state.
+    /// `mcus`: the MCUs of the row to code (all by default; ``BandedStream`` codes a band's
+    /// first MCU apart from the rest).
     mutating func encodeRow(_ rows: [UnsafePointer<Int16>], masks: [UnsafePointer<UInt64>], layout: EncoderLayout,
-                            tables: EntropyTables, writer w: inout BitWriter) {
+                            tables: EntropyTables, writer w: inout BitWriter, mcus: Range<Int>? = nil) {
         let comps = layout.components
         let lookup = UnsafePointer(tables.lookup)
         w.reserve(layout.mcusAcross * (comps.count == 1 ? 1 : layout.maxH * layout.maxV + 2) * 448 + 64)
@@ -36,13 +38,14 @@ struct BaselineScanState {
         var last = lastDC
         var done = mcusDone
         let interval = restartInterval
-        let across = layout.mcusAcross
+        let range = mcus ?? 0 ..< layout.mcusAcross
+        precondition(range.lowerBound >= 0 && range.upperBound <= layout.mcusAcross, "encodeRow: MCUs out of the row")
         parts.withUnsafeBufferPointer { pp in
             last.withUnsafeMutableBufferPointer { lp in
                 guard let p = pp.baseAddress, let previousDC = lp.baseAddress, pp.count <= lp.count else { return }
                 let n = pp.count
                 w.withSink { sink in
-                    for mx in 0 ..< across {
+                    for mx in range {
                         if interval > 0, done > 0, done % interval == 0 {
                             for i in 0 ..< n { previousDC[i] = 0 }
                             sink.flushAndMark(0xD0 &+ UInt8(truncatingIfNeeded: (done / interval &- 1) & 7))

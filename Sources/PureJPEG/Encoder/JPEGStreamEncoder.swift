@@ -1,7 +1,8 @@
 import ImageCore
 
 /// A baseline JPEG encoder fed rows as they come, holding only one MCU row (8 or 16 image
-/// rows) of pixels and blocks at a time, so memory does not grow with the image height.
+/// rows) of pixels and blocks at a time (two bands of a few MCU rows with a second thread), so
+/// memory does not grow with the image height.
 /// Output bytes come back from each call as soon as they are final.
 ///
 /// Progressive output needs every coefficient before the first scan, and optimized Huffman
@@ -17,8 +18,10 @@ import ImageCore
 /// file += try encoder.finish()
 /// ```
 ///
-/// With a second processor (and ``JPEGEncodingOptions/threads`` not 1) each MCU row is
-/// transformed on a thread of its own while the row before is coded: the bytes are the same.
+/// With a second processor (and ``JPEGEncodingOptions/threads`` not 1) rows are gathered into
+/// bands of about 1 MB, each coded whole on whichever of two threads is free and joined in
+/// order (with a restart interval, or 16-bit rows, each MCU row is transformed on a second
+/// thread while the row before is coded): the bytes are the same.
 ///
 /// The working buffers are shared between copies of one encoder value: use one copy.
 public struct JPEGStreamEncoder {
@@ -27,6 +30,9 @@ public struct JPEGStreamEncoder {
     private let tables: EntropyTables
     /// MCU rows transformed on a second thread while the caller codes the one before.
     private let pipeline: TransformPipeline
+    /// Bands of MCU rows coded whole on either thread (8-bit rows, no restart interval, two
+    /// threads): the pipeline then runs on one thread and is used for nothing else.
+    private let banded: BandedStream?
     private var state: BaselineScanState
     private var pendingHeader: [UInt8]
     /// Two MCU rows of pixels as they came (the one being filled, and the one the pipeline may
@@ -75,15 +81,19 @@ public struct JPEGStreamEncoder {
         setup = try EncoderSetup(width: width, height: height, format: format.eightBit, options: options)
         self.format = format
         tables = EntropyTables(dc: setup.standardDC, ac: setup.standardAC)
-        pipeline = TransformPipeline(setup: setup, threads: options.threads)
+        banded = format.is16Bit ? nil : BandedStream(setup: setup, rowBytes: width * format.bytesPerPixel, threads: options.threads)
+        pipeline = TransformPipeline(setup: setup, threads: banded == nil ? options.threads : 1)
         state = BaselineScanState(components: setup.layout.components.count, restartInterval: options.restartInterval)
         pendingHeader = try JPEGWriter.header(options: options, metadata: metadata, components: setup.layout.components.count)
             + setup.frameHeader(progressive: false)
             + setup.baselineTablesAndScanHeader(dc: setup.standardDC, ac: setup.standardAC)
-        rowBuffers = RowBuffers(bytes: setup.layout.mcuHeight * width * format.bytesPerPixel,
+        rowBuffers = RowBuffers(bytes: banded == nil ? setup.layout.mcuHeight * width * format.bytesPerPixel : 0,
                                 narrow: format.is16Bit ? setup.layout.mcuHeight * width * format.channels : 0,
                                 pipeline: pipeline)
     }
+
+    /// The banded two-thread coder, when this encoder uses one (tests).
+    var bandedCoder: BandedStream? { banded }
 
     private var rowBytes: Int { setup.layout.width * format.bytesPerPixel }
     /// 8-bit rows are colour-converted in ``append(rows:)`` as they come (with a second thread),
@@ -108,6 +118,12 @@ public struct JPEGStreamEncoder {
         var w = BitWriter(capacity: pendingHeader.count + rows.count / 4 + 1024, acc: acc, bits: bits)
         w.append(pendingHeader)
         pendingHeader = []
+        if let banded {
+            appendBanded(rows, banded, &w)
+            acc = w.acc
+            bits = w.bits
+            return w.bytes()
+        }
         var offset = 0
         let capacity = rowBuffers.bytes
         let rowBytes = self.rowBytes
@@ -156,6 +172,7 @@ public struct JPEGStreamEncoder {
         var w = BitWriter(capacity: 64, acc: acc, bits: bits)
         w.append(pendingHeader)
         codePendingRow(&w)
+        banded?.collect(state: &state, into: &w)
         w.flushBits()
         w.append(JPEGWriter.marker(0xD9))
         return w.bytes()
@@ -195,6 +212,26 @@ public struct JPEGStreamEncoder {
         fillSlot ^= 1
         filled = 0
         mcuRow += 1
+    }
+
+    /// ``append(rows:)`` with bands: the bytes are gathered into the band being filled, and
+    /// each band, once complete, is coded (or handed to the second thread) by ``BandedStream``.
+    private mutating func appendBanded(_ rows: UnsafeRawBufferPointer, _ banded: BandedStream, _ w: inout BitWriter) {
+        let layout = setup.layout
+        var offset = 0
+        while offset < rows.count, let s = rows.baseAddress {
+            let capacity = min(banded.bandBytes, (layout.height - rowsDone) * rowBytes)
+            let n = min(capacity - filled, rows.count - offset)
+            UnsafeMutableRawPointer(banded.fillBuffer + filled).copyMemory(from: s + offset, byteCount: n)
+            filled += n
+            offset += n
+            if filled == capacity {
+                let count = filled / rowBytes
+                banded.bandComplete(rows: count, state: &state, into: &w)
+                mcuRow += (count + layout.mcuHeight - 1) / layout.mcuHeight
+                filled = 0
+            }
+        }
     }
 
     /// Huffman-codes the row the pipeline has (waiting for it), if one is pending.
