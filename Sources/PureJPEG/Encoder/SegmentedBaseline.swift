@@ -6,9 +6,11 @@ import ImageCore
 /// Huffman-coded on its thread into a buffer of its own; the buffers are then joined in order.
 ///
 /// Two things tie a band to the one before it, and both are recovered without waiting for it:
-/// - the DC predictions its first MCU row starts from are the last DC terms of the band before,
-///   so the band transforms and codes the row before its first one too (into a scratch buffer)
-///   to learn them: one MCU row of extra work per band;
+/// - the DC predictions its first MCU starts from are the last DC terms of the band before: the
+///   band codes its first MCU aside (to learn the predictions the rest of it starts from) and
+///   keeps that MCU row's blocks, and the join codes that MCU again with the true predictions
+///   before the band's bits (transforming and coding the row before instead cost an MCU row of
+///   extra work a band);
 /// - its bits start wherever the band before ended, which is not a byte boundary in general:
 ///   each band is coded from bit 0 with its own byte stuffing, and the join takes its bytes
 ///   back apart (dropping the stuffed zeros) and puts them after the bits before, stuffing
@@ -24,6 +26,10 @@ enum SegmentedBaseline {
         var bytes: [UInt8] = []
         var acc: UInt64 = 0
         var bits = 0
+        /// The band's first MCU row of blocks (all bands but the first), and the DC
+        /// predictions the band ends with.
+        var first: CoefficientStore?
+        var lastDC: [Int32] = []
     }
 
     /// The pixels of the source, for the threads (read only while they run).
@@ -43,8 +49,8 @@ enum SegmentedBaseline {
 
     /// Bands a thread: the threads take the next band as they finish one, so a band whose rows
     /// cost more to code (detail is rarely spread evenly down a photograph) is made up for by
-    /// the others, at one MCU row of extra work a band.
-    static let bandsPerThread = 4
+    /// the others, at one MCU coded twice a band.
+    static let bandsPerThread = 8
 
     /// The next band to code, shared by the threads.
     private final class Dealer: @unchecked Sendable {
@@ -86,30 +92,44 @@ enum SegmentedBaseline {
             }
             while let i = dealer.take() {
                 let first = rows * i / count, end = rows * (i + 1) / count
+                let band = bands[i]
                 var state = BaselineScanState(components: layout.components.count, restartInterval: 0)
-                func code(into writer: inout BitWriter) {
+                var writer = BitWriter(capacity: max(layout.width * layout.mcuHeight * (end - first) / 4, 4096))
+                for mcuRow in first ..< end {
+                    if mcuRow == first && first > 0 {
+                        // The DC predictions this band starts from are the band before's last:
+                        // its first MCU is coded aside here (for the predictions the rest
+                        // starts from) and again at the join, from that MCU row's blocks.
+                        let kept = CoefficientStore(layout: EncoderLayout.oneMCURow(of: layout))
+                        let y0 = mcuRow * layout.mcuHeight
+                        processor.process(rows: source.base + y0 * rowBytes, rowBytes: rowBytes,
+                                          count: min(layout.mcuHeight, layout.height - y0), mcuRow: mcuRow,
+                                          out: kept.rowPointers(0), masks: kept.rowMaskPointers(0))
+                        let blocks = kept.rowPointers(0).map { UnsafePointer($0) }, masks = kept.rowMaskPointers(0).map { UnsafePointer($0) }
+                        var scratch = BitWriter(capacity: 4096)
+                        state.encodeRow(blocks, masks: masks, layout: layout, tables: tables, writer: &scratch, mcus: 0 ..< 1)
+                        state.encodeRow(blocks, masks: masks, layout: layout, tables: tables, writer: &writer, mcus: 1 ..< layout.mcusAcross)
+                        band.first = kept
+                        continue
+                    }
+                    transform(mcuRow)
                     state.encodeRow(store.rowPointers(0).map { UnsafePointer($0) }, masks: store.rowMaskPointers(0).map { UnsafePointer($0) },
                                     layout: layout, tables: tables, writer: &writer)
                 }
-                if first > 0 {
-                    // The DC predictions of the row before this band.
-                    var scratch = BitWriter(capacity: 4096)
-                    transform(first - 1)
-                    code(into: &scratch)
-                }
-                var writer = BitWriter(capacity: max(layout.width * layout.mcuHeight * (end - first) / 4, 4096))
-                for mcuRow in first ..< end {
-                    transform(mcuRow)
-                    code(into: &writer)
-                }
-                let band = bands[i]
                 band.acc = writer.acc
                 band.bits = writer.bits
                 band.bytes = writer.take()
+                band.lastDC = state.lastDC
             }
         }
+        var state = BaselineScanState(components: layout.components.count, restartInterval: 0)
         for band in bands {
+            if let first = band.first {
+                state.encodeRow(first.rowPointers(0).map { UnsafePointer($0) }, masks: first.rowMaskPointers(0).map { UnsafePointer($0) },
+                                layout: layout, tables: tables, writer: &w, mcus: 0 ..< 1)
+            }
             band.bytes.withUnsafeBufferPointer { w.appendCoded($0, pendingBits: band.acc, count: band.bits) }
+            state.lastDC = band.lastDC
         }
     }
 }
