@@ -232,7 +232,10 @@ extension WebPDecoder {
         stillHasALPH = pendingAlpha != nil
         events.append(.header(h))
         if decodePixels {
-            if !streamRows {
+            if let out = directOutput {
+                // The caller's memory (``WebPDecoder/decode(_:into:bytesPerRow:format:limits:options:)``).
+                try out.check(width: width, height: height)
+            } else if !streamRows {
                 // Every row is written before it is final; preview() zeroes the rest in its copy.
                 let count = width * height * format.bytesPerPixel
                 image = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
@@ -270,10 +273,13 @@ extension WebPDecoder {
         let width = f.width
         let stream = streamRows
         let format = header?.pixelFormat ?? .rgba8
-        if still, !stream, image.count == width * f.height * bpp {
+        if still, let out = directOutput {
+            // The caller's memory, in the format and stride it asked for.
+            try f.run(direct: (out.base, out.bytesPerPixel, out.bytesPerRow)) { y, _ in low = min(low, y); high = max(high, y) }
+        } else if still, !stream, image.count == width * f.height * bpp {
             // Stills write their rows in place, in the output format.
             try image.withUnsafeMutableBufferPointer { out throws(WebPError) in
-                try f.run(direct: (out.baseAddress!, bpp)) { y, _ in low = min(low, y); high = max(high, y) }
+                try f.run(direct: (out.baseAddress!, bpp, width * bpp)) { y, _ in low = min(low, y); high = max(high, y) }
             }
         } else {
         try f.run { y, row in
