@@ -31,11 +31,11 @@ swift="$here/.build/release/webpbench"
 
 worst() { sort -n | tail -1; }
 for file in photo12_q80.webp photo12_lossless.webp; do
-    c=() s=() t=() a=()
+    c=() s=() t=() al=()
     for ((r = 0; r < rounds; r++)); do
         c+=("$("$here/bin/cbench" "$corpus/$file" "$n" | cut -d' ' -f1)")
         s+=("$("$swift" "$corpus/$file" "$n" | cut -d' ' -f1)")
-        a+=("$("$swift" "$corpus/$file" "$n" alloc | cut -d' ' -f1)")
+        al+=("$("$swift" "$corpus/$file" "$n" alloc | cut -d' ' -f1)")
         [[ $file == *q80* ]] && t+=("$("$swift" "$corpus/$file" "$n" threads | cut -d' ' -f1)")
     done
     # Speed ratio of a round: libwebp's time over PureWebP's (above 1 PureWebP is faster).
@@ -43,8 +43,8 @@ for file in photo12_q80.webp photo12_lossless.webp; do
     echo "$file libwebp: ${c[*]} (worst $(printf '%s\n' "${c[@]}" | worst) s)"
     echo "$file PureWebP: ${s[*]} (worst $(printf '%s\n' "${s[@]}" | worst) s)"
     echo "$file ratio by round: $(ratios s | tr '\n' ' ')(worst $(ratios s | sort -n | head -1))"
-    echo "$file PureWebP allocating: ${a[*]} (worst $(printf '%s\n' "${a[@]}" | worst) s)"
-    echo "$file allocating ratio by round: $(ratios a | tr '\n' ' ')(worst $(ratios a | sort -n | head -1))"
+    echo "$file PureWebP allocating: ${al[*]} (worst $(printf '%s\n' "${al[@]}" | worst) s)"
+    echo "$file allocating ratio by round: $(ratios al | tr '\n' ' ')(worst $(ratios al | sort -n | head -1))"
     if (( ${#t[@]} )); then
         echo "$file PureWebP threads: ${t[*]} (worst $(printf '%s\n' "${t[@]}" | worst) s)"
         echo "$file threads ratio by round: $(ratios t | tr '\n' ' ')(worst $(ratios t | sort -n | head -1))"

@@ -213,9 +213,7 @@ enum VP8Upsample {
     /// clip8 on signed lanes, as max then min (pmaxsw, pminsw).
     @inline(__always)
     static func clamp255(_ v: S) -> S {
-        let pos = v & ~(v &>> 15)
-        let over = (S(repeating: 255) &- pos) &>> 15          // -1 where > 255
-        return (pos & ~over) | (S(repeating: 255) & over)
+        v.clamped(lowerBound: S(repeating: 0), upperBound: S(repeating: 255))
     }
 
     /// Eight pixels' R, G and B in 16-bit lanes, each 0...255 (libwebp's SSE2 arithmetic; the
@@ -228,8 +226,9 @@ enum VP8Upsample {
         let r = clamp255(unsafeBitCast(yy &+ mulHi(v8, 26149) &- H(repeating: 14234), to: S.self) &>> 6)
         let g = clamp255(unsafeBitCast(yy &- mulHi(u8, 6419) &- mulHi(v8, 13320) &+ H(repeating: 8708), to: S.self) &>> 6)
         let bs = yy &+ mulHi(u8, 33050)
-        let under = (unsafeBitCast(bs &>> 1, to: S.self) &- S(repeating: 8843)) &>> 15   // -1 where bs <= 17685
-        let b6 = unsafeBitCast(((bs &- H(repeating: 17685)) & ~unsafeBitCast(under, to: H.self)) &>> 6, to: S.self)
+        // bs - 17685 floored at 0 (the unsigned saturating difference, psubusw).
+        let k = H(repeating: 17685)
+        let b6 = unsafeBitCast(((bs &- k) & unsafeBitCast(bs .> k, to: H.self)) &>> 6, to: S.self)
         return (r, g, clamp255(b6))
     }
 
