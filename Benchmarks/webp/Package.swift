@@ -8,6 +8,6 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [.package(name: "PureImage", path: "../..")],
     targets: [
-        .executableTarget(name: "webpbench", dependencies: [.product(name: "PureWebP", package: "PureImage")]),
+        .executableTarget(name: "webpbench", dependencies: [.product(name: "PureWebP", package: "PureImage"), .product(name: "ImageCore", package: "PureImage")]),
     ]
 )

@@ -103,6 +103,9 @@ public struct WebPDecoder: IncrementalImageDecoder {
     /// A still image's rows go to the `sink` of ``append(_:sink:)`` instead of into `image`
     /// (``WebPRowDecoder``); the decoder then keeps no image.
     var streamRows = false
+    /// A still image's rows go straight into caller memory instead of `image` (set only on the
+    /// private decoder of ``decode(_:into:bytesPerRow:format:limits:options:)``).
+    var directOutput: DirectOutput?
 
     /// A decoder waiting for the first bytes.
     public init(limits: DecodingLimits = .default, options: WebPDecodingOptions = .init()) {

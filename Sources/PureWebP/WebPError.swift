@@ -22,6 +22,11 @@ public enum WebPError: Error, Sendable, Equatable, CustomStringConvertible {
     case incomplete(offset: Int, partial: Image?)
     /// ``WebPAnimation/frame(at:)`` was asked for a frame the file does not have.
     case frameIndexOutOfRange(index: Int, count: Int)
+    /// ``WebPDecoder/decode(_:into:bytesPerRow:format:limits:options:)`` cannot write the image
+    /// into the memory it was given: `what` is "row stride" (fewer bytes a row than a row of
+    /// pixels) or "buffer" (fewer bytes than the image's last row ends at); `needed` and
+    /// `available` are the bytes wanted and given.
+    case outputTooSmall(what: String, needed: Int, available: Int)
 
     /// A stable name for the case (vector tables record it).
     public var code: String {
@@ -32,6 +37,7 @@ public enum WebPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .limit: "limitExceeded"
         case .incomplete: "incomplete"
         case .frameIndexOutOfRange: "frameIndexOutOfRange"
+        case .outputTooSmall: "outputTooSmall"
         }
     }
 
@@ -41,7 +47,7 @@ public enum WebPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .truncated(_, let offset), .invalid(_, let offset), .unsupported(_, let offset),
              .limit(_, let offset), .incomplete(let offset, _):
             return offset
-        case .frameIndexOutOfRange:
+        case .frameIndexOutOfRange, .outputTooSmall:
             return nil
         }
     }
@@ -56,6 +62,8 @@ public enum WebPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .incomplete(let offset, let partial):
             return "WebP: the file ends early at byte \(offset)" + (partial == nil ? "" : " (partial image kept)")
         case .frameIndexOutOfRange(let index, let count): return "WebP: frame \(index) requested, the file has \(count)"
+        case .outputTooSmall(let what, let needed, let available):
+            return "WebP: output \(what): \(needed) bytes needed, \(available) given"
         }
     }
 }

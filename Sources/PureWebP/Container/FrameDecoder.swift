@@ -2,6 +2,8 @@
 /// the chunk payload is gathered as it arrives and handed to the lossless or lossy decoder,
 /// which gives back rows as RGBA8 as soon as they are final.
 struct FrameDecoder: Sendable {
+    /// Where a still's rows are written in its output format (see `run(direct:emit:)`).
+    typealias DirectRows = (pixels: UnsafeMutablePointer<UInt8>, bytesPerPixel: Int, stride: Int)
     enum Codec: Sendable {
         case lossless(VP8LStream)
         case lossy(LossyFrame)
@@ -44,9 +46,10 @@ struct FrameDecoder: Sendable {
     mutating func append(_ bytes: UnsafeRawBufferPointer) { payload.append(contentsOf: bytes) }
 
     /// Decodes as far as the payload allows; `emit(y, rgba)` gets each row that became final.
-    /// With `direct` (a still image's pixels and their bytes per pixel, 3 or 4), rows are
-    /// written straight into it and `emit` gets an empty buffer for each row written.
-    mutating func run(direct: (pixels: UnsafeMutablePointer<UInt8>, bytesPerPixel: Int)? = nil,
+    /// With `direct` (a still image's pixels, their bytes per pixel, 3 or 4, and the bytes from
+    /// one row to the next), rows are written straight into it and `emit` gets an empty buffer
+    /// for each row written.
+    mutating func run(direct: DirectRows? = nil,
                       emit: (Int, UnsafeBufferPointer<UInt8>) -> Void) throws(WebPError) {
         let complete = payload.count >= payloadSize
         let width = self.width
@@ -69,7 +72,7 @@ struct FrameDecoder: Sendable {
                         if let direct {
                             // Straight into the image: RGBA words, or RGB with overlapping
                             // 4-byte stores (each pixel's fourth byte overwritten by the next).
-                            let out = UnsafeMutableRawPointer(direct.pixels + y * width * direct.bytesPerPixel)
+                            let out = UnsafeMutableRawPointer(direct.pixels + y * direct.stride)
                             guard let src = row.baseAddress else { return }
                             if direct.bytesPerPixel == 4 {
                                 var x = 0

@@ -29,10 +29,10 @@ struct LossyFrame: Sendable {
     /// Decodes what `data` (the `VP8 ` payload so far, and for a still the bytes after it) allows;
     /// `complete`: no more bytes will come; `chunkComplete`: the chunk's own bytes are all there.
     /// `emit(y, rgba)` gets each final row.
-    /// With `direct` (a still image's pixels and their bytes per pixel, 3 or 4), rows are
-    /// written straight into it and `emit` gets an empty buffer for each row written.
+    /// With `direct` (a still image's pixels, their bytes per pixel, 3 or 4, and row stride),
+    /// rows are written straight into it and `emit` gets an empty buffer for each row written.
     mutating func advance(_ data: UnsafeBufferPointer<UInt8>, complete: Bool, chunkComplete: Bool, payloadOffset: Int, payloadSize: Int,
-                          direct: (pixels: UnsafeMutablePointer<UInt8>, bytesPerPixel: Int)? = nil,
+                          direct: FrameDecoder.DirectRows? = nil,
                           emit: (Int, UnsafeBufferPointer<UInt8>) -> Void) throws(WebPError) {
         let raw = UnsafeRawBufferPointer(data)
         if decoder == nil {
@@ -53,7 +53,7 @@ struct LossyFrame: Sendable {
         let alpha = self.alpha
         try d.decode(raw, isComplete: complete, chunkComplete: chunkComplete, offset: payloadOffset) { rows in
             if let direct {
-                let stride = width * direct.bytesPerPixel
+                let stride = direct.stride
                 let dst = direct.pixels + rows.rows.lowerBound * stride
                 if let alpha, direct.bytesPerPixel == 4 {
                     alpha.withUnsafeBufferPointer { a in

@@ -1,3 +1,5 @@
+import ImageCore
+
 /// The VP8L header (spec section 3): signature 0x2F, 14-bit width and height minus one, the
 /// alpha hint and a 3-bit version that must be 0.
 struct VP8LHeader: Sendable, Equatable {
@@ -150,8 +152,11 @@ struct VP8LStream: Sendable {
         if reader.isPastEnd { throw .needMoreData }
         setup = Setup(transforms: transforms, codes: codes, codedWidth: codedWidth)
         // Uninitialised: a pixel is read (by a backward reference or a row hand-out) only
-        // once it is decoded.
-        pixels = [UInt32](unsafeUninitializedCapacity: codedWidth * height) { _, count in count = codedWidth * height }
+        // once it is decoded. Huge pages where Linux offers them (fewer page faults).
+        pixels = [UInt32](unsafeUninitializedCapacity: codedWidth * height) { buffer, count in
+            if let base = buffer.baseAddress { PageHints.preferHugePages(UnsafeMutableRawPointer(base), count: 4 * codedWidth * height) }
+            count = codedWidth * height
+        }
         cache = [UInt32](repeating: 0, count: cacheBits > 0 ? 1 << cacheBits : 0)
         previousRows = transforms.map { $0.kind == .predictor ? [UInt32](repeating: 0, count: $0.width) : [] }
         rowA = [UInt32](repeating: 0, count: width)

@@ -223,10 +223,19 @@ struct VP8Decoder: Sendable {
             // overwrites the first half with the next row's meanwhile).
             let finishInfo = info0 + mbW * VP8Modes.infoSize
             let scratch = work.baseAddress! + VP8MacroblockContext.workSize
+            // With the worker: the headers of the row after the one being reconstructed, parsed
+            // ahead on this thread beside the filtering (balancing the two threads), with the
+            // first partition's state after them and the intra contexts before them. They are
+            // taken at the next hand-over; a parse that failed, or one left when the worker's
+            // row ran out of bytes, is undone (`intraTop` restored) and the row parses its own.
+            let ahead = worker == nil ? nil : UnsafeMutablePointer<UInt8>.allocate(capacity: mbW * (VP8Modes.infoSize + 16 + 4))
+            defer { ahead?.deallocate() }
+            var aheadState: VP8BoolState?
 
             /// Parses and reconstructs row `mbY` from `mbX` on, into its cache slot; false when
             /// the bytes ran out (the macroblock is rolled back), true once the row is complete.
-            func reconstructRow() throws(WebPError) -> Bool {
+            /// Parses row `mbY`'s headers unless done.
+            func reconstructRowHeaders() throws(WebPError) {
                 if !rowModesParsed {
                     var d0 = VP8BoolDecoder(firstPartition, base)
                     VP8Modes.parseRow(&d0, width: mbW, frame: frame, top: intraTop.baseAddress!,
@@ -235,6 +244,10 @@ struct VP8Decoder: Sendable {
                     firstPartition = d0.state
                     rowModesParsed = true
                 }
+            }
+
+            func reconstructRow() throws(WebPError) -> Bool {
+                try reconstructRowHeaders()
                 let part = mbY & partitionMask
                 let slot = mbY & 1
                 let yRow = cy + slot * slotY + lumaTop * yStride
@@ -326,16 +339,48 @@ struct VP8Decoder: Sendable {
                 nzLeft = 0
                 nzDcLeft = 0
                 var delivered = rowsDelivered
-                if let worker, mbY < mbH {
+                if let worker, let ahead, mbY < mbH {
+                    let aheadInfo = ahead, aheadModes = ahead + mbW * VP8Modes.infoSize
+                    let savedTop = aheadModes + 16 * mbW
+                    if let state = aheadState {
+                        // Row mbY's headers, parsed beside the last row's filtering.
+                        info0.update(from: aheadInfo, count: mbW * VP8Modes.infoSize)
+                        rowModes.baseAddress!.update(from: aheadModes, count: 16 * mbW)
+                        firstPartition = state
+                        rowModesParsed = true
+                        aheadState = nil
+                    } else if mbY + 1 < mbH {
+                        // The first hand-over (or after a failed parse): this row's headers
+                        // here, so the next row's can be parsed beside the worker. A failure is
+                        // left to the worker's own parse, to be thrown after row y's output.
+                        savedTop.update(from: intraTop.baseAddress!, count: 4 * mbW)
+                        do throws(WebPError) { try reconstructRowHeaders() } catch {
+                            intraTop.baseAddress!.update(from: savedTop, count: 4 * mbW)
+                        }
+                    }
+                    let parseAhead = rowModesParsed && mbY + 1 < mbH
+                    let start = firstPartition
                     // Row y is filtered and handed out while row y + 1 is reconstructed into
-                    // the other slot (libwebp's use_threads split).
+                    // the other slot (libwebp's use_threads split), then row y + 2's headers
+                    // are parsed.
                     var failure: WebPError?
                     Self.runConcurrently(on: worker, {
                         do throws(WebPError) { _ = try reconstructRow() } catch { failure = error }
                     }, {
                         delivered = finishRow(y, delivered: delivered)
+                        guard parseAhead else { return }
+                        savedTop.update(from: intraTop.baseAddress!, count: 4 * mbW)
+                        var d0 = VP8BoolDecoder(start, base)
+                        VP8Modes.parseRow(&d0, width: mbW, frame: frame, top: intraTop.baseAddress!,
+                                          info: aheadInfo, modes: aheadModes)
+                        if !d0.eof { aheadState = d0.state }
                     })
                     rowsDelivered = delivered
+                    if parseAhead && (aheadState == nil || mbX < mbW) {
+                        // Not taken: the contexts go back to before it.
+                        intraTop.baseAddress!.update(from: savedTop, count: 4 * mbW)
+                        aheadState = nil
+                    }
                     if let failure { throw failure }
                 } else {
                     rowsDelivered = finishRow(y, delivered: delivered)

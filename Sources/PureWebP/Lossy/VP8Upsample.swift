@@ -213,25 +213,83 @@ enum VP8Upsample {
     /// clip8 on signed lanes, as max then min (pmaxsw, pminsw).
     @inline(__always)
     static func clamp255(_ v: S) -> S {
-        let pos = v & ~(v &>> 15)
-        let over = (S(repeating: 255) &- pos) &>> 15          // -1 where > 255
-        return (pos & ~over) | (S(repeating: 255) & over)
+        v.clamped(lowerBound: S(repeating: 0), upperBound: S(repeating: 255))
     }
 
-    /// Eight pixels' R | G << 8 and B in 16-bit lanes (libwebp's SSE2 arithmetic; the scalar
-    /// `writePixel` is the twin). R and G fit signed 16 bits; B (up to 51922 before the
+    /// Eight pixels' R, G and B in 16-bit lanes, each 0...255 (libwebp's SSE2 arithmetic; the
+    /// scalar `writePixel` is the twin). R and G fit signed 16 bits; B (up to 51922 before the
     /// shift) is kept unsigned, with sums below 17685 floored at 0 (they clip to 0 anyway).
     @inline(__always)
-    static func rgb8(_ y: UnsafePointer<UInt8>, _ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>) -> (rg: H, b: H) {
+    static func rgbLanes(_ y: UnsafePointer<UInt8>, _ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>) -> (r: S, g: S, b: S) {
         let y8 = load8(y), u8 = load8(u), v8 = load8(v)
         let yy = mulHi(y8, 19077)
         let r = clamp255(unsafeBitCast(yy &+ mulHi(v8, 26149) &- H(repeating: 14234), to: S.self) &>> 6)
         let g = clamp255(unsafeBitCast(yy &- mulHi(u8, 6419) &- mulHi(v8, 13320) &+ H(repeating: 8708), to: S.self) &>> 6)
         let bs = yy &+ mulHi(u8, 33050)
-        let under = (unsafeBitCast(bs &>> 1, to: S.self) &- S(repeating: 8843)) &>> 15   // -1 where bs <= 17685
-        let b6 = unsafeBitCast(((bs &- H(repeating: 17685)) & ~unsafeBitCast(under, to: H.self)) &>> 6, to: S.self)
-        let b = clamp255(b6)
+        // bs - 17685 floored at 0 (the unsigned saturating difference, psubusw).
+        let k = H(repeating: 17685)
+        let b6 = unsafeBitCast(((bs &- k) & unsafeBitCast(bs .> k, to: H.self)) &>> 6, to: S.self)
+        return (r, g, clamp255(b6))
+    }
+
+    /// Eight pixels' R | G << 8 and B in 16-bit lanes.
+    @inline(__always)
+    static func rgb8(_ y: UnsafePointer<UInt8>, _ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>) -> (rg: H, b: H) {
+        let (r, g, b) = rgbLanes(y, u, v)
         return (unsafeBitCast(r | (g &<< 8), to: H.self), unsafeBitCast(b, to: H.self))
+    }
+
+    typealias B = SIMD16<UInt8>
+
+    /// Sixteen pixels' R, G and B as bytes (two conversions of eight, packed).
+    @inline(__always)
+    static func planes16(_ y: UnsafePointer<UInt8>, _ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>) -> (r: B, g: B, b: B) {
+        let a = rgbLanes(y, u, v), c = rgbLanes(y + 8, u + 8, v + 8)
+        return (B(truncatingLanesOf: a.r, c.r), B(truncatingLanesOf: a.g, c.g), B(truncatingLanesOf: a.b, c.b))
+    }
+
+    /// The even bytes of `a` then of `b`, and the odd ones (pand or psrlw, then packuswb).
+    @inline(__always)
+    static func unzip(_ a: B, _ b: B) -> (even: B, odd: B) {
+        let a16 = unsafeBitCast(a, to: H.self), b16 = unsafeBitCast(b, to: H.self)
+        return (B(truncatingLanesOf: unsafeBitCast(a16, to: S.self), unsafeBitCast(b16, to: S.self)),
+                B(truncatingLanesOf: unsafeBitCast(a16 &>> 8, to: S.self), unsafeBitCast(b16 &>> 8, to: S.self)))
+    }
+
+    /// 32 pixels to 96 bytes of RGB at `out`. The 96 bytes R0...R31 G0...G31 B0...B31, taken
+    /// as one sequence, become its even bytes followed by its odd bytes five times over, which
+    /// leaves R0 G0 B0 R1 G1 B1 ... (byte p moves to p / 2 or 48 + p / 2; five rounds move
+    /// channel c's sample i to 3i + c).
+    @inline(__always)
+    static func rgb32(_ y: UnsafePointer<UInt8>, _ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>,
+                      _ out: UnsafeMutableRawPointer) {
+        let p0 = planes16(y, u, v), p1 = planes16(y + 16, u + 16, v + 16)
+        var v0 = p0.r, v1 = p1.r, v2 = p0.g, v3 = p1.g, v4 = p0.b, v5 = p1.b
+        for _ in 0 ..< 5 {
+            let a = unzip(v0, v1), b = unzip(v2, v3), c = unzip(v4, v5)
+            (v0, v1, v2, v3, v4, v5) = (a.even, b.even, c.even, a.odd, b.odd, c.odd)
+        }
+        out.storeBytes(of: v0, as: B.self)
+        out.storeBytes(of: v1, toByteOffset: 16, as: B.self)
+        out.storeBytes(of: v2, toByteOffset: 32, as: B.self)
+        out.storeBytes(of: v3, toByteOffset: 48, as: B.self)
+        out.storeBytes(of: v4, toByteOffset: 64, as: B.self)
+        out.storeBytes(of: v5, toByteOffset: 80, as: B.self)
+    }
+
+    /// 16 pixels to 64 bytes of RGBA (alpha 255) at `out`, by byte then 16-bit interleaves
+    /// (punpck*).
+    @inline(__always)
+    static func rgba16(_ y: UnsafePointer<UInt8>, _ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>,
+                       _ out: UnsafeMutableRawPointer) {
+        let p = planes16(y, u, v)
+        let a = B(repeating: 255)
+        let rgLo = VP8Transpose.lo8(p.r, p.g), rgHi = VP8Transpose.hi8(p.r, p.g)
+        let baLo = VP8Transpose.lo8(p.b, a), baHi = VP8Transpose.hi8(p.b, a)
+        out.storeBytes(of: VP8Transpose.lo16(rgLo, baLo), as: B.self)
+        out.storeBytes(of: VP8Transpose.hi16(rgLo, baLo), toByteOffset: 16, as: B.self)
+        out.storeBytes(of: VP8Transpose.lo16(rgHi, baHi), toByteOffset: 32, as: B.self)
+        out.storeBytes(of: VP8Transpose.hi16(rgHi, baHi), toByteOffset: 48, as: B.self)
     }
 
     typealias Q = SIMD2<UInt64>
@@ -260,14 +318,41 @@ enum VP8Upsample {
         return (pair(rg, b), pair(rg &>> 32, b &>> 32))
     }
 
-    /// Converts one row of full-width Y, U, V to RGB (3) or RGBA (4, alpha 255) pixels. In
-    /// chunks of up to 512 pixels: eight pixels at a time become pixel pairs (`pairs8`) stored
-    /// whole into a scratch buffer, then the pairs are copied to the row 8 bytes at a time,
+    /// Converts one row of full-width Y, U, V to RGB (3) or RGBA (4, alpha 255) pixels: 32
+    /// pixels at a time converted to byte planes and interleaved in registers (`rgb32`,
+    /// `rgba16`), stored 16 bytes at a time; the row's last 32 pixels overlap the ones before
+    /// (rewritten with the same bytes). Rows under 32 pixels go through `convertRowPairs`.
+    static func convertRow(y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>,
+                           dst: UnsafeMutablePointer<UInt8>, width: Int, bytesPerPixel: Int) {
+        guard width >= 32 else {
+            convertRowPairs(y: y, u: u, v: v, dst: dst, width: width, bytesPerPixel: bytesPerPixel)
+            return
+        }
+        let out = UnsafeMutableRawPointer(dst)
+        var x = 0
+        if bytesPerPixel == 4 {
+            while true {
+                rgba16(y + x, u + x, v + x, out + 4 &* x)
+                rgba16(y + (x &+ 16), u + (x &+ 16), v + (x &+ 16), out + 4 &* (x &+ 16))
+                if x &+ 32 == width { return }
+                x = min(x &+ 32, width &- 32)
+            }
+        }
+        while true {
+            rgb32(y + x, u + x, v + x, out + 3 &* x)
+            if x &+ 32 == width { return }
+            x = min(x &+ 32, width &- 32)
+        }
+    }
+
+    /// `convertRow` for rows under 32 pixels (it takes any width). In chunks of up to 512
+    /// pixels: eight pixels at a time become pixel pairs (`pairs8`) stored whole into a scratch
+    /// buffer, then the pairs are copied to the row 8 bytes at a time,
     /// 6 (RGB) or 8 (RGBA) bytes apart, an RGB store's last 2 bytes overwritten by the next
     /// one. The row's last 8 pixels overlap the ones before; its last RGB pair is stored as
     /// 4 + 2 bytes, so nothing past the row is touched. Rows under 8 pixels go scalar.
-    static func convertRow(y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>,
-                           dst: UnsafeMutablePointer<UInt8>, width: Int, bytesPerPixel: Int) {
+    static func convertRowPairs(y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>,
+                                dst: UnsafeMutablePointer<UInt8>, width: Int, bytesPerPixel: Int) {
         guard width >= 8 else {
             convertRowScalar(y: y, u: u, v: v, dst: dst, width: width, bytesPerPixel: bytesPerPixel, from: 0)
             return
