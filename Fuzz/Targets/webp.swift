@@ -1,9 +1,9 @@
 import ImageCore
 import PureWebP
 
-// WebPDecoder fed whole and in input-seeded chunks must agree; a still's rows streamed by
-// WebPRowDecoder must be the whole decode's; every frame of an animation asked for out of
-// order (WebPAnimation.frame(at:)) must not trap.
+// WebPDecoder fed whole (on one thread and with `useThreads`) and in input-seeded chunks must
+// agree; a still's rows streamed by WebPRowDecoder must be the whole decode's; every frame of
+// an animation asked for out of order (WebPAnimation.frame(at:)) must not trap.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -11,6 +11,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var whole: Image?
     var decoder = WebPDecoder(limits: limits)
     if (try? decoder.append(bytes)) != nil { whole = try? decoder.finish() }
+    // The lossy two-thread pipeline (speculative header parsing included) must match one thread.
+    var threadOptions = WebPDecodingOptions()
+    threadOptions.useThreads = true
+    var threadDecoder = WebPDecoder(limits: limits, options: threadOptions)
+    var threaded: Image?
+    if (try? threadDecoder.append(bytes)) != nil { threaded = try? threadDecoder.finish() }
+    agree(whole, threaded, "WebP threads")
     var chunkedDecoder = WebPDecoder(limits: limits)
     var rows = WebPRowDecoder(limits: limits)
     var streamed: [UInt8] = []
