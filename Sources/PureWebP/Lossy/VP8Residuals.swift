@@ -33,9 +33,15 @@ enum VP8Residuals {
     @inline(never)
     static func tokens(_ decoder: inout VP8BoolDecoder, _ probs: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>,
                        dc: Int32, ac: Int32, first: Int, _ out: UnsafeMutablePointer<Int16>) -> Int {
-        // A local copy keeps the decoder in registers.
+        // A local copy keeps the decoder in registers; only its changing fields go back.
         var d = decoder
-        defer { decoder = d }
+        defer {
+            decoder.value = d.value
+            decoder.bits = d.bits
+            decoder.range = d.range
+            decoder.position = d.position
+            decoder.eof = d.eof
+        }
         var n = first
         var p = start
         while true {
