@@ -18,16 +18,33 @@ enum VP8Residuals {
     /// Decodes a block's tokens from position `first`; returns the index after the last decoded
     /// token (0 for an immediate end of block, 16 when the block is full), as GetCoeffs does.
     /// `probs` points at the block type's [position 17][context 3][node 11] probabilities.
+    /// The first end-of-block bit is read here, in the caller: an empty block (a large share of
+    /// them) then costs no call; the rest of the block is `tokens`, out of line.
     @inline(__always)
     static func coefficients(_ decoder: inout VP8BoolDecoder, _ probs: UnsafePointer<UInt8>, context: Int,
                              dc: Int32, ac: Int32, first: Int, _ out: UnsafeMutablePointer<Int16>) -> Int {
-        // A local copy keeps the decoder in registers.
+        let p = probs + (first &* 3 &+ context) &* 11
+        if !decoder.bit(p[0]) { return first }
+        return tokens(&decoder, probs, p, dc: dc, ac: ac, first: first, out)
+    }
+
+    /// The tokens of a block whose first end-of-block bit (at `p`, position `first` < 16) said
+    /// the block goes on.
+    @inline(never)
+    static func tokens(_ decoder: inout VP8BoolDecoder, _ probs: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>,
+                       dc: Int32, ac: Int32, first: Int, _ out: UnsafeMutablePointer<Int16>) -> Int {
+        // A local copy keeps the decoder in registers; only its changing fields go back.
         var d = decoder
-        defer { decoder = d }
+        defer {
+            decoder.value = d.value
+            decoder.bits = d.bits
+            decoder.range = d.range
+            decoder.position = d.position
+            decoder.eof = d.eof
+        }
         var n = first
-        var p = probs + (n &* 3 &+ context) &* 11
-        while n < 16 {
-            if !d.bit(p[0]) { return n }
+        var p = start
+        while true {
             while !d.bit(p[1]) {
                 n &+= 1
                 if n == 16 { return 16 }
@@ -48,8 +65,9 @@ enum VP8Residuals {
             let z = Int(truncatingIfNeeded: (0xFEB7_ADC9_6325_8410 as UInt64) &>> UInt64(truncatingIfNeeded: n &* 4)) & 15
             out[z] = Int16(truncatingIfNeeded: s &* q)
             n &+= 1
+            if n == 16 { return 16 }
+            if !d.bit(p[0]) { return n }
         }
-        return 16
     }
 
     @inline(__always)
