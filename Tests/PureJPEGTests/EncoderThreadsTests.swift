@@ -19,15 +19,7 @@ struct EncoderThreadsTests {
             #expect(try JPEGEncoder.encode(image, options: options) == expected, "\(threads) threads, whole")
             for piece in [1, 7, image.width * image.format.bytesPerPixel * 5 + 3] {
                 var encoder = try JPEGStreamEncoder(width: image.width, height: image.height, format: image.format, options: options)
-                var out: [UInt8] = []
-                var i = 0
-                while i < image.pixels.count {
-                    let end = min(image.pixels.count, i + piece)
-                    out += try image.pixels[i ..< end].withUnsafeBytes { try encoder.append(rows: $0) }
-                    i = end
-                }
-                out += try encoder.finish()
-                #expect(out == expected, "\(threads) threads, \(piece)-byte pieces")
+                #expect(try encoder.encodeAll(image.pixels, pieces: piece) == expected, "\(threads) threads, \(piece)-byte pieces")
             }
         }
     }
@@ -114,15 +106,8 @@ struct StreamBandTests {
                     var encoder = try JPEGStreamEncoder(width: image.width, height: image.height, format: format, options: options)
                     let banded = try #require(encoder.bandedCoder, "\(format) \(height) rows: no bands")
                     banded.dealing = dealing
-                    var out: [UInt8] = []
-                    var i = 0
-                    while i < image.pixels.count {
-                        let end = min(image.pixels.count, i + piece)
-                        out += try image.pixels[i ..< end].withUnsafeBytes { try encoder.append(rows: $0) }
-                        i = end
-                    }
-                    out += try encoder.finish()
-                    #expect(out == one, "\(format) \(sampling) q\(quality) \(dealing) \(piece)-byte pieces")
+                    #expect(try encoder.encodeAll(image.pixels, pieces: piece) == one,
+                            "\(format) \(sampling) q\(quality) \(dealing) \(piece)-byte pieces")
                 }
             }
         }
@@ -152,5 +137,19 @@ struct StreamBandTests {
             encoder.bandedCoder?.dealing = .worker
             _ = try image.pixels[0 ..< 203 * 3 * 200].withUnsafeBytes { try encoder.append(rows: $0) }
         }
+    }
+}
+
+extension JPEGStreamEncoder {
+    /// Appends `pixels` in pieces of `pieces` bytes, then finishes: the whole file.
+    mutating func encodeAll(_ pixels: [UInt8], pieces: Int) throws -> [UInt8] {
+        var out: [UInt8] = []
+        var i = 0
+        while i < pixels.count {
+            let end = min(pixels.count, i + pieces)
+            out += try pixels[i ..< end].withUnsafeBytes { try append(rows: $0) }
+            i = end
+        }
+        return out + (try finish())
     }
 }
