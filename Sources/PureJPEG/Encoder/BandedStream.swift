@@ -10,14 +10,11 @@ import ImageCore
 /// moves about 55 MB between the two cores' caches for a 12 MP photo, in 188 hand-overs; a
 /// band's only traffic is its pixels (half the input crosses) and its coded bytes.
 ///
-/// A band does not know the DC predictions its first MCU starts from (the last DC terms of the
-/// band before): it codes its first MCU aside, keeps that MCU row's blocks, and codes from its
-/// second MCU on with the predictions its first MCU leaves. The join codes the first MCU again
-/// with the true predictions, then appends the band's bits
-/// (``BitWriter/appendCoded(_:pendingBits:count:)``). The file is the one-thread file byte for
-/// byte.
+/// Bands are ``SegmentedBaseline/Band``s: a band codes its first MCU aside (it does not know
+/// the DC predictions it starts from) and the join codes it again with the true ones before
+/// the band's bits. The file is the one-thread file byte for byte.
 final class BandedStream: @unchecked Sendable {
-    // `@unchecked`: a band's pixels, its `CodedBand` and the worker's lane are touched by the
+    // `@unchecked`: a band's pixels, its `Band` and the worker's lane are touched by the
     // worker only between `submit` and the `wait` that `collect` does; everything else is the
     // caller's.
     private let setup: EncoderSetup
@@ -33,9 +30,9 @@ final class BandedStream: @unchecked Sendable {
     /// Per thread: a processor and one MCU row of blocks ([0] the caller's, [1] the worker's).
     private let lanes: [Lane]
     /// Coded bands not yet joined, in image order; the worker's, while it codes one, is first.
-    private var queue: [CodedBand] = []
+    private var queue: [SegmentedBaseline.Band] = []
     private var workerBusy = false
-    private var spare: [CodedBand] = []
+    private var spare: [SegmentedBaseline.Band] = []
     /// The MCU row the next band starts at.
     private var nextMCURow = 0
     /// At most this many bands wait behind the worker's before the caller waits for it.
@@ -44,18 +41,6 @@ final class BandedStream: @unchecked Sendable {
     /// need each path whatever the timing, always the worker or always the caller.
     enum Dealing { case whenFree, worker, caller }
     var dealing = Dealing.whenFree
-
-    /// A band's coded bits, its first MCU row of blocks and the predictions it ends with.
-    private final class CodedBand: @unchecked Sendable {
-        let first: CoefficientStore
-        var bytes: [UInt8] = []
-        var acc: UInt64 = 0
-        var bits = 0
-        var lastDC: [Int32] = []
-        var mcus = 0
-
-        init(layout: EncoderLayout) { first = CoefficientStore(layout: layout) }
-    }
 
     private final class Lane: @unchecked Sendable {
         let processor: MCURowProcessor
@@ -103,7 +88,7 @@ final class BandedStream: @unchecked Sendable {
     /// last rows): it goes to the worker if the worker is free (after the bands before it are
     /// joined into `w`), and is coded here if not.
     func bandComplete(rows: Int, state: inout BaselineScanState, into w: inout BitWriter) {
-        let band = spare.popLast() ?? CodedBand(layout: EncoderLayout.oneMCURow(of: setup.layout))
+        let band = spare.popLast() ?? SegmentedBaseline.Band()
         let first = nextMCURow
         nextMCURow += (rows + setup.layout.mcuHeight - 1) / setup.layout.mcuHeight
         if workerBusy && queue.count > Self.maxQueued { collect(state: &state, into: &w) }
@@ -133,15 +118,8 @@ final class BandedStream: @unchecked Sendable {
             worker.wait()
             workerBusy = false
         }
-        let layout = setup.layout
         for band in queue {
-            let first = band.first
-            state.encodeRow(first.rowPointers(0).map { UnsafePointer($0) }, masks: first.rowMaskPointers(0).map { UnsafePointer($0) },
-                            layout: layout, tables: tables, writer: &w, mcus: 0 ..< 1)
-            band.bytes.withUnsafeBufferPointer { w.appendCoded($0, pendingBits: band.acc, count: band.bits) }
-            state.lastDC = band.lastDC
-            state.mcusDone += band.mcus - 1
-            band.bytes = []
+            band.join(into: &w, state: &state, layout: setup.layout, tables: tables)
             spare.append(band)
         }
         queue.removeAll(keepingCapacity: true)
@@ -149,39 +127,17 @@ final class BandedStream: @unchecked Sendable {
 
     /// Codes `rows` input rows at `pixels` (MCU rows from `firstMCURow`) into `band` on lane
     /// `lane`'s processor and blocks.
-    private func code(_ band: CodedBand, pixels: UnsafePointer<UInt8>, rows: Int, firstMCURow: Int, lane: Int) {
-        let layout = setup.layout
-        let processor = lanes[lane].processor, store = lanes[lane].store
-        var state = BaselineScanState(components: layout.components.count, restartInterval: 0)
-        var writer = BitWriter(capacity: rows * rowBytes / 8 + 4096)
-        var scratch = BitWriter(capacity: 4096)
-        var row = 0, mcuRow = firstMCURow
-        while row < rows {
-            let count = min(layout.mcuHeight, rows - row)
-            let target = row == 0 ? band.first : store
-            processor.process(rows: pixels + row * rowBytes, rowBytes: rowBytes, count: count, mcuRow: mcuRow,
-                              out: target.rowPointers(0), masks: target.rowMaskPointers(0))
-            let blocks = target.rowPointers(0).map { UnsafePointer($0) }, masks = target.rowMaskPointers(0).map { UnsafePointer($0) }
-            if row == 0 {
-                state.encodeRow(blocks, masks: masks, layout: layout, tables: tables, writer: &scratch, mcus: 0 ..< 1)
-                state.encodeRow(blocks, masks: masks, layout: layout, tables: tables, writer: &writer, mcus: 1 ..< layout.mcusAcross)
-            } else {
-                state.encodeRow(blocks, masks: masks, layout: layout, tables: tables, writer: &writer)
-            }
-            row += count
-            mcuRow += 1
-        }
-        band.acc = writer.acc
-        band.bits = writer.bits
-        band.bytes = writer.take()
-        band.lastDC = state.lastDC
-        band.mcus = state.mcusDone
+    private func code(_ band: SegmentedBaseline.Band, pixels: UnsafePointer<UInt8>, rows: Int, firstMCURow: Int, lane: Int) {
+        let layout = setup.layout, mcuRowBytes = layout.mcuHeight * rowBytes
+        let mcuRows = (rows + layout.mcuHeight - 1) / layout.mcuHeight
+        band.code(rows: firstMCURow ..< firstMCURow + mcuRows, pixels: { pixels + ($0 - firstMCURow) * mcuRowBytes },
+                  rowBytes: rowBytes, layout: layout, tables: tables, processor: lanes[lane].processor, store: lanes[lane].store)
     }
 
     /// A band for the worker.
     private struct BandJob: @unchecked Sendable {
         let coder: BandedStream
-        let band: CodedBand
+        let band: SegmentedBaseline.Band
         let pixels: UnsafeMutablePointer<UInt8>
         let rows: Int
         let firstMCURow: Int

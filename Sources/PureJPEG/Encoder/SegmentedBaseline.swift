@@ -22,14 +22,57 @@ enum SegmentedBaseline {
     /// One band's coded bytes (stuffed) and the bits left over after them.
     final class Band: @unchecked Sendable {
         // `@unchecked`: each band is written by the one thread that codes it, and read by the
-        // caller after `concurrentPerform` has returned.
+        // caller after that thread is done with it.
         var bytes: [UInt8] = []
         var acc: UInt64 = 0
         var bits = 0
-        /// The band's first MCU row of blocks (all bands but the first), and the DC
+        /// The band's first MCU row of blocks (all bands but the image's first), and the DC
         /// predictions the band ends with.
         var first: CoefficientStore?
         var lastDC: [Int32] = []
+
+        /// Codes MCU rows `rows` (source rows of MCU row r at `pixels(r)`, `rowBytes` apart)
+        /// with `processor` and one MCU row of blocks `store`. The DC predictions a band after
+        /// the image's first starts from are the band before's last: its first MCU is coded
+        /// aside (for the predictions the rest starts from) and again by ``join(into:state:layout:tables:)``,
+        /// from that MCU row's blocks, kept in ``first``.
+        func code(rows: Range<Int>, pixels: (Int) -> UnsafePointer<UInt8>, rowBytes: Int, layout: EncoderLayout,
+                  tables: EntropyTables, processor: MCURowProcessor, store: CoefficientStore) {
+            var state = BaselineScanState(components: layout.components.count, restartInterval: 0)
+            var writer = BitWriter(capacity: max(layout.width * layout.mcuHeight * rows.count / 4, 4096))
+            for mcuRow in rows {
+                let keep = mcuRow == rows.lowerBound && mcuRow > 0
+                let target = keep ? (first ?? CoefficientStore(layout: EncoderLayout.oneMCURow(of: layout))) : store
+                let y0 = mcuRow * layout.mcuHeight
+                processor.process(rows: pixels(mcuRow), rowBytes: rowBytes, count: min(layout.mcuHeight, layout.height - y0),
+                                  mcuRow: mcuRow, out: target.rowPointers(0), masks: target.rowMaskPointers(0))
+                let blocks = target.rowPointers(0).map { UnsafePointer($0) }, masks = target.rowMaskPointers(0).map { UnsafePointer($0) }
+                if keep {
+                    var scratch = BitWriter(capacity: 4096)
+                    state.encodeRow(blocks, masks: masks, layout: layout, tables: tables, writer: &scratch, mcus: 0 ..< 1)
+                    state.encodeRow(blocks, masks: masks, layout: layout, tables: tables, writer: &writer, mcus: 1 ..< layout.mcusAcross)
+                    first = target
+                } else {
+                    if mcuRow == rows.lowerBound { first = nil }
+                    state.encodeRow(blocks, masks: masks, layout: layout, tables: tables, writer: &writer)
+                }
+            }
+            acc = writer.acc
+            bits = writer.bits
+            bytes = writer.take()
+            lastDC = state.lastDC
+        }
+
+        /// Appends the band to `w`, after the bands before it (`state` holds their predictions).
+        func join(into w: inout BitWriter, state: inout BaselineScanState, layout: EncoderLayout, tables: EntropyTables) {
+            if let first {
+                state.encodeRow(first.rowPointers(0).map { UnsafePointer($0) }, masks: first.rowMaskPointers(0).map { UnsafePointer($0) },
+                                layout: layout, tables: tables, writer: &w, mcus: 0 ..< 1)
+            }
+            bytes.withUnsafeBufferPointer { w.appendCoded($0, pendingBits: acc, count: bits) }
+            state.lastDC = lastDC
+            bytes = []
+        }
     }
 
     /// The pixels of the source, for the threads (read only while they run).
@@ -84,52 +127,13 @@ enum SegmentedBaseline {
         DispatchQueue.concurrentPerform(iterations: min(threads, count)) { _ in
             let processor = setup.makeProcessor()
             let store = CoefficientStore(layout: EncoderLayout.oneMCURow(of: layout))
-            func transform(_ mcuRow: Int) {
-                let y0 = mcuRow * layout.mcuHeight
-                processor.process(rows: source.base + y0 * rowBytes, rowBytes: rowBytes,
-                                  count: min(layout.mcuHeight, layout.height - y0), mcuRow: mcuRow,
-                                  out: store.rowPointers(0), masks: store.rowMaskPointers(0))
-            }
             while let i = dealer.take() {
-                let first = rows * i / count, end = rows * (i + 1) / count
-                let band = bands[i]
-                var state = BaselineScanState(components: layout.components.count, restartInterval: 0)
-                var writer = BitWriter(capacity: max(layout.width * layout.mcuHeight * (end - first) / 4, 4096))
-                for mcuRow in first ..< end {
-                    if mcuRow == first && first > 0 {
-                        // The DC predictions this band starts from are the band before's last:
-                        // its first MCU is coded aside here (for the predictions the rest
-                        // starts from) and again at the join, from that MCU row's blocks.
-                        let kept = CoefficientStore(layout: EncoderLayout.oneMCURow(of: layout))
-                        let y0 = mcuRow * layout.mcuHeight
-                        processor.process(rows: source.base + y0 * rowBytes, rowBytes: rowBytes,
-                                          count: min(layout.mcuHeight, layout.height - y0), mcuRow: mcuRow,
-                                          out: kept.rowPointers(0), masks: kept.rowMaskPointers(0))
-                        let blocks = kept.rowPointers(0).map { UnsafePointer($0) }, masks = kept.rowMaskPointers(0).map { UnsafePointer($0) }
-                        var scratch = BitWriter(capacity: 4096)
-                        state.encodeRow(blocks, masks: masks, layout: layout, tables: tables, writer: &scratch, mcus: 0 ..< 1)
-                        state.encodeRow(blocks, masks: masks, layout: layout, tables: tables, writer: &writer, mcus: 1 ..< layout.mcusAcross)
-                        band.first = kept
-                        continue
-                    }
-                    transform(mcuRow)
-                    state.encodeRow(store.rowPointers(0).map { UnsafePointer($0) }, masks: store.rowMaskPointers(0).map { UnsafePointer($0) },
-                                    layout: layout, tables: tables, writer: &writer)
-                }
-                band.acc = writer.acc
-                band.bits = writer.bits
-                band.bytes = writer.take()
-                band.lastDC = state.lastDC
+                bands[i].code(rows: rows * i / count ..< rows * (i + 1) / count,
+                              pixels: { source.base + $0 * layout.mcuHeight * rowBytes }, rowBytes: rowBytes,
+                              layout: layout, tables: tables, processor: processor, store: store)
             }
         }
         var state = BaselineScanState(components: layout.components.count, restartInterval: 0)
-        for band in bands {
-            if let first = band.first {
-                state.encodeRow(first.rowPointers(0).map { UnsafePointer($0) }, masks: first.rowMaskPointers(0).map { UnsafePointer($0) },
-                                layout: layout, tables: tables, writer: &w, mcus: 0 ..< 1)
-            }
-            band.bytes.withUnsafeBufferPointer { w.appendCoded($0, pendingBits: band.acc, count: band.bits) }
-            state.lastDC = band.lastDC
-        }
+        for band in bands { band.join(into: &w, state: &state, layout: layout, tables: tables) }
     }
 }
