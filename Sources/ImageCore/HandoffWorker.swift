@@ -11,9 +11,17 @@ import Darwin
 ///
 /// A Dispatch work item per job costs a thread wake-up on each side of every hand-over, tens
 /// of microseconds on a virtual machine, which is a large share of work that small. Here both
-/// sides poll for up to ``pollTime`` before they sleep, so while both threads are busy a
-/// hand-over costs a lock and no wake-up, and a side that waits longer sleeps on a condition
-/// variable as usual. (Giving the processor away between polls with `sched_yield` cost more
+/// sides poll before they sleep, so while both threads are busy a hand-over costs a lock and
+/// no wake-up, and a side that waits longer sleeps on a condition variable as usual.
+///
+/// Each side's poll adapts, between ``pollTime`` and ``maximumPollTime``: a wait that slept and
+/// still ended within a poll's length of sleeping doubles that side's poll, and one that lasted
+/// over a millisecond halves it. On a virtual machine whose processors halt when idle, waking
+/// the other side is an exit to the host: on a Firecracker VM (Ice Lake) a `futex` wake cost
+/// the waking thread about 44 µs, a fifth of a two-thread 1 MP JPEG decode's processor time
+/// with 30 µs polls (23 sleeps a decode), and two threads ran slower than one. A side whose
+/// partner has lost its processor to another process waits long, so its poll shrinks back and
+/// it does not spin on the processor the other side needs. (Giving the processor away between polls with `sched_yield` cost more
 /// processor time and made whole-process timings less steady: a 12 MP PPM to JPEG through
 /// `jpng` took 31-45 ms that way against 32-33 ms.) The thread is a plain
 /// POSIX thread, not one of Dispatch's pool: work queued to a pool that is busy can wait for a
@@ -40,9 +48,15 @@ public final class HandoffWorker: @unchecked Sendable {
     private var callerSleeps = false
     private var thread: pthread_t?
     private var closed = false
+    /// The caller's poll (read and written under `gate`: `close()` may wait from another thread).
+    private var callerPoll = HandoffWorker.pollTime
+    /// The worker thread's poll (its own).
+    private var workerPoll = HandoffWorker.pollTime
 
-    /// How long a side polls before it sleeps, in nanoseconds.
+    /// The shortest time a side polls before it sleeps, in nanoseconds (and where it starts).
     public static let pollTime = 30_000
+    /// The longest time a side polls before it sleeps, in nanoseconds.
+    public static let maximumPollTime = 240_000
 
     /// Starts the thread; nil when the system gives no thread.
     public init?() {
@@ -86,13 +100,16 @@ public final class HandoffWorker: @unchecked Sendable {
 
     /// Waits until the job submitted last has finished (at once when none is pending).
     public func wait() {
-        if poll({ !$0.pending }) { return }
+        let start = Self.now()
+        let limit = gate.withLock { callerPoll }
+        if poll(limit, { !$0.pending }) { return }
         gate.lock()
         while pending {
             callerSleeps = true
             gate.wait()
             callerSleeps = false
         }
+        callerPoll = Self.nextPoll(limit, waited: Self.now() - start)
         gate.unlock()
     }
 
@@ -122,7 +139,8 @@ public final class HandoffWorker: @unchecked Sendable {
 
     private func run() {
         while true {
-            if !poll({ $0.job != nil || $0.stopping }) {
+            let start = Self.now()
+            if !poll(workerPoll, { $0.job != nil || $0.stopping }) {
                 gate.lock()
                 while job == nil && !stopping {
                     workerSleeps = true
@@ -130,6 +148,7 @@ public final class HandoffWorker: @unchecked Sendable {
                     workerSleeps = false
                 }
                 gate.unlock()
+                workerPoll = Self.nextPoll(workerPoll, waited: Self.now() - start)
             }
             gate.lock()
             var next = job
@@ -149,21 +168,33 @@ public final class HandoffWorker: @unchecked Sendable {
         }
     }
 
-    /// Checks `ready` under the mutex until it holds (true) or ``pollTime`` has passed (false).
-    /// A check finds the mutex taken only while the other
-    /// side hands over, and then simply tries again.
-    private func poll(_ ready: (HandoffWorker) -> Bool) -> Bool {
-        var start = timespec(), now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
+    /// Checks `ready` under the mutex until it holds (true) or `limit` nanoseconds have passed
+    /// (false). A check finds the mutex taken only while the other side hands over, and then
+    /// simply tries again.
+    private func poll(_ limit: Int, _ ready: (HandoffWorker) -> Bool) -> Bool {
+        let start = Self.now()
         while true {
             if gate.tryLock() {
                 let done = ready(self)
                 gate.unlock()
                 if done { return true }
             }
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let elapsed = (now.tv_sec - start.tv_sec) * 1_000_000_000 + (now.tv_nsec - start.tv_nsec)
-            if elapsed >= Self.pollTime { return false }
+            if Self.now() - start >= limit { return false }
         }
+    }
+
+    /// A side's next poll after a wait of `waited` nanoseconds that outlasted a poll of `poll`:
+    /// longer when a poll twice as long would have caught it, shorter after a long wait.
+    static func nextPoll(_ poll: Int, waited: Int) -> Int {
+        if waited < 2 * poll { return min(2 * poll, maximumPollTime) }
+        if waited > 1_000_000 { return max(poll / 2, pollTime) }
+        return poll
+    }
+
+    /// The monotonic clock in nanoseconds.
+    private static func now() -> Int {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return t.tv_sec * 1_000_000_000 + t.tv_nsec
     }
 }

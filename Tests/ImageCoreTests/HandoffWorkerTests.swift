@@ -59,15 +59,34 @@ struct HandoffWorkerTests {
         defer { worker.close() }
         let tally = Tally()
         for i in 0 ..< 3 {
-            // Longer than the poll time, so the worker is asleep when the job comes.
+            // Longer than the longest poll, so the worker is asleep when the job comes.
             var start = timespec(), now = timespec()
             clock_gettime(CLOCK_MONOTONIC, &start)
             repeat {
                 clock_gettime(CLOCK_MONOTONIC, &now)
-            } while (now.tv_sec - start.tv_sec) * 1_000_000_000 + (now.tv_nsec - start.tv_nsec) < 3 * HandoffWorker.pollTime
+            } while (now.tv_sec - start.tv_sec) * 1_000_000_000 + (now.tv_nsec - start.tv_nsec) < 3 * HandoffWorker.maximumPollTime
             worker.submit { tally.values.append(i) }
             worker.wait()
         }
         #expect(tally.values == [0, 1, 2])
+    }
+}
+
+@Suite("HandoffWorker's adaptive poll")
+struct HandoffPollTests {
+    @Test("a short sleep lengthens the poll up to the maximum, a long wait shortens it to the minimum")
+    func adapts() {
+        let minimum = HandoffWorker.pollTime, maximum = HandoffWorker.maximumPollTime
+        // Slept, but woke within a poll's length: twice as long next time, never past the maximum.
+        #expect(HandoffWorker.nextPoll(minimum, waited: minimum + minimum / 2) == 2 * minimum)
+        #expect(HandoffWorker.nextPoll(maximum, waited: maximum + 1) == maximum)
+        // A wait between two polls and a millisecond: unchanged.
+        #expect(HandoffWorker.nextPoll(minimum, waited: 500_000) == minimum)
+        // Over a millisecond (the other side lost its processor): half, never under the minimum.
+        #expect(HandoffWorker.nextPoll(maximum, waited: 5_000_000) == maximum / 2)
+        #expect(HandoffWorker.nextPoll(minimum, waited: 5_000_000) == minimum)
+        var poll = minimum
+        for _ in 0 ..< 10 { poll = HandoffWorker.nextPoll(poll, waited: poll + 1) }
+        #expect(poll == maximum)
     }
 }
