@@ -233,6 +233,24 @@ def earlier_rows(path, keep_codecs):
     return [r for r in csv.DictReader(lines, delimiter="\t") if r.get("codec") in keep_codecs]
 
 
+def cpu_times():
+    """(steal, total) processor ticks from /proc/stat's "cpu" line, or None: on a virtual machine
+    steal is the time the host ran something else while this machine's processors had work,
+    which slows whichever side runs then (a round's ratio moves with it)."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
+
+
+def steal_share(before, after):
+    if before is None or after is None or after[1] <= before[1]:
+        return None
+    return 100.0 * (after[0] - before[0]) / (after[1] - before[1])
+
+
 def load_average():
     try:
         return " ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -260,6 +278,7 @@ def main():
 
     started = datetime.datetime.now(datetime.timezone.utc)
     load_before = load_average()
+    times_before = cpu_times()
     measurements = [m for m in MEASUREMENTS if not args.only or m.codec == args.only]
     participants = [("ref", args.cbench, None), ("ours", args.jpng, args.jpng_note)]
     if args.jpng_v3:
@@ -271,6 +290,7 @@ def main():
         n = args.n or m.iterations
         print(f"{m.codec} {m.file} {m.label} (-n {n}, {args.rounds} rounds)", flush=True)
         res = {key: Result() for key, _, _ in participants}
+        times_start = cpu_times()
         for key, binary, note in participants:
             if key != "ref" and (note or not os.access(binary, os.X_OK)):
                 res[key].failure = f"n/a ({note or 'jpng not built'})"
@@ -283,6 +303,9 @@ def main():
                 label = {"ref": "cbench", "ours": "jpng", "v3": "jpng-v3"}[key]
                 run_once(cmd, label, res[key], "n/a (not implemented yet)" if key != "ref" else "n/a (reference failed)",
                          env=m.cbench_env() if key == "ref" else None)
+        share = steal_share(times_start, cpu_times())
+        if share is not None:
+            print(f"  host steal during these rounds: {share:.1f}% of processor time", flush=True)
         for key in ("ours", "v3"):
             if key in res and not res[key].failure and res[key].dims != res["ref"].dims and res["ref"].dims:
                 res[key].failure = f"n/a (size mismatch: {res[key].dims} vs {res['ref'].dims})"
@@ -338,7 +361,9 @@ def main():
                 f"(`swift build -c release`" + (f", v3: `{args.swift_flags}`" if args.jpng_v3 else "")
                 + f"); {cc} (`-O2`); {', '.join(libs)}\n")
         f.write(f"# Last run: {measured}, {int((finished - started).total_seconds())} s, load average before / after "
-                f"{load_before} / {load_average()}" + (f", --only {args.only}" if args.only else "") + "\n")
+                f"{load_before} / {load_average()}"
+                + (f", host steal {steal:.1f}% of processor time" if (steal := steal_share(times_before, cpu_times())) is not None else "")
+                + (f", --only {args.only}" if args.only else "") + "\n")
         f.write("\t".join(COLUMNS) + "\n")
         for row in all_rows:
             f.write("\t".join(row.get(c, "") or "" for c in COLUMNS) + "\n")

@@ -14,16 +14,19 @@ import Darwin
 /// sides poll before they sleep, so while both threads are busy a hand-over costs a lock and
 /// no wake-up, and a side that waits longer sleeps on a condition variable as usual.
 ///
-/// Each side's poll adapts, between ``pollTime`` and ``maximumPollTime``: a wait that slept and
-/// still ended within a poll's length of sleeping doubles that side's poll, and one that lasted
-/// over a millisecond halves it. On a virtual machine whose processors halt when idle, waking
-/// the other side is an exit to the host: on a Firecracker VM (Ice Lake) a `futex` wake cost
-/// the waking thread about 44 µs, a fifth of a two-thread 1 MP JPEG decode's processor time
-/// with 30 µs polls (23 sleeps a decode), and two threads ran slower than one. A side whose
-/// partner has lost its processor to another process waits long, so its poll shrinks back and
-/// it does not spin on the processor the other side needs. (Giving the processor away between polls with `sched_yield` cost more
-/// processor time and made whole-process timings less steady: a 12 MP PPM to JPEG through
-/// `jpng` took 31-45 ms that way against 32-33 ms.) The thread is a plain
+/// Each side's poll adapts, between ``pollTime`` and ``maximumPollTime``: after a wait that
+/// slept it becomes twice that wait, and a wait of over two milliseconds halves it. On a virtual machine whose processors halt when idle, a
+/// sleeping side costs a trip through the host: on a Firecracker VM (Ice Lake) a `futex` wake
+/// cost the waking thread about 44 µs, and the woken thread ran again up to several hundred
+/// microseconds later. There, with 30 µs polls, a two-thread 1 MP JPEG decode slept 23 times a
+/// decode and a two-thread WebP decode once a macroblock row, and both ran slower than on one
+/// thread. Past the first ``pollTime`` a poll gives its processor away between checks
+/// (`sched_yield`, which returns at once when nothing else is runnable there), so a side whose
+/// partner shares its processor with it, or lost its own to another process, lets it run.
+/// (Yielding from the first check cost more processor time and made whole-process timings less
+/// steady: a 12 MP PPM to JPEG through `jpng` took 31-45 ms that way against 32-33 ms.)
+///
+/// The thread is a plain
 /// POSIX thread, not one of Dispatch's pool: work queued to a pool that is busy can wait for a
 /// thread, and this one runs for as long as its owner hands it work.
 ///
@@ -56,7 +59,7 @@ public final class HandoffWorker: @unchecked Sendable {
     /// The shortest time a side polls before it sleeps, in nanoseconds (and where it starts).
     public static let pollTime = 30_000
     /// The longest time a side polls before it sleeps, in nanoseconds.
-    public static let maximumPollTime = 240_000
+    public static let maximumPollTime = 1_000_000
 
     /// Starts the thread; nil when the system gives no thread.
     public init?() {
@@ -179,16 +182,18 @@ public final class HandoffWorker: @unchecked Sendable {
                 gate.unlock()
                 if done { return true }
             }
-            if Self.now() - start >= limit { return false }
+            let elapsed = Self.now() - start
+            if elapsed >= limit { return false }
+            if elapsed >= Self.pollTime { sched_yield() }
         }
     }
 
     /// A side's next poll after a wait of `waited` nanoseconds that outlasted a poll of `poll`:
-    /// longer when a poll twice as long would have caught it, shorter after a long wait.
+    /// twice the wait (up to the maximum), so that a wait like it is caught polling, or half as
+    /// long after a wait of over 2 ms.
     static func nextPoll(_ poll: Int, waited: Int) -> Int {
-        if waited < 2 * poll { return min(2 * poll, maximumPollTime) }
-        if waited > 1_000_000 { return max(poll / 2, pollTime) }
-        return poll
+        if waited > 2_000_000 { return max(poll / 2, pollTime) }
+        return min(max(poll, 2 * waited), maximumPollTime)
     }
 
     /// The monotonic clock in nanoseconds.

@@ -74,15 +74,15 @@ struct HandoffWorkerTests {
 
 @Suite("HandoffWorker's adaptive poll")
 struct HandoffPollTests {
-    @Test("a short sleep lengthens the poll up to the maximum, a long wait shortens it to the minimum")
+    @Test("a sleep lengthens the poll to twice the wait, up to the maximum; a wait over 2 ms halves it, down to the minimum")
     func adapts() {
         let minimum = HandoffWorker.pollTime, maximum = HandoffWorker.maximumPollTime
-        // Slept, but woke within a poll's length: twice as long next time, never past the maximum.
-        #expect(HandoffWorker.nextPoll(minimum, waited: minimum + minimum / 2) == 2 * minimum)
+        // Slept: twice the wait next time, never past the maximum.
+        #expect(HandoffWorker.nextPoll(minimum, waited: minimum + minimum / 2) == 3 * minimum)
+        #expect(HandoffWorker.nextPoll(minimum, waited: 300_000) == 600_000)
         #expect(HandoffWorker.nextPoll(maximum, waited: maximum + 1) == maximum)
-        // A wait between two polls and a millisecond: unchanged.
-        #expect(HandoffWorker.nextPoll(minimum, waited: 500_000) == minimum)
-        // Over a millisecond (the other side lost its processor): half, never under the minimum.
+        #expect(HandoffWorker.nextPoll(minimum, waited: 1_500_000) == maximum)
+        // Over 2 ms (the other side lost its processor): half, never under the minimum.
         #expect(HandoffWorker.nextPoll(maximum, waited: 5_000_000) == maximum / 2)
         #expect(HandoffWorker.nextPoll(minimum, waited: 5_000_000) == minimum)
         var poll = minimum
