@@ -10,8 +10,9 @@ struct VP8MacroblockContext {
     /// 6-7 (libwebp's nz_); and the second-order DC context.
     let nzTop: UnsafeMutablePointer<UInt8>
     let nzDcTop: UnsafeMutablePointer<UInt8>
-    /// Coefficients of the macroblock being decoded: 384 Int16.
-    let coefficients: UnsafeMutablePointer<Int16>
+    /// Coefficients of the macroblock being decoded: 384 Int16 (with threads, a macroblock's
+    /// place in a parsed row).
+    var coefficients: UnsafeMutablePointer<Int16>
     /// libwebp's yuv_b_: `VP8Predict.stride`-wide, luma at `lumaOffset`, chroma at the offsets below.
     let work: UnsafeMutablePointer<UInt8>
     /// Unfiltered bottom row and column samples of the macroblock row above: 32 bytes a column
