@@ -15,20 +15,20 @@ import Darwin
 /// no wake-up, and a side that waits longer sleeps on a condition variable as usual.
 ///
 /// Each side's poll adapts, between ``pollTime`` and ``maximumPollTime``: after a wait that
-/// slept it becomes twice that wait, and a wait of over two milliseconds halves it. On a virtual machine whose processors halt when idle, a
-/// sleeping side costs a trip through the host: on a Firecracker VM (Ice Lake) a `futex` wake
-/// cost the waking thread about 44 µs, and the woken thread ran again up to several hundred
-/// microseconds later. There, with 30 µs polls, a two-thread 1 MP JPEG decode slept 23 times a
-/// decode and a two-thread WebP decode once a macroblock row, and both ran slower than on one
-/// thread. Past the first ``pollTime`` a poll gives its processor away between checks
-/// (`sched_yield`, which returns at once when nothing else is runnable there), so a side whose
-/// partner shares its processor with it, or lost its own to another process, lets it run.
-/// (Yielding from the first check cost more processor time and made whole-process timings less
-/// steady: a 12 MP PPM to JPEG through `jpng` took 31-45 ms that way against 32-33 ms.)
+/// slept it becomes twice that wait, and a wait of over two milliseconds halves it. On a virtual
+/// machine whose processors halt when idle, a sleeping side costs a trip through the host: on a
+/// Firecracker VM (Ice Lake) a `futex` wake cost the waking thread about 44 µs, and the woken
+/// thread ran again up to several hundred microseconds later. There, with 30 µs polls, a
+/// two-thread 1 MP JPEG decode slept 23 times a decode and a two-thread WebP decode once a
+/// macroblock row, and both ran slower than on one thread. Past the first ``pollTime`` a poll
+/// gives its processor away between checks (`sched_yield`, which returns at once when nothing
+/// else is runnable there), so a side whose partner shares its processor with it, or lost its
+/// own to another process, lets it run. (Yielding from the first check cost more processor time
+/// and made whole-process timings less steady: a 12 MP PPM to JPEG through `jpng` took 31-45 ms
+/// that way against 32-33 ms.)
 ///
-/// The thread is a plain
-/// POSIX thread, not one of Dispatch's pool: work queued to a pool that is busy can wait for a
-/// thread, and this one runs for as long as its owner hands it work.
+/// The thread is a plain POSIX thread, not one of Dispatch's pool: work queued to a pool that is
+/// busy can wait for a thread, and this one runs for as long as its owner hands it work.
 ///
 /// ```swift
 /// guard let worker = HandoffWorker() else { return doEverythingHere() }

@@ -10,7 +10,8 @@ import ImageCore
 struct VP8Decoder: Sendable {
     let header: VP8Header
     let fancyUpsampling: Bool
-    /// Headers and tokens of a row parsed beside the reconstruction, filter and output of the row before (`WebPDecodingOptions.useThreads`).
+    /// Headers and tokens of a batch of rows parsed beside the reconstruction, filter and output
+    /// of the batch before (`WebPDecodingOptions.useThreads`).
     let useThreads: Bool
     let limits: DecodingLimits
     private(set) var frame: VP8FrameHeader?
@@ -68,7 +69,7 @@ struct VP8Decoder: Sendable {
         self.fancyUpsampling = fancyUpsampling
         self.limits = limits
         let mbW = header.macroblockWidth
-        // With threads, two parsed rows besides: headers, coefficients, summaries.
+        // With threads, two batches of parsed rows besides: headers, coefficients, summaries.
         let threadRows = useThreads ? 2 * Self.batchRows * mbW * (VP8Modes.infoSize + 16 + 384 * 2 + 8) : 0
         let working = 2 * mbW * 16 * (Self.historyRows + 8 + 16) * 3 / 2 + mbW * (32 + 16 + 16 + 16) + 4096 + threadRows
         if let violation = limits.check(width: header.width, height: header.height, bytesPerPixel: 0, extraBytes: working) {
@@ -197,8 +198,8 @@ struct VP8Decoder: Sendable {
         // The pipeline runs once the chunk is all there (a partition's end is then an error, never
         // a wait for more bytes).
         let threaded = useThreads && chunkComplete
-        // The thread that parses row N + 1 while this one reconstructs, filters and hands out
-        // row N (nil: no thread to be had, and the rows run one after the other here).
+        // The thread that parses a batch of rows while this one reconstructs, filters and hands
+        // out the batch before (nil: no thread to be had, and the rows run one after the other).
         let worker = threaded && mbY < mbH ? HandoffWorker() : nil
         defer { worker?.close() }
 
@@ -222,7 +223,7 @@ struct VP8Decoder: Sendable {
             let cy = cacheY.baseAddress!, cu = cacheU.baseAddress!, cv = cacheV.baseAddress!
             let info0 = rowInfo.baseAddress!
             let scratch = work.baseAddress! + VP8MacroblockContext.workSize
-            // With the worker, two rows of everything the worker's parse leaves for the
+            // With the worker, two batches of rows of everything the worker's parse leaves for the
             // reconstruction: headers (info and intra modes), coefficients, and each macroblock's
             // non-zero summaries (see `pipelinedRows`).
             let rowBytes = mbW * (VP8Modes.infoSize + 16), slots = 2 * Self.batchRows
@@ -260,13 +261,17 @@ struct VP8Decoder: Sendable {
             /// Parses row `mbY`'s headers unless done.
             func reconstructRowHeaders() throws(WebPError) {
                 if !rowModesParsed {
-                    var d0 = VP8BoolDecoder(firstPartition, base)
-                    VP8Modes.parseRow(&d0, width: mbW, frame: frame, top: intraTop.baseAddress!,
-                                      info: info0, modes: rowModes.baseAddress!)
-                    if d0.eof { throw .invalid(what: "VP8 first partition (ends early)", offset: offset + firstPartition.position) }
-                    firstPartition = d0.state
+                    try parseHeaders(info: info0, modes: rowModes.baseAddress!)
                     rowModesParsed = true
                 }
+            }
+
+            /// Parses the next row's headers from the first partition into `info` and `modes`.
+            func parseHeaders(info: UnsafeMutablePointer<UInt8>, modes: UnsafeMutablePointer<UInt8>) throws(WebPError) {
+                var d0 = VP8BoolDecoder(firstPartition, base)
+                VP8Modes.parseRow(&d0, width: mbW, frame: frame, top: intraTop.baseAddress!, info: info, modes: modes)
+                if d0.eof { throw .invalid(what: "VP8 first partition (ends early)", offset: offset + firstPartition.position) }
+                firstPartition = d0.state
             }
 
             func reconstructRow() throws(WebPError) -> Bool {
@@ -291,8 +296,7 @@ struct VP8Decoder: Sendable {
                         waitForBytes = available + max(available - saved.position, 16)
                         return false
                     }
-                    let skip = (ctx.useSkip && info[VP8Modes.skip] != 0) || (luma | chroma) == 0
-                    info[VP8Modes.inner] = (info[VP8Modes.isI4x4] != 0 || !skip) ? 1 : 0
+                    ctx.markInner(info, luma: luma, chroma: chroma)
                     ctx.reconstruct(x: mbX, y: mbY, width: mbW, height: mbH, info: info,
                                     modes: rowModes.baseAddress! + 16 * mbX, luma: luma, chroma: chroma)
                     store(x: mbX, yRow: yRow, uRow: uRow, vRow: vRow)
@@ -364,11 +368,7 @@ struct VP8Decoder: Sendable {
                     saved.update(from: intraTop.baseAddress!, count: 4 * mbW)
                     (saved + 4 * mbW).update(from: nzTop.baseAddress!, count: mbW)
                     (saved + 5 * mbW).update(from: nzDcTop.baseAddress!, count: mbW)
-                    var d0 = VP8BoolDecoder(firstPartition, base)
-                    VP8Modes.parseRow(&d0, width: mbW, frame: frame, top: intraTop.baseAddress!,
-                                      info: info, modes: info + mbW * VP8Modes.infoSize)
-                    if d0.eof { throw .invalid(what: "VP8 first partition (ends early)", offset: offset + firstPartition.position) }
-                    firstPartition = d0.state
+                    try parseHeaders(info: info, modes: info + mbW * VP8Modes.infoSize)
                     var d = VP8BoolDecoder(tokenPartitions[part], base)
                     var c = ctx, left: UInt8 = 0, dcLeft: UInt8 = 0
                     let coefficients = parsedCoefficients + (r % slots) * mbW * 384
@@ -388,8 +388,7 @@ struct VP8Decoder: Sendable {
                             nzDcTop.baseAddress!.update(from: saved + 5 * mbW, count: mbW)
                             return false
                         }
-                        let skip = (ctx.useSkip && mb[VP8Modes.skip] != 0) || (luma | chroma) == 0
-                        mb[VP8Modes.inner] = (mb[VP8Modes.isI4x4] != 0 || !skip) ? 1 : 0
+                        ctx.markInner(mb, luma: luma, chroma: chroma)
                         sums[2 * x] = luma
                         sums[2 * x + 1] = chroma
                     }

@@ -112,6 +112,14 @@ struct VP8MacroblockContext {
 
     static let scan: [Int] = (0 ..< 16).map { ($0 & 3) * 4 + ($0 >> 2) * 4 * VP8Predict.stride }
 
+    /// Records in `info` whether the loop filter's inner edges apply to the macroblock (libwebp's
+    /// `f_inner_`): an intra 4x4 macroblock, or one neither skipped nor without coefficients.
+    @inline(__always)
+    func markInner(_ info: UnsafeMutablePointer<UInt8>, luma: UInt32, chroma: UInt32) {
+        let skip = (useSkip && info[VP8Modes.skip] != 0) || (luma | chroma) == 0
+        info[VP8Modes.inner] = (info[VP8Modes.isI4x4] != 0 || !skip) ? 1 : 0
+    }
+
     @inline(__always)
     static func checkMode(_ x: Int, _ y: Int, _ mode: Int) -> Int {
         guard mode == 0 else { return mode }

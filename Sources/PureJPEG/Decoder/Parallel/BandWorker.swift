@@ -154,12 +154,15 @@ final class BandWorker: @unchecked Sendable {
         return finished
     }
 
+    /// MCU row `row`'s place in the ring of two batches (coefficient and sample bands, flags).
+    private func ringIndex(_ row: Int) -> Int { row % (2 * rowsPerBatch) }
+
     /// The coefficient band of MCU row `row` (a ring of two batches).
-    func band(row: Int) -> UnsafeMutablePointer<Int16> { coefficients + row % (2 * rowsPerBatch) * bandValues }
+    func band(row: Int) -> UnsafeMutablePointer<Int16> { coefficients + ringIndex(row) * bandValues }
 
     /// The sample band of MCU row `row` (the same ring of two batches as ``band(row:)``).
     private func sampleBand(row: Int) -> UnsafeMutablePointer<UInt8> {
-        samples + row % (2 * rowsPerBatch) * sampleBandBytes
+        samples + ringIndex(row) * sampleBandBytes
     }
 
     /// Runs, on the decoding thread, the IDCTs of MCU row `row`'s first-component blocks (its
@@ -167,7 +170,7 @@ final class BandWorker: @unchecked Sendable {
     /// ``reconstruct(row:output:)`` copies them, or transforms them itself when not.
     func transformAhead(row: Int) {
         let here = !aheadBlocks.isEmpty && row & 3 < share - 4
-        aheadFlags[row % (2 * rowsPerBatch)] = here
+        aheadFlags[ringIndex(row)] = here
         if !here { return }
         let source = band(row: row), target = sampleBand(row: row)
         let perMCU = blocks.count, ahead = aheadBlocks.count
@@ -222,7 +225,7 @@ final class BandWorker: @unchecked Sendable {
     func reconstruct(row: Int, output: UnsafeMutablePointer<UInt8>) -> Range<Int> {
         let source = band(row: row), ahead = sampleBand(row: row)
         let blocks = self.blocks, idcts = self.idcts, mcusWide = self.mcusWide
-        let copies = aheadFlags[row % (2 * rowsPerBatch)], size = aheadSize
+        let copies = aheadFlags[ringIndex(row)], size = aheadSize
         let ring = row % 3
         pipeline?.planes.withUnsafeMutableBufferPointer { planes in
             guard let base = planes.baseAddress else { return }
