@@ -197,7 +197,7 @@ public final class HandoffWorker: @unchecked Sendable {
     }
 
     /// The monotonic clock in nanoseconds.
-    private static func now() -> Int {
+    static func now() -> Int {
         var t = timespec()
         clock_gettime(CLOCK_MONOTONIC, &t)
         return t.tv_sec * 1_000_000_000 + t.tv_nsec

@@ -10,8 +10,8 @@ import ImageCore
 struct VP8Decoder: Sendable {
     let header: VP8Header
     let fancyUpsampling: Bool
-    /// Headers and tokens of a batch of rows parsed beside the reconstruction, filter and output
-    /// of the batch before (`WebPDecodingOptions.useThreads`).
+    /// Headers and tokens of the rows parsed on a thread of their own, ahead of the
+    /// reconstruction, filter and output (`WebPDecodingOptions.useThreads`).
     let useThreads: Bool
     let limits: DecodingLimits
     private(set) var frame: VP8FrameHeader?
@@ -69,8 +69,8 @@ struct VP8Decoder: Sendable {
         self.fancyUpsampling = fancyUpsampling
         self.limits = limits
         let mbW = header.macroblockWidth
-        // With threads, two batches of parsed rows besides: headers, coefficients, summaries.
-        let threadRows = useThreads ? 2 * Self.batchRows * mbW * (VP8Modes.infoSize + 16 + 384 * 2 + 8) : 0
+        // With threads, the ring of parsed rows besides: headers, coefficients, summaries.
+        let threadRows = useThreads ? Self.ringRows * mbW * (VP8Modes.infoSize + 16 + 384 * 2 + 8) : 0
         let working = 2 * mbW * 16 * (Self.historyRows + 8 + 16) * 3 / 2 + mbW * (32 + 16 + 16 + 16) + 4096 + threadRows
         if let violation = limits.check(width: header.width, height: header.height, bytesPerPixel: 0, extraBytes: working) {
             throw .limit(violation, offset: 0)
@@ -198,8 +198,8 @@ struct VP8Decoder: Sendable {
         // The pipeline runs once the chunk is all there (a partition's end is then an error, never
         // a wait for more bytes).
         let threaded = useThreads && chunkComplete
-        // The thread that parses a batch of rows while this one reconstructs, filters and hands
-        // out the batch before (nil: no thread to be had, and the rows run one after the other).
+        // The thread that parses rows ahead while this one reconstructs, filters and hands them
+        // out (nil: no thread to be had, and the rows run one after the other).
         let worker = threaded && mbY < mbH ? HandoffWorker() : nil
         defer { worker?.close() }
 
@@ -223,10 +223,10 @@ struct VP8Decoder: Sendable {
             let cy = cacheY.baseAddress!, cu = cacheU.baseAddress!, cv = cacheV.baseAddress!
             let info0 = rowInfo.baseAddress!
             let scratch = work.baseAddress! + VP8MacroblockContext.workSize
-            // With the worker, two batches of rows of everything the worker's parse leaves for the
+            // With the worker, a ring of rows of everything the worker's parse leaves for the
             // reconstruction: headers (info and intra modes), coefficients, and each macroblock's
             // non-zero summaries (see `pipelinedRows`).
-            let rowBytes = mbW * (VP8Modes.infoSize + 16), slots = 2 * Self.batchRows
+            let rowBytes = mbW * (VP8Modes.infoSize + 16), slots = Self.ringRows
             let parsedRows = worker == nil ? nil : UnsafeMutablePointer<UInt8>.allocate(capacity: slots * rowBytes)
             let parsedCoefficients = worker == nil ? nil : UnsafeMutablePointer<Int16>.allocate(capacity: slots * mbW * 384)
             let parsedSums = worker == nil ? nil : UnsafeMutablePointer<UInt32>.allocate(capacity: slots * mbW * 2)
@@ -345,9 +345,9 @@ struct VP8Decoder: Sendable {
             }
 
             /// The rows from `mbY` (at its start) on two threads: the worker parses the headers and
-            /// tokens of a batch of rows (``batchRows``) into its slots of the parsed rows while
-            /// this thread reconstructs the batch before from its slots, filters it and hands it
-            /// out. A parse error is thrown after the rows before it are out, where the rows one
+            /// tokens of each row into the ring of parsed rows (``ringRows`` slots), running ahead,
+            /// while this thread reconstructs each parsed row from its slot, filters it and hands
+            /// it out (`ProgressCounter`s carry the two sides' progress). A parse error is thrown after the rows before it are out, where the rows one
             /// after the other throw it. Returns at the frame's end, or after the rows before one
             /// whose token partition runs out before more bytes come (that row undone), for the
             /// rows one after the other to take on from there.
@@ -414,48 +414,49 @@ struct VP8Decoder: Sendable {
                     keepRowsAbove(y)
                     return finishRow(y, delivered: delivered, info: info)
                 }
-                // Rows [mbY, parsedEnd) are parsed; a batch is finished here while the next is
-                // parsed on the worker.
-                var parsedEnd = mbY
-                do throws(WebPError) {
-                    while parsedEnd < min(mbY + Self.batchRows, mbH), try parse(parsedEnd) { parsedEnd += 1 }
-                } catch {
-                    for y in mbY ..< parsedEnd { rowsDelivered = finish(y, delivered: rowsDelivered) }
-                    mbY = parsedEnd
-                    throw error
-                }
-                var stopped = parsedEnd < min(mbY + Self.batchRows, mbH)
-                while mbY < parsedEnd {
-                    let rows = mbY ..< parsedEnd
-                    let next = stopped ? parsedEnd ..< parsedEnd : parsedEnd ..< min(parsedEnd + Self.batchRows, mbH)
-                    var delivered = rowsDelivered
-                    var failure: WebPError?
-                    var parsedNext = next.lowerBound
-                    func finishRows() {
-                        for y in rows { delivered = finish(y, delivered: delivered) }
+                // The worker parses row after row into the ring of slots, up to `slots` rows ahead
+                // of the rows finished here, and stops at the frame's end, a parse error or a
+                // partition that runs out before more bytes can come; this thread finishes each
+                // row once it is parsed. Neither waits for the other but for a row not yet parsed
+                // or a slot not yet free, so a row heavy in tokens and one heavy in filtering even
+                // out over the ring.
+                let first = mbY
+                let parsedRows = ProgressCounter(first), finishedRows = ProgressCounter(first)
+                var failure: WebPError?
+                var parsedEnd = first
+                var delivered = rowsDelivered
+                Self.runConcurrently(on: worker, {
+                    var r = first
+                    while r < mbH {
+                        // Row r takes the slot of row r - slots, which must be finished.
+                        if r - slots >= first { _ = finishedRows.wait(for: r - slots + 1) }
+                        do throws(WebPError) {
+                            guard try parse(r) else { break }
+                        } catch {
+                            failure = error
+                            break
+                        }
+                        r += 1
+                        parsedRows.raise(to: r)
                     }
-                    if next.isEmpty {
-                        finishRows()
-                    } else {
-                        Self.runConcurrently(on: worker, {
-                            do throws(WebPError) {
-                                while parsedNext < next.upperBound, try parse(parsedNext) { parsedNext += 1 }
-                            } catch {
-                                failure = error
-                            }
-                        }, finishRows)
+                    parsedEnd = r
+                    parsedRows.end()
+                }, {
+                    var y = first
+                    while true {
+                        let ready = parsedRows.wait(for: y + 1)
+                        guard ready > y else { break }
+                        while y < ready {
+                            delivered = finish(y, delivered: delivered)
+                            y += 1
+                            finishedRows.raise(to: y)
+                        }
                     }
-                    rowsDelivered = delivered
-                    mbY = rows.upperBound
-                    // A parse that threw or stopped: the rows parsed before it come out first.
-                    if let failure {
-                        for y in next.lowerBound ..< parsedNext { rowsDelivered = finish(y, delivered: rowsDelivered) }
-                        mbY = parsedNext
-                        throw failure
-                    }
-                    stopped = parsedNext < next.upperBound
-                    parsedEnd = parsedNext
-                }
+                })
+                // Every row parsed is out; a parse that threw or stopped comes after them.
+                rowsDelivered = delivered
+                mbY = parsedEnd
+                if let failure { throw failure }
             }
 
             // Set once the pipeline stops short of the frame's end: the rest goes one row after
@@ -481,17 +482,15 @@ struct VP8Decoder: Sendable {
         }}}}}}}}}}}}}
     }
 
-    /// Macroblock rows a hand-over carries with threads: the worker parses a batch while the
-    /// calling thread reconstructs, filters and hands out the batch before it, so that one row's
-    /// imbalance (a row heavy in tokens against one heavy in filtering) is evened out over the
-    /// batch. With one row a hand-over, sampled per thread on the 12 MP photo, each side waited
-    /// about a fifth of its time.
-    static let batchRows = 4
+    /// Macroblock rows the parsing thread may run ahead of the calling thread with threads (its
+    /// ring of parsed rows), so that one row's imbalance (a row heavy in tokens against one heavy
+    /// in filtering) evens out over the rows around it.
+    static let ringRows = 8
 
     /// Runs `a` on `worker`'s thread and `b` on the calling thread, and returns when both are
-    /// done. The caller guarantees they touch disjoint memory (one reconstructs into one cache
-    /// slot, the other filters and outputs the other slot), which is what makes the unchecked
-    /// box sound. A `HandoffWorker` rather than a Dispatch work item a row: each of those woke
+    /// done. The caller guarantees they touch disjoint memory or order their accesses (the
+    /// parsed rows' slots pass between them through `ProgressCounter`s), which is what makes the
+    /// unchecked box sound. A `HandoffWorker` rather than a Dispatch work item a row: each of those woke
     /// a thread on both sides, tens of microseconds on a VM against a row's few hundred.
     static func runConcurrently(on worker: HandoffWorker, _ a: () -> Void, _ b: () -> Void) {
         withoutActuallyEscaping(a) { a in
