@@ -171,20 +171,24 @@ public final class HandoffWorker: @unchecked Sendable {
         }
     }
 
-    /// Checks `ready` under the mutex until it holds (true) or `limit` nanoseconds have passed
-    /// (false). A check finds the mutex taken only while the other side hands over, and then
-    /// simply tries again.
     private func poll(_ limit: Int, _ ready: (HandoffWorker) -> Bool) -> Bool {
-        let start = Self.now()
+        Self.poll(gate, limit) { ready(self) }
+    }
+
+    /// Checks `ready` under `gate` until it holds (true) or `limit` nanoseconds have passed
+    /// (false), yielding the processor between checks past the first ``pollTime``. A check
+    /// finds the mutex taken only while the other side hands over, and then simply tries again.
+    static func poll(_ gate: ConditionLock, _ limit: Int, _ ready: () -> Bool) -> Bool {
+        let start = now()
         while true {
             if gate.tryLock() {
-                let done = ready(self)
+                let done = ready()
                 gate.unlock()
                 if done { return true }
             }
-            let elapsed = Self.now() - start
+            let elapsed = now() - start
             if elapsed >= limit { return false }
-            if elapsed >= Self.pollTime { sched_yield() }
+            if elapsed >= pollTime { sched_yield() }
         }
     }
 

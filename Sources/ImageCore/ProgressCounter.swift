@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A count that one thread raises and another waits on: the progress of a two-thread pipeline
 /// whose producer runs ahead of its consumer (rows parsed on one thread, reconstructed on the
 /// other), so that neither waits for the other's every step as a ``HandoffWorker`` hand-over
@@ -61,23 +53,13 @@ public final class ProgressCounter: @unchecked Sendable {
     /// Waits until the count reaches `target` or the count is final, and returns the count
     /// (below `target` only when final).
     public func wait(for target: Int) -> Int {
-        if gate.tryLock() {
-            let v = value, done = value >= target || ended
-            gate.unlock()
-            if done { return v }
-        }
         let start = HandoffWorker.now()
         let limit = gate.withLock { poll }
-        while true {
-            if gate.tryLock() {
-                let v = value, done = value >= target || ended
-                gate.unlock()
-                if done { return v }
-            }
-            let elapsed = HandoffWorker.now() - start
-            if elapsed >= limit { break }
-            if elapsed >= HandoffWorker.pollTime { sched_yield() }
-        }
+        var seen = 0
+        if HandoffWorker.poll(gate, limit, {
+            seen = value
+            return value >= target || ended
+        }) { return seen }
         gate.lock()
         while value < target && !ended {
             sleeping = true
