@@ -347,10 +347,11 @@ struct VP8Decoder: Sendable {
             /// The rows from `mbY` (at its start) on two threads: the worker parses the headers and
             /// tokens of each row into the ring of parsed rows (``ringRows`` slots), running ahead,
             /// while this thread reconstructs each parsed row from its slot, filters it and hands
-            /// it out (`ProgressCounter`s carry the two sides' progress). A parse error is thrown after the rows before it are out, where the rows one
-            /// after the other throw it. Returns at the frame's end, or after the rows before one
-            /// whose token partition runs out before more bytes come (that row undone), for the
-            /// rows one after the other to take on from there.
+            /// it out (`ProgressCounter`s carry the two sides' progress). A parse error is thrown
+            /// after the rows before it are out, where the rows one after the other throw it.
+            /// Returns at the frame's end, or after the rows before one whose token partition runs
+            /// out before more bytes come (that row undone), for the rows one after the other to
+            /// take on from there.
             func pipelinedRows(_ worker: HandoffWorker, _ parsed: UnsafeMutablePointer<UInt8>,
                                _ parsedCoefficients: UnsafeMutablePointer<Int16>,
                                _ parsedSums: UnsafeMutablePointer<UInt32>) throws(WebPError) {
