@@ -1,10 +1,14 @@
 import Testing
 @testable import ImageCore
 
-/// A ring of slots written by one thread and read by the other, ordered by two counters.
+/// A ring of slots written by one thread and read by the other, ordered by two counters. The
+/// slots are raw memory, as the decoders' rings are: a Swift array written on one thread while
+/// another reads a different element is still one variable accessed from two threads (an
+/// access race, whatever the elements).
 private final class Ring: @unchecked Sendable {
-    var slots = [Int](repeating: -1, count: 4)
-    var read: [Int] = []
+    let slots = UnsafeMutablePointer<Int>.allocate(capacity: 4)
+    init() { slots.initialize(repeating: -1, count: 4) }
+    deinit { slots.deallocate() }
 }
 
 @Suite("ProgressCounter")
@@ -33,18 +37,19 @@ struct ProgressCounterTests {
             produced.end()
         }
         var next = 0
+        var read: [Int] = []
         while true {
             let ready = produced.wait(for: next + 1)
             guard ready > next else { break }
             #expect(ready - next <= 4)
             while next < ready {
-                ring.read.append(ring.slots[next % 4])
+                read.append(ring.slots[next % 4])
                 next += 1
                 consumed.raise(to: next)
             }
         }
         worker.wait()
-        #expect(ring.read == Array(0 ..< count))
+        #expect(read == Array(0 ..< count))
         #expect(produced.count == count)
     }
 
