@@ -491,8 +491,8 @@ struct VP8Decoder: Sendable {
     /// Runs `a` on `worker`'s thread and `b` on the calling thread, and returns when both are
     /// done. The caller guarantees they touch disjoint memory or order their accesses (the
     /// parsed rows' slots pass between them through `ProgressCounter`s), which is what makes the
-    /// unchecked box sound. A `HandoffWorker` rather than a Dispatch work item a row: each of those woke
-    /// a thread on both sides, tens of microseconds on a VM against a row's few hundred.
+    /// unchecked box sound. The worker is a `HandoffWorker`, a thread of the decode's own, not one
+    /// of Dispatch's pool, which may be busy and keep the job waiting for a thread.
     static func runConcurrently(on worker: HandoffWorker, _ a: () -> Void, _ b: () -> Void) {
         withoutActuallyEscaping(a) { a in
             let job = ConcurrentJob(a)
