@@ -326,11 +326,17 @@ public struct GIFDecoder: IncrementalImageDecoder {
                     state = .imageData(remaining: length)
                     continue
                 }
+                if decodePixels && phase != .done && lzw != nil {
+                    // This sub-block and the whole ones after it, in one pass.
+                    let (used, left) = try feed(remaining: remaining, &events)
+                    guard used > 0 else { return }
+                    input.consume(used)
+                    state = .imageData(remaining: left)
+                    reportRows(&events)
+                    continue
+                }
                 let available = min(remaining, input.count)
                 guard available > 0 else { return }
-                if decodePixels && phase != .done {
-                    try feed(count: available)
-                }
                 input.consume(available)
                 state = .imageData(remaining: remaining - available)
                 if decodePixels { reportRows(&events) }
@@ -431,25 +437,65 @@ public struct GIFDecoder: IncrementalImageDecoder {
     }
 
     /// Feeds `count` buffered image-data bytes to the LZW decoder.
-    private mutating func feed(count: Int) throws(GIFError) {
-        guard var lzw else { return }
+    /// Decodes the pixel data from the current sub-block (`remaining` bytes of it still to come)
+    /// through the sub-blocks after it that the input holds, with one hand-off of the LZW state
+    /// for all of them (a hand-off a sub-block cost a tenth of a decode in reference counting).
+    /// Stops before the block terminator, after a sub-block whose LZW status is not "more input",
+    /// or where the input ends. Returns the bytes used (data and length bytes) and what is left of
+    /// the sub-block it stopped in. On an error the rows finished before the failing sub-block are
+    /// composited first, as when sub-blocks were fed one at a time.
+    private mutating func feed(remaining: Int, _ events: inout [DecodingEvent]) throws(GIFError) -> (used: Int, left: Int) {
+        guard var lzw else { return (0, remaining) }
         self.lzw = nil   // keeps `lzw` uniquely referenced while it decodes
         defer { self.lzw = lzw }
         let capacity = (descriptor?.width ?? 0) * (descriptor?.height ?? 0)
-        let start = input.offset()
+        let base = input.offset()
         var position = decodedPixels
         let phase = self.phase
-        let (status, used) = input.withUnsafeUnread { unread in
-            let data = UnsafeBufferPointer(rebasing: unread[0 ..< count])
-            if phase == .tail { return lzw.decodeTail(data) }
-            return indices.withUnsafeMutableBufferPointer { out in
-                guard let base = out.baseAddress else { return (LZWDecoder.Status.outputFull, 0) }
-                return lzw.decode(data, into: base, capacity: capacity, position: &position)
+        var offset = 0, left = remaining
+        // The sub-block that stopped the pass: its status and bytes used, where its data starts,
+        // its length in the input, and the output position before it.
+        var stop: (status: LZWDecoder.Status, used: Int, at: Int, count: Int, before: Int)?
+        input.withUnsafeUnread { unread in
+            indices.withUnsafeMutableBufferPointer { out in
+                while true {
+                    if left == 0 {
+                        guard offset < unread.count, unread[offset] != 0 else { return }
+                        left = Int(unread[offset])
+                        offset += 1
+                    }
+                    let count = min(left, unread.count - offset)
+                    guard count > 0 else { return }
+                    let data = UnsafeBufferPointer(rebasing: unread[offset ..< offset + count])
+                    let before = position
+                    let (status, used): (LZWDecoder.Status, Int)
+                    if phase == .tail {
+                        (status, used) = lzw.decodeTail(data)
+                    } else if let outBase = out.baseAddress {
+                        (status, used) = lzw.decode(data, into: outBase, capacity: capacity, position: &position)
+                    } else {
+                        (status, used) = (.outputFull, 0)
+                    }
+                    if status != .needInput { stop = (status, used, offset, count, before) }
+                    offset += count
+                    left -= count
+                    if stop != nil { return }
+                }
             }
         }
-        decodedPixels = position
-        let frame = frames.count - 1
-        switch status {
+        guard let stop else {
+            decodedPixels = position
+            return (offset, left)
+        }
+        let frame = frames.count - 1, start = base + stop.at
+        // The rows before the failing sub-block, then the error.
+        func fail(_ error: GIFError, _ events: inout [DecodingEvent]) -> GIFError {
+            decodedPixels = stop.before
+            reportRows(&events)
+            decodedPixels = position
+            return error
+        }
+        switch stop.status {
         case .needInput:
             break
         case .end:
@@ -460,19 +506,21 @@ public struct GIFDecoder: IncrementalImageDecoder {
                 self.phase = .done
             } else {
                 self.phase = .tail
-                // The bit buffer and the rest of this input may already hold the codes after the last pixel.
+                // The bit buffer and the rest of this sub-block may already hold the codes after the last pixel.
                 let (tailStatus, tailUsed) = input.withUnsafeUnread { unread in
-                    lzw.decodeTail(UnsafeBufferPointer(rebasing: unread[used ..< count]))
+                    lzw.decodeTail(UnsafeBufferPointer(rebasing: unread[stop.at + stop.used ..< stop.at + stop.count]))
                 }
-                let offset = start + max(used + tailUsed - lzw.bufferedBytes - 1, 0)
-                if tailStatus == .excessData { throw .tooMuchPixelData(frame: frame, offset: offset) }
+                let at = start + max(stop.used + tailUsed - lzw.bufferedBytes - 1, 0)
+                if tailStatus == .excessData { throw fail(.tooMuchPixelData(frame: frame, offset: at), &events) }
                 if tailStatus == .end { sawEndCode = true; self.phase = .done }
             }
         case let .invalidCode(code):
-            throw .invalidCode(code: code, offset: start + max(used - lzw.bufferedBytes - 1, 0))
+            throw fail(.invalidCode(code: code, offset: start + max(stop.used - lzw.bufferedBytes - 1, 0)), &events)
         case .excessData:
-            throw .tooMuchPixelData(frame: frame, offset: start + max(used - lzw.bufferedBytes - 1, 0))
+            throw fail(.tooMuchPixelData(frame: frame, offset: start + max(stop.used - lzw.bufferedBytes - 1, 0)), &events)
         }
+        decodedPixels = position
+        return (offset, left)
     }
 
     /// Composites the stored rows completed since the last call and reports them.
