@@ -35,6 +35,12 @@ public struct InputBuffer: Sendable {
         storage.append(contentsOf: bytes)
     }
 
+    /// ``append(contentsOf:)`` for an array: when no byte is held the array's storage is shared,
+    /// not copied (a whole file handed over in one piece costs no copy).
+    public mutating func append(_ bytes: [UInt8]) {
+        if storage.isEmpty { storage = bytes } else { append(contentsOf: bytes) }
+    }
+
     /// The unread bytes.
     @inlinable public var unread: ArraySlice<UInt8> { storage[start...] }
 

@@ -46,7 +46,7 @@ public struct GIFAnimation: Sendable, Sequence {
         var decoder = GIFDecoder(limits: self.limits, options: options)
         decoder.decodePixels = false
         decoder.keepCanvases = false
-        _ = try decoder.append(bytes)
+        _ = try decoder.append(sharing: bytes)
         guard let header = decoder.header else {
             throw .truncated(offset: bytes.count, partial: nil)
         }
@@ -115,7 +115,7 @@ public struct GIFAnimation: Sendable, Sequence {
             decoder.pauseAfterFrame = target
             if !fed {
                 fed = true
-                _ = try decoder.append(bytes)
+                _ = try decoder.append(sharing: bytes)
             } else {
                 _ = try decoder.run()
             }

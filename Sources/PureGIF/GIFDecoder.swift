@@ -147,6 +147,12 @@ public struct GIFDecoder: IncrementalImageDecoder {
         if state != .ended { input.append(contentsOf: bytes) }
         return try run()
     }
+    /// ``append(_:)`` for an array, shared instead of copied when nothing is buffered.
+    mutating func append(sharing bytes: [UInt8]) throws(GIFError) -> [DecodingEvent] {
+        if let failure { throw failure }
+        if state != .ended { input.append(bytes) }
+        return try run()
+    }
 
     /// Goes on decoding the buffered input after a pause (see ``pausesAfterEachFrame``).
     public mutating func resume() throws(GIFError) -> [DecodingEvent] { try run() }
@@ -436,25 +442,19 @@ public struct GIFDecoder: IncrementalImageDecoder {
         if pixels == 0 { phase = options.allowExcessPixelData ? .done : .tail }
     }
 
-    /// Feeds `count` buffered image-data bytes to the LZW decoder.
-    /// Decodes the pixel data from the current sub-block (`remaining` bytes of it still to come)
-    /// through the sub-blocks after it that the input holds, with one hand-off of the LZW state
-    /// for all of them (a hand-off a sub-block cost a tenth of a decode in reference counting).
-    /// Stops before the block terminator, after a sub-block whose LZW status is not "more input",
-    /// or where the input ends. Returns the bytes used (data and length bytes) and what is left of
-    /// the sub-block it stopped in. On an error the rows finished before the failing sub-block are
-    /// composited first, as when sub-blocks were fed one at a time.
+    /// Decodes the current sub-block (`remaining` bytes of it to come) and the ones after it that
+    /// the input holds, with one hand-off of the LZW state (one a sub-block cost a tenth of a
+    /// decode in reference counting); stops before the terminator, after a sub-block whose status
+    /// is not "more input", or where the input ends. Returns the bytes used and what is left of
+    /// the last sub-block. An error composites the rows before the failing sub-block first.
     private mutating func feed(remaining: Int, _ events: inout [DecodingEvent]) throws(GIFError) -> (used: Int, left: Int) {
         guard var lzw else { return (0, remaining) }
         self.lzw = nil   // keeps `lzw` uniquely referenced while it decodes
         defer { self.lzw = lzw }
         let capacity = (descriptor?.width ?? 0) * (descriptor?.height ?? 0)
-        let base = input.offset()
-        var position = decodedPixels
-        let phase = self.phase
-        var offset = 0, left = remaining
-        // The sub-block that stopped the pass: its status and bytes used, where its data starts,
-        // its length in the input, and the output position before it.
+        let base = input.offset(), phase = self.phase
+        var position = decodedPixels, offset = 0, left = remaining
+        // The sub-block that stopped the pass: status, bytes used, data offset, length, position before.
         var stop: (status: LZWDecoder.Status, used: Int, at: Int, count: Int, before: Int)?
         input.withUnsafeUnread { unread in
             indices.withUnsafeMutableBufferPointer { out in
