@@ -74,7 +74,7 @@ struct AutoConversion {
         }
         let output = task.outputBase + "." + format.fileExtension
         if output == task.input { throw CLIError("\(task.input): the output would overwrite the input (use --out-dir)") }
-        if !force && fileExists(output) { throw CLIError("\(output): already exists (use --force to overwrite)") }
+        if !force && outputExists(output) { throw CLIError("\(output): already exists (use --force to overwrite)") }
         try writeOutput(encoded, to: output)
         return Result(bytesOut: encoded.count, line: "\(task.input) -> \(output) (\(label): \(why))", kept: false)
     }
@@ -89,7 +89,7 @@ struct AutoConversion {
             if rewritten { throw CLIError("\(task.input): the output would overwrite the input (use --out-dir)") }
             return Result(bytesOut: inputSize, line: "\(task.input): \(keptWord), left in place (\(why))", kept: true)
         }
-        if !force && fileExists(output) { throw CLIError("\(output): already exists (use --force to overwrite)") }
+        if !force && outputExists(output) { throw CLIError("\(output): already exists (use --force to overwrite)") }
         try writeOutput(bytes, to: output)
         return Result(bytesOut: bytes.count, line: "\(task.input) -> \(output): \(keptWord), copied (\(why))", kept: true)
     }

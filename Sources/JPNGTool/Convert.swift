@@ -113,7 +113,7 @@ struct Convert: ParsableCommand {
                         // PNG and baseline JPEG: rows stream from the decoder to the encoder.
                         let output = task.outputBase + "." + fixed.fileExtension
                         if output == task.input { throw CLIError("\(task.input): the output would overwrite the input (use --out-dir)") }
-                        if !force && fileExists(output) { throw CLIError("\(output): already exists (use --force to overwrite)") }
+                        if !force && outputExists(output) { throw CLIError("\(output): already exists (use --force to overwrite)") }
                         try streamDecodeToEncoded(input: task.input, output: output, format: fixed, settings: settings,
                                                   strict: request.strict)
                         progress.finished(bytesIn: fileSize(task.input), bytesOut: fileSize(output),
@@ -131,7 +131,7 @@ struct Convert: ParsableCommand {
                     let image = try animated ? nil : decodeImage(bytes, name: task.input, request: request).keeping(metadata)
                     let output = task.outputBase + "." + fixed.fileExtension
                     if output == task.input { throw CLIError("\(task.input): the output would overwrite the input (use --out-dir)") }
-                    if !force && fileExists(output) { throw CLIError("\(output): already exists (use --force to overwrite)") }
+                    if !force && outputExists(output) { throw CLIError("\(output): already exists (use --force to overwrite)") }
                     let encoded = try image.map { image in
                         try encodeImage(image, as: fixed, settings: settings) { progress.note("jpng: \(task.input): \($0)") }
                     } ?? (fixed == .gif ? encodeGIFAnimation(bytes, name: task.input, settings: settings)

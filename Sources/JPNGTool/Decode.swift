@@ -88,7 +88,7 @@ struct Decode: ParsableCommand {
             guard let outputFormat = OutputFormat(fileExtension: ext) else {
                 throw CLIError("\(output): unknown output format '\(ext)' (\(OutputFormat.names))")
             }
-            if output != "-" && !force && fileExists(output) {
+            if output != "-" && !force && outputExists(output) {
                 throw CLIError("\(output): already exists (use --force to overwrite)")
             }
             // A JPNG's PAM keeps its mask as alpha: a JPNG file goes whole (from stdin, PAM output
@@ -129,7 +129,7 @@ struct Decode: ParsableCommand {
             if request.autoOrient { image = image.oriented(image.metadata.orientation) }
             let name = String(index).count >= 4 ? String(index) : String(repeating: "0", count: 4 - String(index).count) + String(index)
             let path = URL(fileURLWithPath: folder).appendingPathComponent("\(name).\(ext)").path
-            if !force && fileExists(path) { throw CLIError("\(path): already exists (use --force to overwrite)") }
+            if !force && outputExists(path) { throw CLIError("\(path): already exists (use --force to overwrite)") }
             try writeOutput(try encodeImage(image, as: outputFormat, settings: encoder.settings), to: path)
         }
     }

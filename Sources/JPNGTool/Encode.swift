@@ -56,7 +56,7 @@ struct Encode: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let target = output ?? URL(fileURLWithPath: input).deletingPathExtension().appendingPathExtension("jpng").path
-            if !force && fileExists(target) { throw CLIError("\(target): already exists (use --force to overwrite)") }
+            if !force && outputExists(target) { throw CLIError("\(target): already exists (use --force to overwrite)") }
             let image = try decodeImage(try readInput(input), name: input)
             var settings = EncodeSettings()
             settings.jpngQuality = quality

@@ -59,8 +59,15 @@ func writeOutput(_ bytes: [UInt8], to path: String, force: Bool = true) throws {
     }
     let url = URL(fileURLWithPath: path)
     let fm = FileManager.default
-    if !force && fm.fileExists(atPath: path) {
+    if !force && outputExists(path) {
         throw CLIError("\(path): already exists (use --force to overwrite)")
+    }
+    if isSpecialFile(path) {
+        let fd = open(path, O_WRONLY)
+        guard fd >= 0 else { throw CLIError("\(path): cannot write (\(String(cString: strerror(errno))))") }
+        defer { _ = systemClose(fd) }
+        try bytes.withUnsafeBytes { try OutputSink.writeAll(fd, $0, path: path) }
+        return
     }
     let dir = url.deletingLastPathComponent()
     if !fm.fileExists(atPath: dir.path) {

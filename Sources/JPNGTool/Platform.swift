@@ -101,6 +101,18 @@ final class Lock: @unchecked Sendable {
 /// The text on one line: each newline a space.
 func oneLine(_ text: String) -> String { String(text.map { $0 == "\n" ? " " : $0 }) }
 
+/// True when `path` is a device, pipe or socket (`/dev/null`, `/dev/stdout`, a FIFO): output
+/// goes into it as it is, never through a temporary file renamed over it, and it needs no
+/// `--force` (as cjpeg and djpeg write to it).
+func isSpecialFile(_ path: String) -> Bool {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return false }
+    return [S_IFCHR, S_IFBLK, S_IFIFO, S_IFSOCK].contains(info.st_mode & S_IFMT)
+}
+
+/// An output path that holds a file or folder `--force` must allow replacing.
+func outputExists(_ path: String) -> Bool { fileExists(path) && !isSpecialFile(path) }
+
 /// What is at `path`: nil when nothing, else whether it is a folder.
 func isDirectory(_ path: String) -> Bool? {
     var info = stat()

@@ -135,7 +135,7 @@ struct QuickDecode: Equatable {
         guard let route else { return false }
         do {
             try reportingErrors {
-                if output != "-" && !force && fileExists(output) {
+                if output != "-" && !force && outputExists(output) {
                     throw CLIError("\(output): already exists (use --force to overwrite)")
                 }
                 switch route {

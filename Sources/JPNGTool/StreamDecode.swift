@@ -52,7 +52,7 @@ func streamConversion<Output: StreamedOutput>(input: String, output: String, str
     var decoder = RowStreamDecoder(options: ImageSourceOptions(limits: limits, strict: strict))
     var writer = makeOutput(sink)
     do {
-        while let piece = try reader.next(writer.isStarted ? 1 << 18 : 4096) {
+        while let piece = try reader.next(writer.isStarted ? 1 << 20 : 4096) {
             try piece.withUnsafeBytes { raw in _ = try decoder.append(raw) { try writer.write($0) } }
             if let header = decoder.header { try writer.start(header, metadata: decoder.metadata) }
         }
@@ -244,6 +244,13 @@ final class OutputSink: @unchecked Sendable {
             return
         }
         queue = nil
+        if isSpecialFile(path) {
+            // A device or pipe is written as it is (a rename would replace it with a file).
+            temp = nil
+            fd = open(path, O_WRONLY)
+            guard fd >= 0 else { throw CLIError("\(path): cannot write (\(String(cString: strerror(errno))))") }
+            return
+        }
         let url = URL(fileURLWithPath: path)
         let dir = url.deletingLastPathComponent()
         if !FileManager.default.fileExists(atPath: dir.path) {
@@ -309,7 +316,7 @@ final class OutputSink: @unchecked Sendable {
         if let failed { throw CLIError(failed) }
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
         guard var at = bytes.baseAddress else { return }
         var left = bytes.count
         while left > 0 {
@@ -331,7 +338,15 @@ final class OutputSink: @unchecked Sendable {
             abandon()
             throw error
         }
-        guard let temp, !closed else { return }
+        guard !closed else { return }
+        guard let temp else {
+            // A device or pipe opened by name; stdout stays open.
+            if fd > 2 {
+                closed = true
+                _ = systemClose(fd)
+            }
+            return
+        }
         closed = true
         guard systemClose(fd) == 0, rename(temp, path) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -344,7 +359,11 @@ final class OutputSink: @unchecked Sendable {
     func abandon() {
         queue?.sync {}
         buffer = []
-        guard let temp else { return }
+        guard let temp else {
+            if fd > 2 && !closed { _ = systemClose(fd) }
+            closed = true
+            return
+        }
         if !closed { _ = systemClose(fd) }
         closed = true
         unlink(temp)

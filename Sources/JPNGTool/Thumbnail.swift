@@ -65,7 +65,7 @@ struct Thumbnail: ParsableCommand {
             guard let outputFormat = OutputFormat(fileExtension: ext), outputFormat != .apng else {
                 throw CLIError("\(output): unknown output format '\(ext)' (\(OutputFormat.names))")
             }
-            if output != "-" && !force && fileExists(output) {
+            if output != "-" && !force && outputExists(output) {
                 throw CLIError("\(output): already exists (use --force to overwrite)")
             }
             let reader = try InputPieces(path: input)

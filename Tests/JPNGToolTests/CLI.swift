@@ -90,6 +90,6 @@ struct CLI {
 }
 
 /// Written by the reader thread before `group.leave()`, read after `group.wait()`: the group orders the accesses.
-private final class DataBox: @unchecked Sendable {
+final class DataBox: @unchecked Sendable {
     var data = Data()
 }

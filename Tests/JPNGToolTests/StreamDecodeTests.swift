@@ -224,6 +224,48 @@ import Testing
         }
     }
 
+    @Test("-o on a pipe or device writes into it: no --force needed, and it stays what it was (never renamed over)")
+    func specialFileOutput() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jpng-fifo-\(getpid())")
+        try? FileManager.default.removeItem(at: dir)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = TestVectors.url("jpeg/valid/photo256_progressive.jpg").path
+        // The streaming decode's writer, and the whole-file one (`writeOutput`, a thumbnail).
+        let cases: [(name: String, command: [String], stdout: [String])] = [
+            ("out.ppm", ["decode", input, "-o"], ["decode", input, "-o", "-", "--format", "ppm"]),
+            ("thumb.png", ["thumbnail", input, "--size", "64", "-o"], ["thumbnail", input, "--size", "64", "-o", "-", "--format", "png"]),
+        ]
+        for c in cases {
+            let fifo = dir.appendingPathComponent(c.name).path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let expected = try CLI.run(c.stdout).stdout
+            let box = DataBox()
+            let group = DispatchGroup()
+            group.enter()
+            DispatchQueue.global().async {
+                box.data = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data()
+                group.leave()
+            }
+            let result = try CLI.run(c.command + [fifo])
+            // A tool that never opened the pipe would leave the reader waiting for a writer.
+            let release = open(fifo, O_WRONLY | O_NONBLOCK)
+            if release >= 0 { close(release) }
+            _ = group.wait(timeout: .now() + 60)
+            #expect(result.status == 0 && !expected.isEmpty, "\(c.name): \(result.stderr)")
+            #expect([UInt8](box.data) == expected, "\(c.name): bytes through the pipe")
+            var info = stat()
+            #expect(stat(fifo, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO, "\(c.name): still a pipe")
+        }
+        // /dev/null as the output (as `cjpeg -outfile /dev/null`): it stays the device.
+        if FileManager.default.fileExists(atPath: "/dev/null") {
+            let result = try CLI.run(["decode", input, "-o", "/dev/null", "--format", "ppm"])
+            #expect(result.status == 0, "\(result.stderr)")
+            var info = stat()
+            #expect(stat("/dev/null", &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR, "/dev/null is still a device")
+        }
+    }
+
     @Test("a write that fails (stdout on /dev/full) ends the command with one line on stderr")
     func failedWrite() throws {
         guard FileManager.default.fileExists(atPath: "/dev/full") else { return }

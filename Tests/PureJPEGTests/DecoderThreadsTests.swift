@@ -86,6 +86,107 @@ import Testing
         Self.sameOutcome(corrupt, "corrupt", sizes: [nil, 4096])
     }
 
+    /// Row mode (``JPEGRowDecoder``) on two threads: the same rows, events and errors as on one.
+    static func sameRows(_ bytes: [UInt8], _ name: String, strict: Bool = false, sizes: [Int?] = [nil, 7, 4096]) {
+        for size in sizes {
+            var options = JPEGDecodingOptions(strict: strict)
+            options.threads = 1
+            let one = decodeRows(bytes, size: size, options: options)
+            for threads in [2, 3] {
+                options.threads = threads
+                let rows = decodeRows(bytes, size: size, options: options)
+                let label = "\(name), rows, \(threads) threads, pieces \(size.map { "\($0)" } ?? "whole")"
+                #expect(rows.events == one.events, "\(label): events")
+                #expect(rows.rows == one.rows && rows.pixels == one.pixels, "\(label): rows")
+                #expect(rows.orderProblems.isEmpty, "\(label): \(rows.orderProblems)")
+                #expect(String(describing: rows.error) == String(describing: one.error), "\(label): errors")
+            }
+        }
+    }
+
+    @Test(arguments: JPEGVector.all)
+    func everyVectorInRows(_ vector: JPEGVector) throws {
+        Self.sameRows(try vector.bytes(), vector.file)
+    }
+
+    @Test(arguments: DamagedVector.all)
+    func everyDamagedFileInRows(_ vector: DamagedVector) throws {
+        let bytes = try vector.bytes()
+        Self.sameRows(bytes, vector.file, sizes: [nil, 4096])
+        Self.sameRows(bytes, vector.file + " strict", strict: true, sizes: [nil])
+    }
+
+    @Test("row mode: a large image whole, cut, damaged and scaled; the rows callback throwing mid-image")
+    func largeImageInRows() throws {
+        var image = Image(width: 1000, height: 700, format: .rgb8)
+        var state: UInt32 = 11
+        for i in 0 ..< image.pixels.count {
+            state = state &* 1_103_515_245 &+ 12345
+            image.pixels[i] = UInt8(truncatingIfNeeded: (i / 3) % 1000 / 4 + Int(state >> 29))
+        }
+        let jpeg = try JPEGEncoder.encode(image, options: JPEGEncodingOptions(quality: 85))
+        // Default threads: two from half a megapixel (0.7 MP here); batches of more than one MCU row.
+        let whole = try JPEGDecoder.decode(jpeg, options: { var o = JPEGDecodingOptions(); o.threads = 1; return o }())
+        let rows = decodeRows(jpeg, size: 65_537)
+        #expect(rows.error == nil && rows.pixels == whole.pixels)
+        Self.sameRows(jpeg, "whole", sizes: [nil, 4096, 65_537])
+        Self.sameRows(Array(jpeg.prefix(jpeg.count / 2)), "cut", sizes: [nil, 4096])
+        Self.sameRows(Array(jpeg.prefix(jpeg.count / 2)), "cut strict", strict: true, sizes: [nil, 4096])
+        var marked = jpeg
+        marked[jpeg.count / 3] = 0xFF
+        marked[jpeg.count / 3 + 1] = 0xD9
+        Self.sameRows(marked, "marker", sizes: [nil, 4096])
+        Self.sameRows(marked, "marker strict", strict: true, sizes: [nil])
+        var corrupt = jpeg
+        for k in stride(from: jpeg.count / 2, to: jpeg.count / 2 + 400, by: 37) { corrupt[k] ^= 0x5A }
+        Self.sameRows(corrupt, "corrupt", sizes: [nil, 4096])
+        for scale in [4, 1] {
+            var options = JPEGDecodingOptions()
+            options.scale = scale
+            options.threads = 1
+            let one = decodeRows(jpeg, size: 4096, options: options)
+            options.threads = 2
+            let two = decodeRows(jpeg, size: 4096, options: options)
+            #expect(one.error == nil && two.pixels == one.pixels && two.events == one.events, "scale \(scale)/8")
+        }
+        // The caller's `rows` throws while the worker has a batch: that band is lost (as on one
+        // thread), the decoder keeps going with the next call, and a copy of it decodes the same.
+        struct Stop: Error {}
+        var options = JPEGDecodingOptions()
+        options.threads = 2
+        var decoder = JPEGRowDecoder(options: options)
+        var bands = 0, received: [Int: [UInt8]] = [:]
+        func take(_ band: RowBand) {
+            for i in 0 ..< band.count { received[band.y + i] = Array(band.row(i)) }
+        }
+        let half = jpeg.count / 2
+        do {
+            try jpeg.prefix(half).withUnsafeBytes { raw in
+                _ = try decoder.append(raw) { band in
+                    bands += 1
+                    if bands == 2 { throw Stop() }
+                    take(band)
+                }
+            }
+            Issue.record("the rows callback's error did not come through")
+        } catch is Stop {
+        }
+        let copy = decoder
+        for var d in [decoder, copy] {
+            var got = received
+            try jpeg.suffix(from: half).withUnsafeBytes { raw in
+                _ = try d.append(raw) { band in for i in 0 ..< band.count { got[band.y + i] = Array(band.row(i)) } }
+            }
+            try d.finish { band in for i in 0 ..< band.count { got[band.y + i] = Array(band.row(i)) } }
+            // Every row but the lost band's, each equal to the one-thread row.
+            #expect(got.count > 600 && got.count < 700)
+            for (y, row) in got {
+                let start = y * 3000
+                #expect(row == Array(whole.pixels[start ..< start + 3000]), "row \(y)")
+            }
+        }
+    }
+
     @Test("the second thread's bands and the final pass's pipelines count against maxBytes: at the one-thread minimum, more threads decode on fewer")
     func threadsWithinMemoryLimit() throws {
         var image = Image(width: 1000, height: 700, format: .rgb8)

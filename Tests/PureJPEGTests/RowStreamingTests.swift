@@ -168,9 +168,11 @@ struct JPEGRowStreamingTests {
     @Test("retained memory does not grow with the height")
     func memoryIndependentOfHeight() throws {
         var peaks: [Int] = []
+        var one = JPEGDecodingOptions()
+        one.threads = 1
         for height in [1024, 8192] {
             let bytes = try Self.tallJPEG(width: 64, height: height, restartInterval: 3)
-            let rows = decodeRows(bytes, size: 4096)
+            let rows = decodeRows(bytes, size: 4096, options: one)
             #expect(rows.error == nil && rows.rows == height)
             #expect(rows.pixels == (try JPEGDecoder.decode(bytes)).pixels)
             peaks.append(rows.peakRetained)
@@ -178,6 +180,20 @@ struct JPEGRowStreamingTests {
         #expect(peaks[0] == peaks[1], "retained bytes \(peaks)")
         // Rings, upsampled chroma and two bands of output: nowhere near the 1.5 MB of the image.
         #expect(peaks[1] > 0 && peaks[1] < 64 * 16 * 3 * 12)
+        // Two threads add the worker's two batches (at most 16 MCU rows each) of coefficients
+        // and two slots of output rows: more, and again independent of the height.
+        var two = JPEGDecodingOptions()
+        two.threads = 2
+        var twoPeaks: [Int] = []
+        for height in [8192, 16384] {
+            let bytes = try Self.tallJPEG(width: 64, height: height, restartInterval: 3)
+            let rows = decodeRows(bytes, size: 4096, options: two)
+            let whole = try JPEGDecoder.decode(bytes)
+            #expect(rows.error == nil && rows.pixels == whole.pixels)
+            twoPeaks.append(rows.peakRetained)
+        }
+        #expect(twoPeaks[0] == twoPeaks[1] && twoPeaks[0] > peaks[1], "two threads: retained bytes \(twoPeaks)")
+        #expect(twoPeaks[1] < 64 * 16 * 3 * 100, "two threads: \(twoPeaks[1]) bytes")
     }
 
     @Test("limits count the band buffer, not the image, for streamable files")

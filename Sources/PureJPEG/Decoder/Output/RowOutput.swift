@@ -14,6 +14,33 @@ struct RowOutput: Sendable {
     /// Rows an early EOI left undecoded: handed out mid-gray (as `decode` fills them), a band at a time.
     var gray: Range<Int> = 0 ..< 0
     var bandRows = 0
+    /// Two threads (``BandWorker``): batches of rows go to two slots instead of `buffer`, the
+    /// worker writing one while the caller takes the other. `pending` is then in slot
+    /// `pendingSlot`, and `queued` holds rows of the other slot that go out after it.
+    var slots: RowSlots?
+    var pendingSlot = 0
+    var queued: (rows: Range<Int>, slot: Int)?
+
+    /// Rows finished in `slot` (two threads, one MCU row's at a time): out after those already
+    /// waiting, joined to the rows of the same slot before them.
+    mutating func add(_ rows: Range<Int>, slot: Int) {
+        if pending.isEmpty {
+            pending = rows
+            pendingSlot = slot
+        } else if queued == nil && pendingSlot == slot {
+            pending = pending.lowerBound ..< rows.upperBound
+        } else if let q = queued {
+            queued = (q.rows.lowerBound ..< rows.upperBound, slot)
+        } else {
+            queued = (rows, slot)
+        }
+    }
+
+    /// Where the pending rows are: the slot's memory with two threads, else `buffer`'s.
+    func withPendingBytes<R>(_ body: (UnsafeRawPointer) throws -> R) rethrows -> R? {
+        if let slots { return try body(UnsafeRawPointer(slots[pendingSlot])) }
+        return try buffer.withUnsafeBytes { raw in try raw.baseAddress.map(body) }
+    }
 
     /// Bytes of the band buffer for this output (two bands of output rows).
     static func bufferBytes(width: Int, bandRows: Int, bytesPerPixel: Int) -> Int {
@@ -25,6 +52,32 @@ struct RowOutput: Sendable {
         buffer = [UInt8](repeating: 0, count: max(Self.bufferBytes(width: geometry.width, bandRows: bandRows,
                                                                   bytesPerPixel: geometry.format.bytesPerPixel), 1))
     }
+}
+
+/// Row mode's output on two threads: two slots of a batch of output rows each, in memory that
+/// does not move while the worker writes one slot and the caller reads the other.
+/// `@unchecked Sendable`: a slot is written by one thread at a time, and read only after the
+/// decoder has waited for the batch that wrote it.
+final class RowSlots: @unchecked Sendable {
+    private let base: UnsafeMutablePointer<UInt8>
+    let slotBytes: Int
+
+    init(slotBytes: Int) {
+        self.slotBytes = max(slotBytes, 1)
+        base = .allocate(capacity: 2 * self.slotBytes)
+        base.initialize(repeating: 0, count: 2 * self.slotBytes)
+    }
+
+    /// A copy for a decoder copy (rows may be waiting in it).
+    func copy() -> RowSlots {
+        let other = RowSlots(slotBytes: slotBytes)
+        other.base.update(from: base, count: 2 * slotBytes)
+        return other
+    }
+
+    deinit { base.deallocate() }
+
+    subscript(slot: Int) -> UnsafeMutablePointer<UInt8> { base + (slot & 1) * slotBytes }
 }
 
 extension JPEGDecoder {
@@ -64,7 +117,8 @@ extension JPEGDecoder {
         var total = (coefficientState.store.isSpilled ? DecodedCoefficients.window : coefficientState.store.count * MemoryLayout<Int16>.stride)
             + (image?.pixels.count ?? 0)
         if let pipeline = streamState.pipeline { total += pipeline.planes.count + pipeline.upsampled.count + pipeline.scratch.count }
-        if let rowOutput { total += rowOutput.buffer.count }
+        if let rowOutput { total += rowOutput.buffer.count + 2 * (rowOutput.slots?.slotBytes ?? 0) }
+        if let worker = streamState.bandWorker { total += worker.retainedBytes }
         return total
     }
 }
@@ -76,9 +130,12 @@ extension JPEGDecoder {
 /// as cameras and encoders write them, interleaved) no output image is allocated: rows go out
 /// band by band (one MCU row, 8 or 16 rows at full size) as the bytes arrive. It keeps the
 /// pipeline's three MCU-row rings per component, one band of upsampled chroma, a two-band
-/// output buffer and the unread input, a few hundred KB for a 16000-pixel-wide image. Progressive
-/// and multi-scan sequential files are decoded whole (within the limits) and their rows handed
-/// out at EOI.
+/// output buffer and the unread input, a few hundred KB for a 16000-pixel-wide image. With
+/// ``JPEGDecodingOptions/threads`` above 1 (by default from half a megapixel, with a second
+/// processor) a second thread reconstructs batches of MCU rows while this one entropy-decodes
+/// the next, and rows go out a batch at a time (about 1 MB of rows, at most 16 MCU rows; a
+/// few MB in all, still independent of the height). Progressive and multi-scan sequential
+/// files are decoded whole (within the limits) and their rows handed out at EOI.
 ///
 /// Rows arrive top to bottom, each exactly once, in the order of the `.rows` events, with the
 /// same pixels as ``JPEGDecoder/decode(_:limits:options:)`` (without `applyOrientation`, which
@@ -130,9 +187,20 @@ public struct JPEGRowDecoder: RowStreamingDecoder, Sendable {
     /// Throws a `JPEGError`, or what `rows` throws. Bytes after EOI are ignored.
     @discardableResult
     public mutating func append(_ bytes: UnsafeRawBufferPointer, rows: (RowBand) throws -> Void) throws -> [DecodingEvent] {
-        var events = try decoder.append(bytes)
+        var events = try resume(bytes, rows)
         try drain(&events, rows)
         return events
+    }
+
+    /// The decoder's `append`; when it throws, the rows finished before the error go out first
+    /// (two threads can leave a batch's rows waiting; one thread never has any).
+    private mutating func resume(_ bytes: UnsafeRawBufferPointer, _ rows: (RowBand) throws -> Void) throws -> [DecodingEvent] {
+        do {
+            return try decoder.append(bytes)
+        } catch {
+            while try handPendingRows(rows) {}
+            throw error
+        }
     }
 
     /// Ends the input: `rows` receives what is left. A file cut short is completed as libjpeg
@@ -148,7 +216,7 @@ public struct JPEGRowDecoder: RowStreamingDecoder, Sendable {
         do {
             if decoder.phase != .done {
                 decoder.input.isFinished = true
-                events = try decoder.append(UnsafeRawBufferPointer(start: nil, count: 0))
+                events = try resume(UnsafeRawBufferPointer(start: nil, count: 0), rows)
             }
             try drain(&events, rows)
         } catch let error as JPEGError {
@@ -169,10 +237,22 @@ public struct JPEGRowDecoder: RowStreamingDecoder, Sendable {
         guard let header = decoder.header, let pending = decoder.rowOutput?.pending, !pending.isEmpty else { return false }
         decoder.rowOutput?.pending = 0 ..< 0
         let rowBytes = header.width * header.pixelFormat.bytesPerPixel
-        try decoder.rowOutput?.buffer.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            try rows(RowBand(y: pending.lowerBound, count: pending.count, width: header.width,
-                             format: header.pixelFormat, bytesPerRow: rowBytes, base: base))
+        defer {
+            // Rows of the other slot go out next.
+            if let next = decoder.rowOutput?.queued {
+                decoder.rowOutput?.queued = nil
+                decoder.rowOutput?.add(next.rows, slot: next.slot)
+            }
+        }
+        do {
+            try decoder.rowOutput?.withPendingBytes { base in
+                try rows(RowBand(y: pending.lowerBound, count: pending.count, width: header.width,
+                                 format: header.pixelFormat, bytesPerRow: rowBytes, base: base))
+            }
+        } catch {
+            // The second thread stops with its batch kept for the next call.
+            decoder.settleRowWorker()
+            throw error
         }
         return true
     }
@@ -182,7 +262,7 @@ public struct JPEGRowDecoder: RowStreamingDecoder, Sendable {
     private mutating func drain(_ events: inout [DecodingEvent], _ rows: (RowBand) throws -> Void) throws {
         // Nothing of `decoder` is held across the resuming `append`, so its buffers are not copied.
         while try handPendingRows(rows) {
-            events += try decoder.append(UnsafeRawBufferPointer(start: nil, count: 0))
+            events += try resume(UnsafeRawBufferPointer(start: nil, count: 0), rows)
         }
         guard decoder.phase == .done, let header = decoder.header else { return }
         // Coefficient mode's final pass: a band at a time, as the rows are taken.

@@ -36,6 +36,14 @@ final class BandWorker: @unchecked Sendable {
     /// and the rows its last batch finished, read after waiting for it.
     private var thread: HandoffWorker?
     private var finished: [Range<Int>] = []
+    /// A batch is on the worker (row mode keeps one there while the caller takes the rows of
+    /// the batch before), and the row slot it writes.
+    var inFlight = false
+    var inFlightSlot = 0
+    /// Row mode: the slot the next batch writes (the two alternate), and the MCU rows decoded
+    /// but not yet handed over when the decoder paused for the caller to take rows.
+    var nextSlot = 0
+    var heldBatch: Range<Int>?
     private let mcusWide: Int
     /// Indices in ``blocks`` (within an MCU) of the blocks the decoding thread transforms (the
     /// first component's), and their sample block size (8, or 4, 2, 1 when the decode is scaled).
@@ -117,6 +125,8 @@ final class BandWorker: @unchecked Sendable {
         aheadFlags.initialize(from: other.aheadFlags, count: 2 * rowsPerBatch)
         maximumShare = other.maximumShare
         share = other.share
+        nextSlot = other.nextSlot
+        heldBatch = other.heldBatch
     }
 
     func copy() -> BandWorker { BandWorker(copying: self) }
@@ -140,12 +150,19 @@ final class BandWorker: @unchecked Sendable {
 
     /// Starts reconstructing `rows` on the worker's thread; false when no thread can be had
     /// (the caller then does it itself). The batch before must have been collected.
-    func submit(rows: Range<Int>, output: SendablePointer) -> Bool {
+    /// `output` holds output row `origin` and those after it (0: the whole image); `keep` is
+    /// held until the batch is done (row mode's slots).
+    func submit(rows: Range<Int>, output: SendablePointer, origin: Int = 0, keep: RowSlots? = nil) -> Bool {
         if thread == nil { thread = HandoffWorker() }
         guard let thread else { return false }
-        thread.submit { self.finished = self.reconstruct(rows: rows, output: output.pointer) }
+        thread.submit {
+            self.finished = withExtendedLifetime(keep) { self.reconstruct(rows: rows, output: output.pointer, origin: origin) }
+        }
         return true
     }
+
+    /// Memory held beside the decoder's: two batches of coefficient and sample bands.
+    var retainedBytes: Int { 2 * rowsPerBatch * (bandValues * 2 + sampleBandBytes) }
 
     /// Waits for the batch handed over last and returns the output rows it finished.
     func collect() -> [Range<Int>] {
@@ -216,13 +233,13 @@ final class BandWorker: @unchecked Sendable {
 
     /// Reconstructs MCU rows `rows` in order; returns the output rows each finishes (one
     /// `.rows` event a row, as on one thread).
-    func reconstruct(rows: Range<Int>, output: UnsafeMutablePointer<UInt8>) -> [Range<Int>] {
-        rows.map { reconstruct(row: $0, output: output) }
+    func reconstruct(rows: Range<Int>, output: UnsafeMutablePointer<UInt8>, origin: Int = 0) -> [Range<Int>] {
+        rows.map { reconstruct(row: $0, output: output, origin: origin) }
     }
 
     /// Reconstructs MCU row `row` from its band into the rings, then emits what that row
     /// finishes into `output` (the whole image); returns those output rows.
-    func reconstruct(row: Int, output: UnsafeMutablePointer<UInt8>) -> Range<Int> {
+    func reconstruct(row: Int, output: UnsafeMutablePointer<UInt8>, origin: Int = 0) -> Range<Int> {
         let source = band(row: row), ahead = sampleBand(row: row)
         let blocks = self.blocks, idcts = self.idcts, mcusWide = self.mcusWide
         let copies = aheadFlags[ringIndex(row)], size = aheadSize
@@ -260,7 +277,7 @@ final class BandWorker: @unchecked Sendable {
                 }
             }
         }
-        return pipeline?.bandDone(row, output: output) ?? 0 ..< 0
+        return pipeline?.bandDone(row, output: output, origin: origin) ?? 0 ..< 0
     }
 }
 
@@ -273,33 +290,68 @@ struct SendablePointer: @unchecked Sendable {
 extension JPEGDecoder {
     /// MCU rows of a streaming scan reconstructed on a second thread: when ``JPEGDecodingOptions/threads``
     /// allows it (nil: from ``BandWorker/minimumPixels`` up, with a second processor), for a
-    /// whole-image decode (row mode hands its band buffer to the caller row by row).
+    /// whole-image decode and for row mode (whose batches of rows go to ``RowSlots``).
     mutating func twoThreadWorker(_ plan: ScanPlan) -> BandWorker? {
-        guard mode == .streaming, rowOutput == nil, image != nil, streamState.pipeline != nil, let geometry, plan.kind == .sequential else {
-            return nil
-        }
-        if let worker = streamState.bandWorker {
-            if !isKnownUniquelyReferenced(&streamState.bandWorker) { streamState.bandWorker = worker.copy() }
+        guard mode == .streaming, let geometry, plan.kind == .sequential else { return nil }
+        if streamState.bandWorker != nil {
+            // A batch on the worker (which its job holds, with the slots) stays there across
+            // the calls of one row-mode drain, during which nothing can copy the decoder; at any
+            // other time a decoder copy may share these, and one of the two copies them. (No
+            // binding of the worker here: it would count as a second reference.)
+            if streamState.bandWorker?.inFlight == true { return streamState.bandWorker }
+            if !isKnownUniquelyReferenced(&streamState.bandWorker) { streamState.bandWorker = streamState.bandWorker?.copy() }
+            if var slots = rowOutput?.slots {
+                rowOutput?.slots = nil
+                if !isKnownUniquelyReferenced(&slots) { slots = slots.copy() }
+                rowOutput?.slots = slots
+            }
             return streamState.bandWorker
         }
+        guard image != nil || rowOutput != nil, streamState.pipeline != nil else { return nil }
         // Decided at the scan's first MCU and kept: a row half decoded waits in the worker's band.
         guard entropy.mcu == 0 else { return nil }
         let wanted = options.threads.map { $0 > 1 }
             ?? (Processors.online > 1 && geometry.width * geometry.height >= BandWorker.minimumPixels)
         guard wanted else { return nil }
-        let outputBytesPerRow = geometry.bandRows * geometry.width * geometry.format.bytesPerPixel
+        let rowBytes = geometry.width * geometry.format.bytesPerPixel
+        let outputBytesPerRow = geometry.bandRows * rowBytes
         // The worker's two batches of coefficient bands count against maxBytes beside the image
-        // and the rings; where they do not fit, the scan stays on one thread.
+        // (or row mode's band buffer and slots) and the rings; where they do not fit, the scan
+        // stays on one thread.
         let batchRows = BandWorker.rowsPerBatch(outputBytesPerRow: outputBytesPerRow, mcuRows: plan.mcuCount / max(plan.mcusWide, 1))
         var blocksPerMCU = 0
         for c in frame?.components ?? [] { blocksPerMCU += c.h * c.v }
         // Coefficients (128 bytes a block) and the first component's samples (64 bytes a block).
         let aheadPerMCU = plan.components.count >= 3 ? (frame?.components.first.map { $0.h * $0.v } ?? 0) : 0
-        let workerBytes = 2 * batchRows * plan.mcusWide * (blocksPerMCU * 128 + aheadPerMCU * 64)
-        guard limits.check(width: geometry.width, height: geometry.height, bytesPerPixel: geometry.format.bytesPerPixel,
+        var workerBytes = 2 * batchRows * plan.mcusWide * (blocksPerMCU * 128 + aheadPerMCU * 64)
+        // Row mode: a batch emits its rows and the band before them (the vertical filter's lag).
+        let slotBytes = (batchRows + 1) * outputBytesPerRow
+        var bytesPerPixel = geometry.format.bytesPerPixel
+        if let rowOutput {
+            bytesPerPixel = 0
+            workerBytes += rowOutput.buffer.count + 2 * slotBytes
+        }
+        guard limits.check(width: geometry.width, height: geometry.height, bytesPerPixel: bytesPerPixel,
                            extraBytes: geometry.workingBytes + workerBytes) == nil else { return nil }
-        streamState.bandWorker = BandWorker(plan: plan, componentQuant: tables.componentQuant, outputBytesPerRow: outputBytesPerRow)
-        return streamState.bandWorker
+        guard let worker = BandWorker(plan: plan, componentQuant: tables.componentQuant, outputBytesPerRow: outputBytesPerRow) else {
+            return nil
+        }
+        if rowOutput != nil { rowOutput?.slots = RowSlots(slotBytes: slotBytes) }
+        streamState.bandWorker = worker
+        return worker
+    }
+
+    /// Row mode on two threads, after the caller's `rows` threw: waits for the batch on the
+    /// worker and queues its rows, so that no thread runs while the decoder waits for a call.
+    mutating func settleRowWorker() {
+        guard let worker = streamState.bandWorker, worker.inFlight else { return }
+        worker.inFlight = false
+        for rows in worker.collect() where !rows.isEmpty {
+            rowOutput?.add(rows, slot: worker.inFlightSlot)
+            rowsDone = rows.upperBound
+        }
+        streamState.pipeline = worker.pipeline
+        worker.pipeline = nil
     }
 
     /// ``runScan(_:)`` with reconstruction on a second thread: this thread entropy-decodes a
@@ -307,49 +359,83 @@ extension JPEGDecoder {
     /// one-thread order: a row's warnings come after the `.rows` of the rows before it (so a
     /// row that raises one first sees the rows before it finished), and every row is finished
     /// before this returns or throws; so events, pixels and errors are the one-thread ones.
+    ///
+    /// Row mode: a batch's rows go to one of the two ``RowSlots`` (from output row `rowsDone`
+    /// on), and the decoder pauses (returns false) whenever rows wait, so the caller takes them
+    /// while the worker goes on with the next batch; that batch stays on the worker across the
+    /// pause, and rows decoded but not handed over wait in ``BandWorker/heldBatch``. Every
+    /// other return finishes the batch on the worker first.
     mutating func runScanOnTwoThreads(_ plan: ScanPlan, worker: BandWorker, isFinal: Bool,
                                       _ events: inout [DecodingEvent]) throws(JPEGError) -> Bool {
-        guard var image else { return false }
+        let slots = rowOutput?.slots
+        guard slots != nil || image != nil else { return false }
+        var image = self.image
         self.image = nil
-        worker.pipeline = streamState.pipeline
-        streamState.pipeline = nil
+        if !worker.inFlight {
+            worker.pipeline = streamState.pipeline
+            streamState.pipeline = nil
+        }
         defer {
-            streamState.pipeline = worker.pipeline
-            worker.pipeline = nil
+            // Kept by the worker while its batch runs across a row-mode pause.
+            if !worker.inFlight {
+                streamState.pipeline = worker.pipeline
+                worker.pipeline = nil
+            }
             self.image = image
         }
-        let outcome: Result<Bool, JPEGError> = image.pixels.withUnsafeMutableBufferPointer { pixels in
-            guard let base = pixels.baseAddress else { return .success(false) }
-            let output = SendablePointer(pointer: base)
-            var inFlight = false
+        func scan(_ base: UnsafeMutablePointer<UInt8>?, _ count: Int) -> Result<Bool, JPEGError> {
             // Rows decoded and not yet handed over: the batch being filled.
-            var batch = entropy.mcu / plan.mcusWide ..< entropy.mcu / plan.mcusWide
-            func note(_ finished: [Range<Int>], _ events: inout [DecodingEvent]) {
+            let firstRow = entropy.mcu / plan.mcusWide
+            var batch = worker.heldBatch ?? firstRow ..< firstRow
+            worker.heldBatch = nil
+            func note(_ finished: [Range<Int>], slot: Int, _ events: inout [DecodingEvent]) {
                 for rows in finished where !rows.isEmpty {
                     events.append(.rows(rows))
                     rowsDone = rows.upperBound
+                    if slots != nil { rowOutput?.add(rows.lowerBound ..< rows.upperBound, slot: slot) }
                 }
             }
             func finishInFlight(_ events: inout [DecodingEvent]) {
-                guard inFlight else { return }
-                inFlight = false
-                note(worker.collect(), &events)
+                guard worker.inFlight else { return }
+                worker.inFlight = false
+                note(worker.collect(), slot: worker.inFlightSlot, &events)
             }
             // Hands the batch to the worker (after the one before it), or with `here` does it on
             // this thread (no one to overlap with: the call is about to return).
             func handOver(here: Bool, _ events: inout [DecodingEvent]) {
-                if !here && inFlight { worker.adapt() }
+                if !here && worker.inFlight { worker.adapt() }
                 finishInFlight(&events)
                 let rows = batch
                 batch = rows.upperBound ..< rows.upperBound
                 if rows.isEmpty { return }
-                if !here && worker.submit(rows: rows, output: output) {
-                    inFlight = true
+                var output = base, origin = 0, slot = 0
+                if let slots {
+                    slot = worker.nextSlot
+                    worker.nextSlot ^= 1
+                    output = slots[slot]
+                    origin = rowsDone
+                }
+                guard let output else { return }
+                if !here && worker.submit(rows: rows, output: SendablePointer(pointer: output), origin: origin, keep: slots) {
+                    worker.inFlight = true
+                    worker.inFlightSlot = slot
                 } else {
-                    note(worker.reconstruct(rows: rows, output: output.pointer), &events)
+                    note(worker.reconstruct(rows: rows, output: output, origin: origin), slot: slot, &events)
                 }
             }
+            // Row mode decodes and hands over nothing while rows wait in the slots (both slots
+            // may be in use), and pauses so that the caller takes them.
+            func rowsWait() -> Bool { slots != nil && rowOutput?.pending.isEmpty == false }
             while true {
+                if rowsWait() {
+                    worker.heldBatch = batch
+                    return .success(false)
+                }
+                if batch.count >= worker.rowsPerBatch {
+                    // Full when the decoder paused after a row that made rows wait.
+                    handOver(here: false, &events)
+                    continue
+                }
                 let row = entropy.mcu / plan.mcusWide
                 let stop = min(plan.mcuCount, (row + 1) * plan.mcusWide)
                 let (step, warnings) = decodeMCUs(plan, stop: stop, isFinal: isFinal, changes: nil, band: worker.band(row: row))
@@ -363,15 +449,15 @@ extension JPEGDecoder {
                     retryAt = 0
                     markerScan = 0
                     worker.transformAhead(row: row)
-                    if worker.touchesPages(row: row) { touchPages(ofBand: row, in: base, count: pixels.count) }
+                    if let base, worker.touchesPages(row: row) { touchPages(ofBand: row, in: base, count: count) }
                     batch = batch.lowerBound ..< row + 1
                     if entropy.mcu >= plan.mcuCount {
                         handOver(here: true, &events)
                         completeScan(plan, &events)
                         streamState.bandWorker = nil
-                        return .success(true)
+                        return .success(slots == nil || rowOutput?.pending.isEmpty != false)
                     }
-                    if batch.count == worker.rowsPerBatch { handOver(here: false, &events) }
+                    if batch.count == worker.rowsPerBatch && !rowsWait() { handOver(here: false, &events) }
                 case .needMore, .truncated:
                     handOver(here: true, &events)
                     retryAt = input.count + 64
@@ -381,6 +467,14 @@ extension JPEGDecoder {
                     handOver(here: true, &events)
                     return .failure(error)
                 }
+            }
+        }
+        let outcome: Result<Bool, JPEGError>
+        if slots != nil {
+            outcome = scan(nil, 0)
+        } else {
+            outcome = image!.pixels.withUnsafeMutableBufferPointer { pixels in
+                pixels.baseAddress == nil ? .success(false) : scan(pixels.baseAddress, pixels.count)
             }
         }
         return try outcome.get()
