@@ -87,12 +87,13 @@ import Testing
     }
 
     /// Row mode (``JPEGRowDecoder``) on two threads: the same rows, events and errors as on one.
-    static func sameRows(_ bytes: [UInt8], _ name: String, strict: Bool = false, sizes: [Int?] = [nil, 7, 4096]) {
+    /// (More threads are the same two: one reconstructs, this one decodes.)
+    static func sameRows(_ bytes: [UInt8], _ name: String, strict: Bool = false, sizes: [Int?] = [nil, 4096]) {
         for size in sizes {
             var options = JPEGDecodingOptions(strict: strict)
             options.threads = 1
             let one = decodeRows(bytes, size: size, options: options)
-            for threads in [2, 3] {
+            for threads in [2] {
                 options.threads = threads
                 let rows = decodeRows(bytes, size: size, options: options)
                 let label = "\(name), rows, \(threads) threads, pieces \(size.map { "\($0)" } ?? "whole")"
