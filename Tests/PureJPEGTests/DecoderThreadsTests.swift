@@ -60,30 +60,35 @@ import Testing
         Self.sameOutcome(bytes, vector.file + " strict", strict: true, sizes: [nil])
     }
 
-    @Test func largeImageCutAndDamagedMidScan() throws {
+    /// A 0.7 MP noisy photo-like JPEG (default threads use the second thread from half a
+    /// megapixel), and damaged copies of it: cut in the middle of the scan (the rows so far, the
+    /// rest filled), a stray marker mid-scan and corrupt bytes (warnings among the rows, in order).
+    static func largeImage(seed: UInt32) throws -> (jpeg: [UInt8], damaged: [(name: String, bytes: [UInt8], strict: Bool, sizes: [Int?])]) {
         var image = Image(width: 1000, height: 700, format: .rgb8)
-        var state: UInt32 = 7
+        var state = seed
         for i in 0 ..< image.pixels.count {
             state = state &* 1_103_515_245 &+ 12345
             image.pixels[i] = UInt8(truncatingIfNeeded: (i / 3) % 1000 / 4 + Int(state >> 29))
         }
         let jpeg = try JPEGEncoder.encode(image, options: JPEGEncodingOptions(quality: 85))
-        // Default threads use the second thread from half a megapixel: 0.7 MP here.
-        #expect(try JPEGDecoder.decode(jpeg) == JPEGDecoder.decode(jpeg, options: {
-            var o = JPEGDecodingOptions(); o.threads = 1; return o
-        }()))
-        Self.sameOutcome(jpeg, "whole", sizes: [nil, 4096, 65_537])
-        // Cut in the middle of the scan: the rows so far, the rest filled.
-        Self.sameOutcome(Array(jpeg.prefix(jpeg.count / 2)), "cut", sizes: [nil, 4096])
-        // A stray marker mid-scan, and corrupt bytes: warnings among the rows, in order.
         var marked = jpeg
         marked[jpeg.count / 3] = 0xFF
         marked[jpeg.count / 3 + 1] = 0xD9
-        Self.sameOutcome(marked, "marker", sizes: [nil, 4096])
-        Self.sameOutcome(marked, "marker strict", strict: true, sizes: [nil])
         var corrupt = jpeg
         for k in stride(from: jpeg.count / 2, to: jpeg.count / 2 + 400, by: 37) { corrupt[k] ^= 0x5A }
-        Self.sameOutcome(corrupt, "corrupt", sizes: [nil, 4096])
+        return (jpeg, [("whole", jpeg, false, [nil, 4096, 65_537]),
+                       ("cut", Array(jpeg.prefix(jpeg.count / 2)), false, [nil, 4096]),
+                       ("cut strict", Array(jpeg.prefix(jpeg.count / 2)), true, [nil, 4096]),
+                       ("marker", marked, false, [nil, 4096]), ("marker strict", marked, true, [nil]),
+                       ("corrupt", corrupt, false, [nil, 4096])])
+    }
+
+    @Test func largeImageCutAndDamagedMidScan() throws {
+        let (jpeg, damaged) = try Self.largeImage(seed: 7)
+        #expect(try JPEGDecoder.decode(jpeg) == JPEGDecoder.decode(jpeg, options: {
+            var o = JPEGDecodingOptions(); o.threads = 1; return o
+        }()))
+        for d in damaged { Self.sameOutcome(d.bytes, d.name, strict: d.strict, sizes: d.sizes) }
     }
 
     /// Row mode (``JPEGRowDecoder``) on two threads: the same rows, events and errors as on one.
@@ -119,28 +124,12 @@ import Testing
 
     @Test("row mode: a large image whole, cut, damaged and scaled; the rows callback throwing mid-image")
     func largeImageInRows() throws {
-        var image = Image(width: 1000, height: 700, format: .rgb8)
-        var state: UInt32 = 11
-        for i in 0 ..< image.pixels.count {
-            state = state &* 1_103_515_245 &+ 12345
-            image.pixels[i] = UInt8(truncatingIfNeeded: (i / 3) % 1000 / 4 + Int(state >> 29))
-        }
-        let jpeg = try JPEGEncoder.encode(image, options: JPEGEncodingOptions(quality: 85))
-        // Default threads: two from half a megapixel (0.7 MP here); batches of more than one MCU row.
+        let (jpeg, damaged) = try Self.largeImage(seed: 11)
+        // Default threads: two (0.7 MP); batches of more than one MCU row.
         let whole = try JPEGDecoder.decode(jpeg, options: { var o = JPEGDecodingOptions(); o.threads = 1; return o }())
         let rows = decodeRows(jpeg, size: 65_537)
         #expect(rows.error == nil && rows.pixels == whole.pixels)
-        Self.sameRows(jpeg, "whole", sizes: [nil, 4096, 65_537])
-        Self.sameRows(Array(jpeg.prefix(jpeg.count / 2)), "cut", sizes: [nil, 4096])
-        Self.sameRows(Array(jpeg.prefix(jpeg.count / 2)), "cut strict", strict: true, sizes: [nil, 4096])
-        var marked = jpeg
-        marked[jpeg.count / 3] = 0xFF
-        marked[jpeg.count / 3 + 1] = 0xD9
-        Self.sameRows(marked, "marker", sizes: [nil, 4096])
-        Self.sameRows(marked, "marker strict", strict: true, sizes: [nil])
-        var corrupt = jpeg
-        for k in stride(from: jpeg.count / 2, to: jpeg.count / 2 + 400, by: 37) { corrupt[k] ^= 0x5A }
-        Self.sameRows(corrupt, "corrupt", sizes: [nil, 4096])
+        for d in damaged { Self.sameRows(d.bytes, d.name, strict: d.strict, sizes: d.sizes) }
         for scale in [4, 1] {
             var options = JPEGDecodingOptions()
             options.scale = scale

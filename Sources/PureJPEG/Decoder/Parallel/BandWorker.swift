@@ -392,7 +392,7 @@ extension JPEGDecoder {
                 for rows in finished where !rows.isEmpty {
                     events.append(.rows(rows))
                     rowsDone = rows.upperBound
-                    if slots != nil { rowOutput?.add(rows.lowerBound ..< rows.upperBound, slot: slot) }
+                    if slots != nil { rowOutput?.add(rows, slot: slot) }
                 }
             }
             func finishInFlight(_ events: inout [DecodingEvent]) {
