@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the built `jpng` binary (built beside the test bundle by `swift test`).
 struct CLI {
@@ -83,9 +84,7 @@ struct CLI {
 
     /// A fresh empty folder for one test's outputs.
     static func scratchFolder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("jpng-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        URL(fileURLWithPath: try Scratch.folder("jpng"))
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -65,9 +66,7 @@ func tileTestImage(width: Int, height: Int, format: PixelFormat, seed: UInt64 = 
 }
 
 func scratchDirectory() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("tiles-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
+    try Scratch.folder("tiles")
 }
 
 /// Every file under `path`, relative, with its bytes.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import ImageCore
 import Testing
 @testable import PureJPEG
@@ -15,9 +16,7 @@ struct SpillTests {
         .filter { (try? JPEGDecoder.decode(TestVectors.bytes($0))) != nil }
 
     static func scratch() throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("spill-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
+        try Scratch.folder("spill")
     }
 
     @Test("rows through a spilled store equal decode()'s pixels; the folder stays empty", arguments: files)

@@ -44,11 +44,11 @@ check(try ImageSource.animation(gif)?.frameInfo.count == animation.frames.count,
 
 // A Deep Zoom pyramid.
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("quickstart-\(getpid())").path
-defer { try? FileManager.default.removeItem(atPath: folder) }
 var builder = TilePyramidBuilder(directory: folder, name: "photo", options: TilePyramidOptions(tileSize: 128))
 try builder.append(jpeg)
 let pyramid = try builder.finish()
 check(pyramid.width == 300 && pyramid.levels == 10, "TilePyramidBuilder writes a Deep Zoom pyramid")
+try? FileManager.default.removeItem(atPath: folder)
 
 // Async: pieces (what HTTP bodies give) and single bytes (what URLSession.bytes gives).
 for (name, bytes) in [("PNG", png), ("JPEG", jpeg), ("JPNG", jpng), ("GIF", gif)] {
