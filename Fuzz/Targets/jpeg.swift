@@ -32,6 +32,31 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     let chunked = failed ? nil : try? decoder.finish()
     agree(whole, chunked, "JPEG")
+    // One input in four streams its rows (`JPEGRowDecoder`) in the same pieces on two threads
+    // (batches of MCU rows reconstructed on the second): bands in order, each row once, and the
+    // whole decode's pixels when both succeed.
+    if s % 4 == 2 {
+        var rowOptions = JPEGDecodingOptions()
+        rowOptions.threads = 2
+        var rows = JPEGRowDecoder(limits: fuzzLimits.knowingInputSize(bytes.count), options: rowOptions)
+        var pixels: [UInt8] = [], next = 0, complete = true
+        let take = { (band: RowBand) in
+            if band.y != next { fatalError("JPEG rows: a band at row \(band.y), expected \(next)") }
+            for i in 0 ..< band.count { pixels += band.row(i) }
+            next += band.count
+        }
+        var at = 0
+        for n in pieces {
+            do { try bytes[at ..< at + n].withUnsafeBytes { _ = try rows.append($0, rows: take) } } catch { complete = false; break }
+            at += n
+        }
+        if complete { do { try rows.finish(rows: take) } catch { complete = false } }
+        // Row mode hands samples of any precision but 8 (12-bit, lossless 2...16) out scaled to
+        // the format's full range, as `fullRange()` scales the whole decode's.
+        if complete, let whole, whole.fullRange().pixels != pixels {
+            fatalError("JPEG rows on two threads differ from the whole decode")
+        }
+    }
     // Strict decoding refuses damage the default decodes past; what it accepts, the default
     // decodes to the same pixels (no leniency was used).
     if s % 5 == 1, let strict = try? JPEGDecoder.decode(bytes, limits: fuzzLimits, options: JPEGDecodingOptions(strict: true)) {

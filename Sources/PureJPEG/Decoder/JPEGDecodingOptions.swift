@@ -51,8 +51,10 @@ public struct JPEGDecodingOptions: Sendable, Equatable {
     /// in that many parts at once. nil (the default): with a second processor, from half a
     /// megapixel up; 1: the caller's thread alone; above 1: for any size. Pixels, events and
     /// errors are the same whatever the count: a damaged file whose scans cannot be decoded
-    /// apart (a warning inside a scan) is decoded again on one thread. Arithmetic-coded scans,
-    /// a spilled store and row decoding stay on one thread.
+    /// apart (a warning inside a scan) is decoded again on one thread. ``JPEGRowDecoder`` hands
+    /// a sequential file's rows out the same way: the second thread reconstructs the next batch
+    /// of MCU rows while the caller takes the one before. Arithmetic-coded scans, a spilled
+    /// store and a progressive file's rows stay on one thread.
     public var threads: Int? = nil
     /// The damage decoded past the way libjpeg-turbo decodes it, each reported as a `.warning`
     /// event with its byte offset; a leniency left out makes that damage throw its
