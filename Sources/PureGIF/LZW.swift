@@ -137,12 +137,12 @@
                 if i &+ 8 <= n {
                     // Whole 8-byte load; the bytes above `bitCount` that do not fit are loaded again next time.
                     let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
-                    bits |= word << UInt64(bitCount)
+                    bits |= word &<< UInt64(bitCount)
                     i &+= (63 &- bitCount) >> 3
                     bitCount |= 56
                 } else {
                     while bitCount <= 56 && i < n {
-                        bits |= UInt64(base[i]) << UInt64(bitCount)
+                        bits |= UInt64(base[i]) &<< UInt64(bitCount)
                         bitCount &+= 8
                         i &+= 1
                     }
@@ -150,7 +150,7 @@
                 }
             }
             let code = Int(truncatingIfNeeded: bits & mask)
-            bits >>= UInt64(codeSize)
+            bits &>>= UInt64(truncatingIfNeeded: codeSize)
             bitCount &-= codeSize
 
             let stringLength: Int
