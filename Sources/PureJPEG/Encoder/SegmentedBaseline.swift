@@ -16,6 +16,10 @@ import ImageCore
 ///   back apart (dropping the stuffed zeros) and puts them after the bits before, stuffing
 ///   again (``BitWriter/appendCoded(_:pendingBits:count:)``): one pass over the output.
 ///
+/// The join runs while later bands are still being coded: the thread that finishes the next
+/// band in order joins it, and every finished band after it (``Joiner``), so what is left
+/// once the last band is coded is that band's join.
+///
 /// The file is the one-thread file byte for byte. A restart interval ties bands together
 /// through its markers' byte alignment, so such files keep ``TransformPipeline``.
 enum SegmentedBaseline {
@@ -92,8 +96,10 @@ enum SegmentedBaseline {
 
     /// Bands a thread: the threads take the next band as they finish one, so a band whose rows
     /// cost more to code (detail is rarely spread evenly down a photograph) is made up for by
-    /// the others, at one MCU coded twice a band.
-    static let bandsPerThread = 8
+    /// the others, at one MCU coded twice a band. The last band to finish leaves the other
+    /// threads idle for part of a band's time, so bands are small (a 12 MP photo on two
+    /// threads: 32 bands of about six MCU rows).
+    static let bandsPerThread = 16
 
     /// The next band to code, shared by the threads.
     private final class Dealer: @unchecked Sendable {
@@ -114,6 +120,49 @@ enum SegmentedBaseline {
         }
     }
 
+    /// Joins the coded bands into the writer in order, as they finish: whichever thread
+    /// finishes the next band to join joins it and the finished bands after it, while the other
+    /// threads go on coding. One thread joins at a time.
+    private final class Joiner: @unchecked Sendable {
+        // `@unchecked`: `finished`, `joined` and `joining` are read and written under `gate`;
+        // `writer` and `state` only by the one thread that set `joining`.
+        private let gate = ConditionLock()
+        private var finished: [Bool]
+        private var joined = 0
+        private var joining = false
+        var writer: BitWriter
+        private var state: BaselineScanState
+        private let bands: [Band]
+
+        init(bands: [Band], components: Int, writer: consuming BitWriter) {
+            self.bands = bands
+            finished = [Bool](repeating: false, count: bands.count)
+            state = BaselineScanState(components: components, restartInterval: 0)
+            self.writer = writer
+        }
+
+        /// Band `i` is coded: joins it and the finished bands after it when they are next and
+        /// no other thread is joining.
+        func finish(_ i: Int, layout: EncoderLayout, tables: EntropyTables) {
+            gate.lock()
+            finished[i] = true
+            guard !joining else {
+                gate.unlock()
+                return
+            }
+            joining = true
+            while joined < bands.count && finished[joined] {
+                let next = joined
+                gate.unlock()
+                bands[next].join(into: &writer, state: &state, layout: layout, tables: tables)
+                gate.lock()
+                joined += 1
+            }
+            joining = false
+            gate.unlock()
+        }
+    }
+
     /// Codes the image's scan data after `w`'s headers on `threads` threads, in
     /// ``bandsPerThread`` bands a thread (at most one an MCU row).
     static func encode(pixels: UnsafePointer<UInt8>, rowBytes: Int, setup: EncoderSetup, tables: EntropyTables,
@@ -124,6 +173,9 @@ enum SegmentedBaseline {
         let count = max(1, min(rows, threads * bandsPerThread))
         let bands = (0 ..< count).map { _ in Band() }
         let dealer = Dealer(count: count)
+        var taken = BitWriter(capacity: 0)
+        swap(&taken, &w)
+        let joiner = Joiner(bands: bands, components: layout.components.count, writer: taken)
         DispatchQueue.concurrentPerform(iterations: min(threads, count)) { _ in
             let processor = setup.makeProcessor()
             let store = CoefficientStore(layout: EncoderLayout.oneMCURow(of: layout))
@@ -131,9 +183,9 @@ enum SegmentedBaseline {
                 bands[i].code(rows: rows * i / count ..< rows * (i + 1) / count,
                               pixels: { source.base + $0 * layout.mcuHeight * rowBytes }, rowBytes: rowBytes,
                               layout: layout, tables: tables, processor: processor, store: store)
+                joiner.finish(i, layout: layout, tables: tables)
             }
         }
-        var state = BaselineScanState(components: layout.components.count, restartInterval: 0)
-        for band in bands { band.join(into: &w, state: &state, layout: layout, tables: tables) }
+        swap(&joiner.writer, &w)
     }
 }
