@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import PureImage
 import Testing
 @testable import JPNGTool
@@ -55,8 +56,7 @@ import Testing
         #expect(QuickDecode(input: jpeg, output: "x.png").route == .encoder(.png))
         #expect(QuickDecode(input: jpeg, output: "x.gif").route == nil)
         #expect(QuickDecode(input: jpeg, output: "x.unknown").route == nil)
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("quick-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = URL(fileURLWithPath: try Scratch.folder("quick"))
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("x.gif").path
         #expect(QuickDecode(input: jpeg, output: out).run() == false)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import PureImage
 import Testing
 
@@ -226,9 +227,7 @@ import Testing
 
     @Test("-o on a pipe or device writes into it: no --force needed, and it stays what it was (never renamed over)")
     func specialFileOutput() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jpng-fifo-\(getpid())")
-        try? FileManager.default.removeItem(at: dir)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = URL(fileURLWithPath: try Scratch.folder("fifo"))
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = TestVectors.url("jpeg/valid/photo256_progressive.jpg").path
         // The streaming decode's writer, and the whole-file one (`writeOutput`, a thumbnail).

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import PureImage
 import Testing
 
@@ -187,7 +188,7 @@ final class EndlessPieces: AsyncSequence, @unchecked Sendable {
 
     @Test func tilePyramidFromAsyncSequence() async throws {
         let jpeg = try JPEGEncoder.encode(sampleRGBA(width: 600, height: 400).converted(to: .rgb8))
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("async-pyramid-\(UUID().uuidString)").path
+        let directory = try Scratch.folder("async-pyramid")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let pyramid = try await TilePyramidBuilder.build(from: asyncPieces(jpeg, size: 1000), directory: directory, name: "a")
         var sync = TilePyramidBuilder(directory: directory, name: "b")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import PureImage
 import Testing
 
@@ -60,8 +61,7 @@ import Testing
             let sourceError = Self.run(bytes, pieces: pieces, append: { _ = try source.append($0) }, finish: { _ = try source.finish() })
             #expect(sourceError.map(Self.isImplausible) == true, "ImageSource, \(pieces): \(String(describing: sourceError))")
         }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("plausible-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Scratch.folder("plausible")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var builder = TilePyramidBuilder(directory: directory, name: "t", sourceOptions: options)
         let tileError = Self.run(bytes, pieces: 4096, append: { try builder.append($0) }, finish: { _ = try builder.finish() })

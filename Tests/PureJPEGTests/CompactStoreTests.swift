@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import ImageCore
 import Testing
 @testable import PureJPEG
@@ -47,8 +48,7 @@ struct CompactStoreTests {
             #expect(image.pixels == reference.pixels, "pieces of \(size ?? bytes.count)")
         }
         #expect(decodeRows(bytes, size: 7, options: options).pixels == reference.pixels, "row mode")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("compact-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try Scratch.folder("compact")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         options.spillAbove = 0
         options.spillDirectory = dir

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import ImageCore
 import Testing
 @testable import PurePNG
@@ -166,8 +167,7 @@ struct PNGSpillTests {
     @Test("rows through a spilled image equal decode()'s; the folder stays empty")
     func spilledEqualsWhole() throws {
         #expect(Self.files.count > 20)
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("png-spill-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try Scratch.folder("png-spill")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var options = PNGDecodingOptions()
         options.spillAbove = 0
