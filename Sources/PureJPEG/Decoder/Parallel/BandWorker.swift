@@ -55,6 +55,9 @@ final class BandWorker: @unchecked Sendable {
     /// For each band of the ring, whether the decoding thread transformed its first component
     /// (written by the decoding thread before the band is handed over, read by the worker).
     private let aheadFlags: UnsafeMutablePointer<Bool>
+    /// For each band of the ring, the output rows its MCU row finished (``startRows``: written
+    /// by the worker before it counts the row done, read by the decoding thread after).
+    private let rowRanges: UnsafeMutablePointer<Range<Int>>
     /// The decoding thread's share of the movable work, in eighths of the rows: the first
     /// ``share`` quarters of every four rows have their output pages touched on the decoding
     /// thread, and the first `share - 4` quarters their first component transformed there.
@@ -94,6 +97,8 @@ final class BandWorker: @unchecked Sendable {
         samples.initialize(repeating: 0, count: max(1, 2 * rowsPerBatch * sampleBandBytes))
         aheadFlags = .allocate(capacity: 2 * rowsPerBatch)
         aheadFlags.initialize(repeating: false, count: 2 * rowsPerBatch)
+        rowRanges = .allocate(capacity: 2 * rowsPerBatch)
+        rowRanges.initialize(repeating: 0 ..< 0, count: 2 * rowsPerBatch)
         maximumShare = ahead.isEmpty ? 4 : 8
         share = min(Self.initialShare, maximumShare)
     }
@@ -123,6 +128,8 @@ final class BandWorker: @unchecked Sendable {
         samples.initialize(from: other.samples, count: max(1, 2 * rowsPerBatch * sampleBandBytes))
         aheadFlags = .allocate(capacity: 2 * rowsPerBatch)
         aheadFlags.initialize(from: other.aheadFlags, count: 2 * rowsPerBatch)
+        rowRanges = .allocate(capacity: 2 * rowsPerBatch)
+        rowRanges.initialize(repeating: 0 ..< 0, count: 2 * rowsPerBatch)
         maximumShare = other.maximumShare
         share = other.share
         nextSlot = other.nextSlot
@@ -137,6 +144,7 @@ final class BandWorker: @unchecked Sendable {
         coefficients.deallocate()
         samples.deallocate()
         aheadFlags.deallocate()
+        rowRanges.deallocate()
     }
 
     /// MCU rows a batch holds for output rows of `outputBytesPerRow` bytes an MCU row.
@@ -159,6 +167,45 @@ final class BandWorker: @unchecked Sendable {
             self.finished = withExtendedLifetime(keep) { self.reconstruct(rows: rows, output: output.pointer, origin: origin) }
         }
         return true
+    }
+
+    /// MCU rows the ring holds: the decoding thread may run this many rows ahead of the worker.
+    var ringRows: Int { 2 * rowsPerBatch }
+
+    /// Starts the worker on every MCU row from `firstRow` on, one at a time as `decoded`
+    /// counts it decoded, until `decoded` ends; each row's finished output rows go to
+    /// ``finishedRows(of:)`` before `done` counts it. False when no thread can be had.
+    func startRows(from firstRow: Int, output: SendablePointer, decoded: ProgressCounter, done: ProgressCounter) -> Bool {
+        if thread == nil { thread = HandoffWorker() }
+        guard let thread else { return false }
+        thread.submit {
+            var row = firstRow
+            while case let ready = decoded.wait(for: row + 1), ready > row {
+                while row < ready {
+                    self.rowRanges[self.ringIndex(row)] = self.reconstruct(row: row, output: output.pointer)
+                    row += 1
+                    done.raise(to: row)
+                }
+            }
+        }
+        return true
+    }
+
+    /// The output rows MCU row `row` finished (``startRows``), once `done` has counted it and
+    /// before the decoding thread decodes the row that takes its place in the ring.
+    func finishedRows(of row: Int) -> Range<Int> { rowRanges[ringIndex(row)] }
+
+    /// Waits for the worker's job (``startRows``: after `decoded` ended).
+    func finishRows() { thread?.wait() }
+
+    /// ``adapt()`` for ``startRows``: with `lag` rows decoded and not yet reconstructed, a
+    /// worker half the ring behind takes an eighth less, one that has caught up an eighth more.
+    func adapt(lag: Int) {
+        if lag >= rowsPerBatch {
+            share = min(maximumShare, share + 1)
+        } else if lag <= 1 {
+            share = max(0, share - 1)
+        }
     }
 
     /// Memory held beside the decoder's: two batches of coefficient and sample bands.
@@ -384,6 +431,10 @@ extension JPEGDecoder {
             self.image = image
         }
         func scan(_ base: UnsafeMutablePointer<UInt8>?, _ count: Int) -> Result<Bool, JPEGError> {
+            if let base, slots == nil, !worker.inFlight, worker.heldBatch == nil,
+               let outcome = runRowsOnTwoThreads(plan, worker: worker, base: base, count: count, isFinal: isFinal, &events) {
+                return outcome
+            }
             // Rows decoded and not yet handed over: the batch being filled.
             let firstRow = entropy.mcu / plan.mcusWide
             var batch = worker.heldBatch ?? firstRow ..< firstRow
@@ -485,7 +536,7 @@ extension JPEGDecoder {
     /// on this thread, which has less to do than the worker. The worker is writing earlier
     /// rows meanwhile; it overwrites these bytes, and rows never written are filled before
     /// they are seen (``Image/unfilled(width:height:format:metadata:)``).
-    private func touchPages(ofBand band: Int, in base: UnsafeMutablePointer<UInt8>, count: Int) {
+    func touchPages(ofBand band: Int, in base: UnsafeMutablePointer<UInt8>, count: Int) {
         guard let geometry else { return }
         let rowBytes = geometry.width * geometry.format.bytesPerPixel
         let start = min(band * geometry.bandRows * rowBytes, count)

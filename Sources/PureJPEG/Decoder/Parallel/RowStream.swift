@@ -1,0 +1,81 @@
+import ImageCore
+
+extension JPEGDecoder {
+    /// ``runScanOnTwoThreads(_:worker:isFinal:_:)`` for a whole image with all of its bytes:
+    /// the worker reconstructs MCU row after MCU row as this thread counts them decoded
+    /// (``BandWorker/startRows``), and this thread decodes up to the ring's length ahead of it,
+    /// waiting only for a band the worker still reads. Batches handed over whole made each
+    /// side wait for the other at every hand-over whenever one batch took longer to decode
+    /// than the other to reconstruct; here a row heavy in entropy-coded data and one heavy
+    /// elsewhere even out within the ring. The movable work (``BandWorker/share``) follows how
+    /// far the worker is behind (``BandWorker/adapt(lag:)``).
+    ///
+    /// Events keep the one-thread order as the batches do: a row's warnings come after the
+    /// `.rows` of the rows before it, and every decoded row is finished before this returns.
+    /// Nil when no thread can be had (the caller then hands over batches or works alone).
+    mutating func runRowsOnTwoThreads(_ plan: ScanPlan, worker: BandWorker, base: UnsafeMutablePointer<UInt8>, count: Int,
+                                      isFinal: Bool, _ events: inout [DecodingEvent]) -> Result<Bool, JPEGError>? {
+        let firstRow = entropy.mcu / plan.mcusWide
+        let decoded = ProgressCounter(firstRow), done = ProgressCounter(firstRow)
+        guard worker.startRows(from: firstRow, output: SendablePointer(pointer: base), decoded: decoded, done: done) else {
+            return nil
+        }
+        let ring = worker.ringRows
+        var emitted = firstRow
+        // The `.rows` events of MCU rows up to `row` (not included), waiting for the worker.
+        func emit(upTo row: Int, _ events: inout [DecodingEvent]) {
+            guard row > emitted else { return }
+            _ = done.wait(for: row)
+            while emitted < row {
+                let rows = worker.finishedRows(of: emitted)
+                if !rows.isEmpty {
+                    events.append(.rows(rows))
+                    rowsDone = rows.upperBound
+                }
+                emitted += 1
+            }
+        }
+        // Every decoded row reconstructed and reported; the worker's job over.
+        func finish(_ events: inout [DecodingEvent]) {
+            let last = decoded.count
+            decoded.end()
+            worker.finishRows()
+            emit(upTo: last, &events)
+        }
+        while true {
+            let row = entropy.mcu / plan.mcusWide
+            // Row `row` takes the ring band of row `row - ring`.
+            emit(upTo: row - ring + 1, &events)
+            if row & 3 == 0 { worker.adapt(lag: row - done.count) }
+            let stop = min(plan.mcuCount, (row + 1) * plan.mcusWide)
+            let (step, warnings) = decodeMCUs(plan, stop: stop, isFinal: isFinal, changes: nil, band: worker.band(row: row))
+            if !warnings.isEmpty {
+                // The rows before this one come first.
+                emit(upTo: row, &events)
+                for w in warnings { events.append(.warning(w)) }
+            }
+            switch step {
+            case .reached:
+                retryAt = 0
+                markerScan = 0
+                worker.transformAhead(row: row)
+                if worker.touchesPages(row: row) { touchPages(ofBand: row, in: base, count: count) }
+                decoded.raise(to: row + 1)
+                if entropy.mcu >= plan.mcuCount {
+                    finish(&events)
+                    completeScan(plan, &events)
+                    streamState.bandWorker = nil
+                    return .success(true)
+                }
+            case .needMore, .truncated:
+                finish(&events)
+                retryAt = input.count + 64
+                markerScan = max(0, input.count - 1)
+                return .success(false)
+            case let .failed(error):
+                finish(&events)
+                return .failure(error)
+            }
+        }
+    }
+}
