@@ -12,11 +12,13 @@ import ImageCore
 /// another 30%, two thirds of them luma; without the split the worker had 70% of the work
 /// and two threads could not beat 1.43 times one.
 ///
-/// `@unchecked Sendable`: the decoder hands the worker one row at a time and waits for it
-/// before handing the next or reading ``pipeline``; the coefficient band being decoded is never
-/// the one being reconstructed (two bands, the decoder waits for row n before it decodes row
-/// n + 2 into row n's band). The quantization tables and block layout are the worker's own
-/// copies, fixed for the scan.
+/// `@unchecked Sendable`: the decoder hands the worker batches of rows (``submit``) and waits
+/// for each before handing the next or reading ``pipeline``, or, for a whole image, counts rows
+/// decoded through a ``ProgressCounter`` (``startRows``) and waits for the job before reading
+/// ``pipeline``; the coefficient band being decoded is never the one being reconstructed (a
+/// ring of two batches: the decoder waits for row n before it decodes the row that takes row
+/// n's band). The quantization tables and block layout are the worker's own copies, fixed for
+/// the scan.
 final class BandWorker: @unchecked Sendable {
     /// The band pipeline, moved in from the decoder while a call decodes (so its rings are
     /// never shared and copied on write) and back out before the call returns.
