@@ -239,8 +239,9 @@ public struct ImageSourceOptions: Sendable, Equatable {
     /// to a thumbnail; other formats and factors are reduced by area average after decoding.
     public var subsampleFactor: Int
     /// Threads a decoder may use (a PNG's rows unfiltered on a second thread while the first
-    /// inflates, APNG frames decoded ahead): nil, the processors online; 1, the calling thread
-    /// only. Pixels are the same for any count.
+    /// inflates, APNG frames decoded ahead, a JPEG's rows reconstructed and a lossy WebP's
+    /// macroblock rows parsed on a second thread): nil, the processors online; 1, the calling
+    /// thread only. Pixels are the same for any count.
     public var threads: Int?
     /// Damaged files throw instead of being decoded the way libjpeg-turbo, libpng and browsers
     /// decode them (`JPEGDecodingOptions.strict`, `PNGDecodingOptions.strict`,
@@ -268,6 +269,15 @@ public struct ImageSourceOptions: Sendable, Equatable {
         self.premultiplyAlpha = premultiplyAlpha
         self.subsampleFactor = subsampleFactor
         self.threads = threads
+    }
+
+    /// WebP options with `useThreads` (a lossy frame's macroblock rows parsed on a second
+    /// thread while this one reconstructs, filters and hands them out) as `threads` allows, as
+    /// for JPEG: nil, with a second processor from half a megapixel; above 1, for any size.
+    var webpOptions: WebPDecodingOptions {
+        var options = WebPDecodingOptions(strict: strict, useThreads: (threads ?? Processors.online) > 1)
+        if threads == nil { options.minimumThreadedPixels = 1 << 19 }
+        return options
     }
 
     /// The JPEG DCT scale (eighths) that gives `subsampleFactor` exactly, or 8 (full size) when
@@ -364,10 +374,9 @@ public struct ImageDecoderRegistry: Sendable {
               }),
         // `RIFF` size `WEBP`, as libwebp's `WebPGetInfo` checks it.
         Entry(format: .webp, minimumBytes: 12, matches: isWebP,
-              make: { WebPDecoder(limits: $0.limits, options: WebPDecodingOptions(strict: $0.strict)) },
+              make: { WebPDecoder(limits: $0.limits, options: $0.webpOptions) },
               makeAnimation: { bytes, options in
-                  let animation = try WebPAnimation(bytes: bytes, limits: options.limits,
-                                                    options: WebPDecodingOptions(strict: options.strict))
+                  let animation = try WebPAnimation(bytes: bytes, limits: options.limits, options: options.webpOptions)
                   return animation.animLoopCount != nil ? animation : nil
               }),
         // `P1` ... `P7`, as cjpeg recognises its input.

@@ -152,6 +152,7 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
             jpegOptions.outputCMYK = jpegOutputCMYK
             jpegOptions.spillAbove = spillAbove
             jpegOptions.spillDirectory = spillDirectory
+            jpegOptions.threads = options.threads
             jpeg = JPEGRowDecoder(limits: options.limits, options: jpegOptions)
             return try jpeg?.append(bytes, rows: rows) ?? []
         }
@@ -163,7 +164,7 @@ public struct RowStreamDecoder: RowStreamingDecoder, Sendable {
             return try png?.append(bytes, rows: rows) ?? []
         }
         if isWebP(bytes) {
-            webp = WebPRowDecoder(limits: options.limits, options: WebPDecodingOptions(strict: options.strict))
+            webp = WebPRowDecoder(limits: options.limits, options: options.webpOptions)
             webpWarnings = []
             return noteWarnings(try bytes.withUnsafeBytes { try webp?.append($0, rows: rows) } ?? [])
         }

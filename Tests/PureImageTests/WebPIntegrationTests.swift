@@ -28,6 +28,25 @@ import Testing
         }
     }
 
+    @Test("ImageSource's threads reach lossy WebP as they reach JPEG: nil from half a megapixel, above 1 for any size")
+    func threadsReachLossyWebP() throws {
+        #expect(ImageSourceOptions(threads: 1).webpOptions.useThreads == false)
+        let two = ImageSourceOptions(threads: 2).webpOptions
+        #expect(two.useThreads && two.minimumThreadedPixels == 0)
+        let auto = ImageSourceOptions().webpOptions
+        #expect(auto.useThreads == (Processors.online > 1) && auto.minimumThreadedPixels == 1 << 19)
+        // Two threads through ImageSource (the small vectors take the pipeline at `threads: 2`):
+        // the one-thread pixels and events, whole and in pieces.
+        for name in Self.stills + Self.animations {
+            let bytes = try Self.bytes(name)
+            for size in [bytes.count, 333] {
+                let one = try feed(bytes, pieces: size, options: ImageSourceOptions(threads: 1))
+                let results = [one, try feed(bytes, pieces: size, options: ImageSourceOptions(threads: 2))]
+                #expect(results[0].0 == results[1].0 && results[0].1 == results[1].1, "\(name) in \(size)-byte pieces")
+            }
+        }
+    }
+
     @Test func piecesGiveTheSamePixelsAndEvents() throws {
         for name in Self.stills.prefix(4) + Self.animations {
             let bytes = try Self.bytes(name)

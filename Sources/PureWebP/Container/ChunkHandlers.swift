@@ -262,7 +262,8 @@ extension WebPDecoder {
             alpha = try AlphaPlane.decode(pendingAlpha, width: width, height: height, base: pendingAlphaOffset)
         }
         let lossy = LossyFrame(width: width, height: height, alpha: alpha, fancyUpsampling: options.fancyUpsampling,
-                               useThreads: options.useThreads, limits: limits)
+                               useThreads: options.useThreads && width * height >= options.minimumThreadedPixels,
+                               limits: limits)
         return FrameDecoder(codec: .lossy(lossy), width: width, height: height, payloadOffset: payloadOffset, payloadSize: size)
     }
 
