@@ -490,8 +490,7 @@ extension JPEGDecoder {
                     continue
                 }
                 let row = entropy.mcu / plan.mcusWide
-                let stop = min(plan.mcuCount, (row + 1) * plan.mcusWide)
-                let (step, warnings) = decodeMCUs(plan, stop: stop, isFinal: isFinal, changes: nil, band: worker.band(row: row))
+                let (step, warnings) = decodeRowForWorker(plan, worker: worker, row: row, isFinal: isFinal, base: base, count: count)
                 if !warnings.isEmpty {
                     // The rows before this one come first.
                     handOver(here: true, &events)
@@ -499,10 +498,6 @@ extension JPEGDecoder {
                 }
                 switch step {
                 case .reached:
-                    retryAt = 0
-                    markerScan = 0
-                    worker.transformAhead(row: row)
-                    if let base, worker.touchesPages(row: row) { touchPages(ofBand: row, in: base, count: count) }
                     batch = batch.lowerBound ..< row + 1
                     if entropy.mcu >= plan.mcuCount {
                         handOver(here: true, &events)
@@ -513,8 +508,6 @@ extension JPEGDecoder {
                     if batch.count == worker.rowsPerBatch && !rowsWait() { handOver(here: false, &events) }
                 case .needMore, .truncated:
                     handOver(here: true, &events)
-                    retryAt = input.count + 64
-                    markerScan = max(0, input.count - 1)
                     return .success(false)
                 case let .failed(error):
                     handOver(here: true, &events)

@@ -47,8 +47,7 @@ extension JPEGDecoder {
             // Row `row` takes the ring band of row `row - ring`.
             emit(upTo: row - ring + 1, &events)
             if row & 3 == 0 { worker.adapt(lag: row - done.count) }
-            let stop = min(plan.mcuCount, (row + 1) * plan.mcusWide)
-            let (step, warnings) = decodeMCUs(plan, stop: stop, isFinal: isFinal, changes: nil, band: worker.band(row: row))
+            let (step, warnings) = decodeRowForWorker(plan, worker: worker, row: row, isFinal: isFinal, base: base, count: count)
             if !warnings.isEmpty {
                 // The rows before this one come first.
                 emit(upTo: row, &events)
@@ -56,10 +55,6 @@ extension JPEGDecoder {
             }
             switch step {
             case .reached:
-                retryAt = 0
-                markerScan = 0
-                worker.transformAhead(row: row)
-                if worker.touchesPages(row: row) { touchPages(ofBand: row, in: base, count: count) }
                 decoded.raise(to: row + 1)
                 if entropy.mcu >= plan.mcuCount {
                     finish(&events)
@@ -69,13 +64,34 @@ extension JPEGDecoder {
                 }
             case .needMore, .truncated:
                 finish(&events)
-                retryAt = input.count + 64
-                markerScan = max(0, input.count - 1)
                 return .success(false)
             case let .failed(error):
                 finish(&events)
                 return .failure(error)
             }
         }
+    }
+
+    /// Entropy-decodes MCU row `row` (from where the scan stands) into its band for the worker,
+    /// for both ways of handing rows over; returns the step and the row's warnings, which the
+    /// caller reports after the rows before it. A complete row gets the decoding thread's share
+    /// of its movable work; a row short of bytes sets when to try again.
+    mutating func decodeRowForWorker(_ plan: ScanPlan, worker: BandWorker, row: Int, isFinal: Bool,
+                                     base: UnsafeMutablePointer<UInt8>?, count: Int) -> (ScanStep, [String]) {
+        let stop = min(plan.mcuCount, (row + 1) * plan.mcusWide)
+        let (step, warnings) = decodeMCUs(plan, stop: stop, isFinal: isFinal, changes: nil, band: worker.band(row: row))
+        switch step {
+        case .reached:
+            retryAt = 0
+            markerScan = 0
+            worker.transformAhead(row: row)
+            if let base, worker.touchesPages(row: row) { touchPages(ofBand: row, in: base, count: count) }
+        case .needMore, .truncated:
+            retryAt = input.count + 64
+            markerScan = max(0, input.count - 1)
+        case .failed:
+            break
+        }
+        return (step, warnings)
     }
 }
