@@ -20,8 +20,9 @@ clang=$(dirname "$(command -v swiftc)")/clang
 targets="png apng jpeg gif jpng webp imagesource icc quant gifenc diff-jpeg diff-png diff-gif diff-webp"
 
 # Library modules are compiled with ASan and libFuzzer's coverage instrumentation
-# (-sanitize=fuzzer on a library adds edge/cmp coverage without a main), optimised like release.
-flags=(-parse-as-library -O -wmo -sanitize=fuzzer,address -g -I "$out" -I "$root/Sources/CZlib")
+# (-sanitize=fuzzer on a library adds edge/cmp coverage without a main), optimised like release;
+# one package name for all of them, as SwiftPM gives, for the modules' `package` declarations.
+flags=(-parse-as-library -O -wmo -sanitize=fuzzer,address -g -package-name pureimage -I "$out" -I "$root/Sources/CZlib")
 
 # Rebuilds a module when any of its sources (or a dependency) is newer than its library.
 build_module() {
