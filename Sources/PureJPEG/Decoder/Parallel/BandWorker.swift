@@ -221,7 +221,7 @@ final class BandWorker: @unchecked Sendable {
     }
 
     /// MCU row `row`'s place in the ring of two batches (coefficient and sample bands, flags).
-    private func ringIndex(_ row: Int) -> Int { row % (2 * rowsPerBatch) }
+    private func ringIndex(_ row: Int) -> Int { row % ringRows }
 
     /// The coefficient band of MCU row `row` (a ring of two batches).
     func band(row: Int) -> UnsafeMutablePointer<Int16> { coefficients + ringIndex(row) * bandValues }

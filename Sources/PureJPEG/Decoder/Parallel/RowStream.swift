@@ -1,8 +1,8 @@
 import ImageCore
 
 extension JPEGDecoder {
-    /// ``runScanOnTwoThreads(_:worker:isFinal:_:)`` for a whole image with all of its bytes:
-    /// the worker reconstructs MCU row after MCU row as this thread counts them decoded
+    /// ``runScanOnTwoThreads(_:worker:isFinal:_:)`` for a whole image (not row mode), for the
+    /// bytes present: the worker reconstructs MCU row after MCU row as this thread counts them decoded
     /// (``BandWorker/startRows``), and this thread decodes up to the ring's length ahead of it,
     /// waiting only for a band the worker still reads. Batches handed over whole made each
     /// side wait for the other at every hand-over whenever one batch took longer to decode
