@@ -3,15 +3,26 @@ import Testing
 import TestSupport
 @testable import PureWebP
 
-/// The two-thread pipeline (the next row's headers parsed ahead beside the filtering) on damaged
-/// files: the same rows, image and error as one thread, whatever fails where.
+/// The two-thread pipeline (rows parsed ahead on the worker beside the reconstruction and
+/// filtering, bands written out by either thread) on the vectors and damaged files: the same
+/// rows, image and error as one thread, whatever fails where.
 @Suite struct LossyThreadTests {
     static func same(_ bytes: [UInt8], _ what: String) {
-        let one = Run(bytes), two = Run(bytes, options: WebPDecodingOptions(useThreads: true))
-        #expect(one.error == two.error, "\(what): \(String(describing: one.error)) vs \(String(describing: two.error))")
-        #expect(one.image == two.image, "\(what): image")
-        #expect(one.events == two.events, "\(what): events")
-        #expect(one.decoder.preview() == two.decoder.preview(), "\(what): preview")
+        let one = Run(bytes)
+        var workerWrites = WebPDecodingOptions(useThreads: true)
+        workerWrites.workerWritesAllBands = true
+        for (options, how) in [(WebPDecodingOptions(useThreads: true), "two threads"), (workerWrites, "worker writes")] {
+            let two = Run(bytes, options: options)
+            #expect(one.error == two.error, "\(what), \(how): \(String(describing: one.error)) vs \(String(describing: two.error))")
+            #expect(one.image == two.image, "\(what), \(how): image")
+            #expect(one.events == two.events, "\(what), \(how): events")
+            #expect(one.decoder.preview() == two.decoder.preview(), "\(what), \(how): preview")
+        }
+    }
+
+    @Test("whole vectors: the worker writing every band, or the bands shared", arguments: LossyVectors.names)
+    func whole(_ name: String) throws {
+        Self.same(try LossyVectors.file(name), name)
     }
 
     @Test("first partition declared shorter: the header parse fails on some row", arguments: LossyVectors.names)
@@ -42,5 +53,13 @@ import TestSupport
             bytes[at] ^= UInt8(truncatingIfNeeded: rng.next() | 1)
             Self.same(bytes, "\(name) flip \(trial) at \(at)")
         }
+    }
+}
+
+extension LossyThreadTests {
+    @Test("lossy stills with an ALPH plane: the worker writes alpha too",
+          arguments: TestVectors.files(in: "webp", withExtension: "webp").filter { $0.hasPrefix("alpha_") })
+    func alpha(_ file: String) throws {
+        Self.same(try TestVectors.bytes("webp/\(file)"), file)
     }
 }

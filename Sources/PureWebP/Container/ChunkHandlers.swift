@@ -261,9 +261,10 @@ extension WebPDecoder {
         if let pendingAlpha {
             alpha = try AlphaPlane.decode(pendingAlpha, width: width, height: height, base: pendingAlphaOffset)
         }
-        let lossy = LossyFrame(width: width, height: height, alpha: alpha, fancyUpsampling: options.fancyUpsampling,
+        var lossy = LossyFrame(width: width, height: height, alpha: alpha, fancyUpsampling: options.fancyUpsampling,
                                useThreads: options.useThreads && width * height >= options.minimumThreadedPixels,
                                limits: limits)
+        lossy.workerWritesAllBands = options.workerWritesAllBands
         return FrameDecoder(codec: .lossy(lossy), width: width, height: height, payloadOffset: payloadOffset, payloadSize: size)
     }
 

@@ -11,6 +11,8 @@ struct LossyFrame: Sendable {
     let fancyUpsampling: Bool
     let useThreads: Bool
     let limits: DecodingLimits
+    /// `WebPDecodingOptions.workerWritesAllBands`.
+    var workerWritesAllBands = false
     private var decoder: VP8Decoder?
     private var band: [UInt8] = []
 
@@ -42,6 +44,7 @@ struct LossyFrame: Sendable {
             let header = try VP8Decoder.readHeader(raw, offset: payloadOffset, payloadSize: payloadSize > 0 ? payloadSize : nil)
             decoder = try VP8Decoder(header: header, limits: limits, fancyUpsampling: fancyUpsampling,
                                      useThreads: useThreads)
+            decoder?.workerWritesAllBands = workerWritesAllBands
         }
         guard var d = decoder else { return }
         decoder = nil
@@ -51,37 +54,39 @@ struct LossyFrame: Sendable {
         self.band = []
         defer { self.band = band }
         let alpha = self.alpha
-        try d.decode(raw, isComplete: complete, chunkComplete: chunkComplete, offset: payloadOffset) { rows in
-            if let direct {
-                let stride = direct.stride
-                let dst = direct.pixels + rows.rows.lowerBound * stride
-                if let alpha, direct.bytesPerPixel == 4 {
-                    alpha.withUnsafeBufferPointer { a in
-                        rows.write(to: dst, stride: stride, bytesPerPixel: 4,
-                                   alpha: a.baseAddress! + rows.rows.lowerBound * width, alphaStride: width)
-                    }
-                } else {
-                    rows.write(to: dst, stride: stride, bytesPerPixel: direct.bytesPerPixel)
+        /// Decodes into `output` (a still's pixels), or else through `band` to `emit`.
+        func run(_ output: VP8Output?) throws(WebPError) {
+            try d.decode(raw, isComplete: complete, chunkComplete: chunkComplete, offset: payloadOffset,
+                         output: output) { rows in
+                if output != nil {
+                    // Written by the decoder already.
+                    for y in rows.rows { emit(y, UnsafeBufferPointer(start: nil, count: 0)) }
+                    return
                 }
-                for y in rows.rows { emit(y, UnsafeBufferPointer(start: nil, count: 0)) }
-                return
-            }
-            let needed = rows.rows.count * width * 4
-            if band.count < needed { band = [UInt8](repeating: 0, count: needed) }
-            band.withUnsafeMutableBufferPointer { out in
-                guard let base = out.baseAddress else { return }
-                if let alpha {
-                    alpha.withUnsafeBufferPointer { a in
-                        rows.write(to: base, stride: width * 4, bytesPerPixel: 4,
-                                   alpha: a.baseAddress! + rows.rows.lowerBound * width, alphaStride: width)
+                let needed = rows.rows.count * width * 4
+                if band.count < needed { band = [UInt8](repeating: 0, count: needed) }
+                band.withUnsafeMutableBufferPointer { out in
+                    guard let base = out.baseAddress else { return }
+                    if let alpha {
+                        alpha.withUnsafeBufferPointer { a in
+                            rows.write(to: base, stride: width * 4, bytesPerPixel: 4,
+                                       alpha: a.baseAddress! + rows.rows.lowerBound * width, alphaStride: width)
+                        }
+                    } else {
+                        rows.write(to: base, stride: width * 4, bytesPerPixel: 4)
                     }
-                } else {
-                    rows.write(to: base, stride: width * 4, bytesPerPixel: 4)
-                }
-                for (i, y) in rows.rows.enumerated() {
-                    emit(y, UnsafeBufferPointer(start: base + i * width * 4, count: width * 4))
+                    for (i, y) in rows.rows.enumerated() {
+                        emit(y, UnsafeBufferPointer(start: base + i * width * 4, count: width * 4))
+                    }
                 }
             }
+        }
+        guard let direct else { return try run(nil) }
+        let output = VP8Output(pixels: direct.pixels, stride: direct.stride, bytesPerPixel: direct.bytesPerPixel)
+        guard let alpha, direct.bytesPerPixel == 4 else { return try run(output) }
+        try alpha.withUnsafeBufferPointer { a throws(WebPError) in
+            try run(VP8Output(pixels: output.pixels, stride: output.stride, bytesPerPixel: 4,
+                              alpha: a.baseAddress!, alphaStride: width))
         }
     }
 }

@@ -13,6 +13,9 @@ struct VP8Decoder: Sendable {
     /// Headers and tokens of the rows parsed on a thread of their own, ahead of the
     /// reconstruction, filter and output (`WebPDecodingOptions.useThreads`).
     let useThreads: Bool
+    /// With threads and an output, the worker writes every band it may, not only while it is
+    /// ahead in its parse (tests).
+    var workerWritesAllBands = false
     let limits: DecodingLimits
     private(set) var frame: VP8FrameHeader?
     /// Output rows already handed out; the decode is over when this reaches `header.height`.
@@ -71,7 +74,7 @@ struct VP8Decoder: Sendable {
         let mbW = header.macroblockWidth
         // With threads, the ring of parsed rows besides: headers, coefficients, summaries.
         let threadRows = useThreads ? Self.ringRows * mbW * (VP8Modes.infoSize + 16 + 384 * 2 + 8) : 0
-        let working = 2 * mbW * 16 * (Self.historyRows + 8 + 16) * 3 / 2 + mbW * (32 + 16 + 16 + 16) + 4096 + threadRows
+        let working = (useThreads ? Self.threadCacheSlots : 2) * mbW * 16 * (Self.historyRows + 8 + 16) * 3 / 2 + mbW * (32 + 16 + 16 + 16) + 4096 + threadRows
         if let violation = limits.check(width: header.width, height: header.height, bytesPerPixel: 0, extraBytes: working) {
             throw .limit(violation, offset: 0)
         }
@@ -88,6 +91,10 @@ struct VP8Decoder: Sendable {
     var filterType: Int { frame?.filter.type ?? 0 }
     var cacheLumaTop: Int { Self.historyRows + Self.filterExtraRows[filterType] }
     var cacheChromaTop: Int { cacheLumaTop / 2 }
+    /// Macroblock rows the caches hold: one reconstructed while the one before is filtered, and
+    /// with threads two more whose rows the worker may still be writing out.
+    var cacheSlots: Int { useThreads ? Self.threadCacheSlots : 2 }
+    static let threadCacheSlots = 4
 
     /// Decodes what `payload` (the chunk payload so far; it may move between calls) allows.
     /// `offset` is the payload's offset in the file, for errors. Calls `rows` with each batch of
@@ -95,9 +102,10 @@ struct VP8Decoder: Sendable {
     /// were delivered; otherwise the decoder returns and waits for more. `payload` may go on
     /// past the chunk (libwebp's still decoder reads to the end of the input): `chunkComplete`
     /// then says the chunk's own bytes are all there (default: `isComplete`), which allows the
-    /// two-thread pipeline.
+    /// two-thread pipeline. With `output`, the decoder writes each band there itself before it
+    /// calls `rows` (with threads, possibly on its worker thread: see ``VP8Output``).
     mutating func decode(_ payload: UnsafeRawBufferPointer, isComplete: Bool, chunkComplete: Bool? = nil,
-                         offset: Int, rows: (VP8RowBand) -> Void) throws(WebPError) {
+                         offset: Int, output: VP8Output? = nil, rows: (VP8RowBand) -> Void) throws(WebPError) {
         guard !isFinished else { return }
         let available = payload.count
         guard available > 0, let base = payload.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
@@ -128,7 +136,7 @@ struct VP8Decoder: Sendable {
         }
         if !isComplete && available < waitForBytes { return }
         try decodeMacroblocks(base, available: available, isComplete: isComplete,
-                              chunkComplete: chunkDone, offset: offset, rows: rows)
+                              chunkComplete: chunkDone, offset: offset, output: output, rows: rows)
     }
 
     /// Parses the first partition's frame header once it is all there; false when waiting.
@@ -161,15 +169,17 @@ struct VP8Decoder: Sendable {
             tokenPartitions[p].eof = true
         }
         let mbW = header.macroblockWidth
-        // Two slots: a macroblock row is reconstructed into one while the other is filtered.
-        cacheY = [UInt8](repeating: 0, count: 2 * (cacheLumaTop + 16) * mbW * 16)
-        cacheU = [UInt8](repeating: 0, count: 2 * (cacheChromaTop + 8) * mbW * 8)
+        // Slots (`cacheSlots`): a macroblock row is reconstructed into one while the one before
+        // is filtered (and with threads, the rows before may still be written out).
+        cacheY = [UInt8](repeating: 0, count: cacheSlots * (cacheLumaTop + 16) * mbW * 16)
+        cacheU = [UInt8](repeating: 0, count: cacheSlots * (cacheChromaTop + 8) * mbW * 8)
         cacheV = cacheU
         return true
     }
 
     private mutating func decodeMacroblocks(_ base: UnsafePointer<UInt8>, available: Int, isComplete: Bool,
-                                            chunkComplete: Bool, offset: Int, rows: (VP8RowBand) -> Void) throws(WebPError) {
+                                            chunkComplete: Bool, offset: Int, output: VP8Output?,
+                                            rows: (VP8RowBand) -> Void) throws(WebPError) {
         guard let frame else { return }
         let mbW = header.macroblockWidth, mbH = header.macroblockHeight
         // Move the working arrays out so the loops below own them (no copy unless shared).
@@ -195,6 +205,7 @@ struct VP8Decoder: Sendable {
         let slotY = (lumaTop + 16) * yStride, slotC = (chromaTop + 8) * uvStride
         let extra = Self.filterExtraRows[filterType]
         let height = header.height, width = header.width, fancy = fancyUpsampling
+        let cacheSlots = self.cacheSlots, allToWorker = workerWritesAllBands
         // The pipeline runs once the chunk is all there (a partition's end is then an error, never
         // a wait for more bytes).
         let threaded = useThreads && chunkComplete
@@ -240,20 +251,8 @@ struct VP8Decoder: Sendable {
             /// cache slot.
             func store(x: Int, yRow: UnsafeMutablePointer<UInt8>, uRow: UnsafeMutablePointer<UInt8>,
                        vRow: UnsafeMutablePointer<UInt8>) {
-                let w = work.baseAddress!
-                let yDst = yRow + x * 16
-                for j in 0 ..< 16 {
-                    let row = UnsafeRawPointer(w + VP8MacroblockContext.lumaOffset + j * VP8Predict.stride)
-                    UnsafeMutableRawPointer(yDst + j * yStride).storeBytes(
-                        of: row.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
-                }
-                let uDst = uRow + x * 8, vDst = vRow + x * 8
-                for j in 0 ..< 8 {
-                    let u = UnsafeRawPointer(w + VP8MacroblockContext.uOffset + j * VP8Predict.stride)
-                    let v = UnsafeRawPointer(w + VP8MacroblockContext.vOffset + j * VP8Predict.stride)
-                    UnsafeMutableRawPointer(uDst + j * uvStride).storeBytes(of: u.loadUnaligned(as: UInt64.self), as: UInt64.self)
-                    UnsafeMutableRawPointer(vDst + j * uvStride).storeBytes(of: v.loadUnaligned(as: UInt64.self), as: UInt64.self)
-                }
+                VP8MacroblockContext.storeSamples(work.baseAddress!, y: yRow + x * 16, u: uRow + x * 8, v: vRow + x * 8,
+                                                  yStride: yStride, uvStride: uvStride)
             }
 
             /// Parses and reconstructs row `mbY` from `mbX` on, into its cache slot; false when
@@ -277,7 +276,7 @@ struct VP8Decoder: Sendable {
             func reconstructRow() throws(WebPError) -> Bool {
                 try reconstructRowHeaders()
                 let part = mbY & partitionMask
-                let slot = mbY & 1
+                let slot = mbY % cacheSlots
                 let yRow = cy + slot * slotY + lumaTop * yStride
                 let uRow = cu + slot * slotC + chromaTop * uvStride, vRow = cv + slot * slotC + chromaTop * uvStride
                 var d = VP8BoolDecoder(tokenPartitions[part], base)
@@ -307,10 +306,9 @@ struct VP8Decoder: Sendable {
             }
 
             /// Filters row `y` in its slot (libwebp's FilterRow, left to right; `rowInfo` holds the
-            /// row's headers) and hands out the rows that became final; returns the new count of
-            /// rows handed out. Touches only the slot, `rowInfo` and the filter scratch.
-            func finishRow(_ y: Int, delivered: Int, info rowInfo: UnsafePointer<UInt8>) -> Int {
-                let slot = y & 1
+            /// row's headers). Touches only the slot, `rowInfo` and the filter scratch.
+            func filterRow(_ y: Int, info rowInfo: UnsafePointer<UInt8>) {
+                let slot = y % cacheSlots
                 let sy = cy + slot * slotY, su = cu + slot * slotC, sv = cv + slot * slotC
                 if filterType > 0 {
                     for x in 0 ..< mbW {
@@ -323,22 +321,44 @@ struct VP8Decoder: Sendable {
                             simple: filterType == 1, scratch: scratch)
                     }
                 }
+            }
+
+            /// The output rows that row `y`, once filtered, makes final after the `delivered`
+            /// ones (empty when none).
+            func finalRows(_ y: Int, delivered: Int) -> Range<Int> {
                 let last = y == mbH - 1
                 let finalEnd = last ? height : 16 * (y + 1) - extra
                 let readyEnd = last ? height : (fancy ? finalEnd - 1 : finalEnd)
-                guard readyEnd > delivered else { return delivered }
-                rows(VP8RowBand(
-                    rows: delivered ..< readyEnd, width: width, height: height,
-                    fancyUpsampling: fancy, luma: sy, lumaFirstRow: 16 * y - lumaTop, lumaStride: yStride,
-                    u: su, v: sv, chromaFirstRow: 8 * y - chromaTop, chromaStride: uvStride))
-                return readyEnd
+                return delivered ..< max(delivered, readyEnd)
+            }
+
+            /// Output rows `r` from row `y`'s cache slot.
+            func band(_ y: Int, _ r: Range<Int>) -> VP8RowBand {
+                let slot = y % cacheSlots
+                return VP8RowBand(
+                    rows: r, width: width, height: height, fancyUpsampling: fancy,
+                    luma: cy + slot * slotY, lumaFirstRow: 16 * y - lumaTop, lumaStride: yStride,
+                    u: cu + slot * slotC, v: cv + slot * slotC, chromaFirstRow: 8 * y - chromaTop,
+                    chromaStride: uvStride)
+            }
+
+            /// Filters row `y` and hands out the rows that became final (written to `output`
+            /// first when given); returns the new count of rows handed out.
+            func finishRow(_ y: Int, delivered: Int, info rowInfo: UnsafePointer<UInt8>) -> Int {
+                filterRow(y, info: rowInfo)
+                let r = finalRows(y, delivered: delivered)
+                guard !r.isEmpty else { return delivered }
+                let b = band(y, r)
+                output?.write(b)
+                rows(b)
+                return r.upperBound
             }
 
             /// Gives row `y`'s cache slot the rows kept above it (the previous slot's last
             /// ones, final but for this row's top-edge filtering).
             func keepRowsAbove(_ y: Int) {
                 guard y > 0 else { return }
-                let prev = (y - 1) & 1, slot = y & 1
+                let prev = (y - 1) % cacheSlots, slot = y % cacheSlots
                 (cy + slot * slotY).update(from: cy + prev * slotY + 16 * yStride, count: lumaTop * yStride)
                 (cu + slot * slotC).update(from: cu + prev * slotC + 8 * uvStride, count: chromaTop * uvStride)
                 (cv + slot * slotC).update(from: cv + prev * slotC + 8 * uvStride, count: chromaTop * uvStride)
@@ -396,12 +416,43 @@ struct VP8Decoder: Sendable {
                     tokenPartitions[part] = d.state
                     return true
                 }
-                /// Reconstructs row `y` into its slot, filters it and hands it out.
+                /// Each row's band (the rows it made final, empty when none) and who writes it out:
+                /// the worker, when the decoder writes into `output` and the worker has time to
+                /// spare, else this thread. One entry a row, so neither side overwrites an entry
+                /// the other may still read.
+                let bands = UnsafeMutablePointer<(rows: Range<Int>, byWorker: Bool)>.allocate(capacity: mbH)
+                bands.initialize(repeating: (0 ..< 0, false), count: mbH)
+                defer { bands.deallocate() }
+                let first = mbY
+                let parsedRows = ProgressCounter(first), finishedRows = ProgressCounter(first)
+                // Rows whose bands the worker has written (or left to this thread), in order.
+                let writtenRows = ProgressCounter(first)
+                /// The next row whose band goes to `rows`.
+                var handedOut = first
+
+                /// Hands out, in order, the bands of the rows before `end` whose pixels are written.
+                func handOut(upTo end: Int) {
+                    while handedOut < end {
+                        let b = bands[handedOut]
+                        if b.byWorker && writtenRows.count <= handedOut { return }
+                        if !b.rows.isEmpty { rows(band(handedOut, b.rows)) }
+                        handedOut += 1
+                    }
+                }
+
+                /// Reconstructs row `y` into its slot, filters it and hands its band out, or
+                /// leaves it to the worker to write.
                 func finish(_ y: Int, delivered: Int) -> Int {
+                    // The slot's last row must be written out and handed out before it is reused.
+                    let previous = y - cacheSlots
+                    if previous >= first, bands[previous].byWorker {
+                        _ = writtenRows.wait(for: previous + 1)
+                    }
+                    handOut(upTo: y)
                     let info = parsed + (y % slots) * rowBytes, modes = info + mbW * VP8Modes.infoSize
                     let coefficients = parsedCoefficients + (y % slots) * mbW * 384
                     let sums = parsedSums + (y % slots) * mbW * 2
-                    let slot = y & 1
+                    let slot = y % cacheSlots
                     let yRow = cy + slot * slotY + lumaTop * yStride
                     let uRow = cu + slot * slotC + chromaTop * uvStride, vRow = cv + slot * slotC + chromaTop * uvStride
                     var c = ctx
@@ -413,24 +464,52 @@ struct VP8Decoder: Sendable {
                         store(x: x, yRow: yRow, uRow: uRow, vRow: vRow)
                     }
                     keepRowsAbove(y)
-                    return finishRow(y, delivered: delivered, info: info)
+                    filterRow(y, info: info)
+                    let r = finalRows(y, delivered: delivered)
+                    // The worker writes the band when its ring of parsed rows is full (it would
+                    // wait for this row to free a slot) and at most one band waits for it
+                    // besides; otherwise this thread writes it. So the worker's idle time goes
+                    // to this thread's work, and neither waits on the other's share.
+                    let byWorker = output != nil && !r.isEmpty
+                        && (allToWorker || (parsedRows.count - y >= slots && y - writtenRows.count < 2))
+                    bands[y] = (r, byWorker)
+                    finishedRows.raise(to: y + 1)
+                    if !byWorker && !r.isEmpty { output?.write(band(y, r)) }
+                    handOut(upTo: y + 1)
+                    return r.upperBound
                 }
                 // The worker parses row after row into the ring of slots, up to `slots` rows ahead
                 // of the rows finished here, and stops at the frame's end, a parse error or a
-                // partition that runs out before more bytes can come; this thread finishes each
-                // row once it is parsed. Neither waits for the other but for a row not yet parsed
-                // or a slot not yet free, so a row heavy in tokens and one heavy in filtering even
-                // out over the ring.
-                let first = mbY
-                let parsedRows = ProgressCounter(first), finishedRows = ProgressCounter(first)
+                // partition that runs out before more bytes can come; between rows it writes out
+                // the bands left to it. This thread finishes each row once it is parsed. Neither
+                // waits for the other but for a row not yet parsed, a slot not yet free or a band
+                // not yet written, so a row heavy in tokens and one heavy in filtering even out
+                // over the ring.
                 var failure: WebPError?
                 var parsedEnd = first
                 var delivered = rowsDelivered
                 Self.runConcurrently(on: worker, {
+                    var written = first
+                    /// Writes the bands left to this thread of the rows finished before `end`.
+                    func write(upTo end: Int) {
+                        guard written < end else { return }
+                        while written < end {
+                            let b = bands[written]
+                            if b.byWorker, let output { output.write(band(written, b.rows)) }
+                            written += 1
+                        }
+                        writtenRows.raise(to: written)
+                    }
                     var r = first
                     while r < mbH {
-                        // Row r takes the slot of row r - slots, which must be finished.
-                        if r - slots >= first { _ = finishedRows.wait(for: r - slots + 1) }
+                        var finished = finishedRows.count
+                        write(upTo: finished)
+                        // Row r takes the slot of row r - slots, which must be finished; each row
+                        // finished meanwhile may have left a band to write.
+                        while r - slots >= first && finished < r - slots + 1 {
+                            finished = finishedRows.wait(for: finished + 1)
+                            write(upTo: finished)
+                        }
                         do throws(WebPError) {
                             guard try parse(r) else { break }
                         } catch {
@@ -442,6 +521,12 @@ struct VP8Decoder: Sendable {
                     }
                     parsedEnd = r
                     parsedRows.end()
+                    // The bands of the rows still to finish.
+                    while true {
+                        let finished = finishedRows.wait(for: written + 1)
+                        guard finished > written else { break }
+                        write(upTo: finished)
+                    }
                 }, {
                     var y = first
                     while true {
@@ -450,11 +535,12 @@ struct VP8Decoder: Sendable {
                         while y < ready {
                             delivered = finish(y, delivered: delivered)
                             y += 1
-                            finishedRows.raise(to: y)
                         }
                     }
+                    finishedRows.end()
                 })
                 // Every row parsed is out; a parse that threw or stopped comes after them.
+                handOut(upTo: parsedEnd)
                 rowsDelivered = delivered
                 mbY = parsedEnd
                 if let failure { throw failure }
@@ -482,32 +568,4 @@ struct VP8Decoder: Sendable {
             }
         }}}}}}}}}}}}}
     }
-
-    /// Macroblock rows the parsing thread may run ahead of the calling thread with threads (its
-    /// ring of parsed rows), so that one row's imbalance (a row heavy in tokens against one heavy
-    /// in filtering) evens out over the rows around it.
-    static let ringRows = 8
-
-    /// Runs `a` on `worker`'s thread and `b` on the calling thread, and returns when both are
-    /// done. The caller guarantees they touch disjoint memory or order their accesses (the
-    /// parsed rows' slots pass between them through `ProgressCounter`s), which is what makes the
-    /// unchecked box sound. The worker is a `HandoffWorker`, a thread of the decode's own, not one
-    /// of Dispatch's pool, which may be busy and keep the job waiting for a thread.
-    static func runConcurrently(on worker: HandoffWorker, _ a: () -> Void, _ b: () -> Void) {
-        withoutActuallyEscaping(a) { a in
-            let job = ConcurrentJob(a)
-            worker.submit {
-                job.run?()
-                job.run = nil   // released before the worker reports the end: nothing outlives the call
-            }
-            b()
-            worker.wait()
-        }
-    }
-}
-
-/// A closure handed to the worker thread (see `VP8Decoder.runConcurrently`).
-private final class ConcurrentJob: @unchecked Sendable {
-    var run: (() -> Void)?
-    init(_ run: @escaping () -> Void) { self.run = run }
 }

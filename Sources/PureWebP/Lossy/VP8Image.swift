@@ -31,9 +31,8 @@ enum VP8Image {
         var pixels = [UInt8](repeating: 0, count: header.width * header.height * bytesPerPixel)
         let stride = header.width * bytesPerPixel
         try pixels.withUnsafeMutableBufferPointer { out throws(WebPError) in
-            try decoder.decode(payload, isComplete: true, offset: offset) { band in
-                band.write(to: out.baseAddress! + band.rows.lowerBound * stride, stride: stride, bytesPerPixel: bytesPerPixel)
-            }
+            let output = VP8Output(pixels: out.baseAddress!, stride: stride, bytesPerPixel: bytesPerPixel)
+            try decoder.decode(payload, isComplete: true, offset: offset, output: output) { _ in }
         }
         return (header.width, header.height, pixels)
     }

@@ -196,3 +196,25 @@ struct VP8MacroblockContext {
         }
     }
 }
+
+extension VP8MacroblockContext {
+    /// Copies a macroblock's reconstructed samples from the work buffer `w` to `y`, `u` and `v`.
+    /// Out of line: inside the row loops' large functions the generic unaligned loads and stores
+    /// stayed calls.
+    @inline(never)
+    static func storeSamples(_ w: UnsafeMutablePointer<UInt8>, y: UnsafeMutablePointer<UInt8>,
+                             u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>,
+                             yStride: Int, uvStride: Int) {
+        for j in 0 ..< 16 {
+            let row = UnsafeRawPointer(w + VP8MacroblockContext.lumaOffset + j * VP8Predict.stride)
+            UnsafeMutableRawPointer(y + j * yStride).storeBytes(
+                of: row.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+        }
+        for j in 0 ..< 8 {
+            let us = UnsafeRawPointer(w + VP8MacroblockContext.uOffset + j * VP8Predict.stride)
+            let vs = UnsafeRawPointer(w + VP8MacroblockContext.vOffset + j * VP8Predict.stride)
+            UnsafeMutableRawPointer(u + j * uvStride).storeBytes(of: us.loadUnaligned(as: UInt64.self), as: UInt64.self)
+            UnsafeMutableRawPointer(v + j * uvStride).storeBytes(of: vs.loadUnaligned(as: UInt64.self), as: UInt64.self)
+        }
+    }
+}

@@ -74,3 +74,28 @@ struct VP8RowBand {
         }
     }
 }
+
+/// Memory that `VP8Decoder.decode` writes final rows into itself (a still's image, or the
+/// caller's buffer): row 0's first pixel, rows `stride` bytes apart, RGB (`bytesPerPixel` 3) or
+/// RGBA (4, alpha from the plane when given, else 255). With threads the decoder may write a
+/// band on its worker thread; the `rows` callback still comes on the calling thread, in order,
+/// once the band's pixels are written.
+struct VP8Output {
+    let pixels: UnsafeMutablePointer<UInt8>
+    let stride: Int
+    let bytesPerPixel: Int
+    /// Row 0 of the alpha plane, `alphaStride` bytes a row (used for RGBA only).
+    var alpha: UnsafePointer<UInt8>? = nil
+    var alphaStride = 0
+
+    /// Writes `band`'s rows at their place.
+    func write(_ band: VP8RowBand) {
+        let first = band.rows.lowerBound
+        if bytesPerPixel == 4, let alpha {
+            band.write(to: pixels + first * stride, stride: stride, bytesPerPixel: 4,
+                       alpha: alpha + first * alphaStride, alphaStride: alphaStride)
+        } else {
+            band.write(to: pixels + first * stride, stride: stride, bytesPerPixel: bytesPerPixel)
+        }
+    }
+}
