@@ -240,6 +240,8 @@ struct VP8Decoder: Sendable {
             let rowBytes = mbW * (VP8Modes.infoSize + 16), slots = Self.ringRows
             let parsedRows = worker == nil ? nil : UnsafeMutablePointer<UInt8>.allocate(capacity: slots * rowBytes)
             let parsedCoefficients = worker == nil ? nil : UnsafeMutablePointer<Int16>.allocate(capacity: slots * mbW * 384)
+            // Zero, as a parse expects them (the reconstruction clears what it used).
+            parsedCoefficients?.initialize(repeating: 0, count: slots * mbW * 384)
             let parsedSums = worker == nil ? nil : UnsafeMutablePointer<UInt32>.allocate(capacity: slots * mbW * 2)
             defer {
                 parsedRows?.deallocate()
@@ -291,6 +293,7 @@ struct VP8Decoder: Sendable {
                             throw .truncated(what: "VP8 token partition \(part)", offset: offset + d.end)
                         }
                         nzTop[mbX] = savedTop; nzDcTop[mbX] = savedDcTop; nzLeft = savedLeft; nzDcLeft = savedDcLeft
+                        ctx.clearCoefficients()
                         tokenPartitions[part] = saved
                         waitForBytes = available + max(available - saved.position, 16)
                         return false
@@ -407,6 +410,7 @@ struct VP8Decoder: Sendable {
                             intraTop.baseAddress!.update(from: saved, count: 4 * mbW)
                             nzTop.baseAddress!.update(from: saved + 4 * mbW, count: mbW)
                             nzDcTop.baseAddress!.update(from: saved + 5 * mbW, count: mbW)
+                            coefficients.update(repeating: 0, count: mbW * 384)
                             return false
                         }
                         ctx.markInner(mb, luma: luma, chroma: chroma)

@@ -40,8 +40,9 @@ struct VP8MacroblockContext {
             return (0, 0)
         }
         let q = quantizers[Int(info[VP8Modes.segment])]
+        // All zero on entry: `reconstruct` clears the blocks it used, and a parse that ran out
+        // of bytes clears them all (`clearCoefficients`).
         let dst = coefficients
-        dst.update(repeating: 0, count: 384)
         let first: Int
         let lumaProbs: UnsafePointer<UInt8>
         if !i4 {
@@ -127,8 +128,12 @@ struct VP8MacroblockContext {
         return y == 0 ? VP8Predict.dcNoTop : 0
     }
 
+    /// Zeroes the macroblock's coefficients after a parse that ran out of bytes part way.
+    func clearCoefficients() { coefficients.update(repeating: 0, count: 384) }
+
     /// Predicts macroblock (`x`, `y`) and adds its residue in the work buffer, then stores its
-    /// bottom samples for the row below (unless on the last row).
+    /// bottom samples for the row below (unless on the last row). Clears the coefficients it
+    /// used, so that they are all zero for the next parse (a block whose code is 0 is zero).
     func reconstruct(x: Int, y: Int, width: Int, height: Int, info: UnsafePointer<UInt8>,
                      modes: UnsafePointer<UInt8>, luma: UInt32, chroma: UInt32) {
         let bps = VP8Predict.stride
@@ -169,6 +174,7 @@ struct VP8MacroblockContext {
                     let dst = yDst + scan[n]
                     VP8Predict.predict4x4(dst, mode: Int(modes[n]))
                     VP8Transform.add(code: bits >> 30, coefficients + 16 * n, dst)
+                    if bits >> 30 != 0 { VP8Transform.clearBlock(coefficients + 16 * n) }
                     bits <<= 2
                 }
             }
@@ -179,6 +185,7 @@ struct VP8MacroblockContext {
                 Self.scan.withUnsafeBufferPointer { scan in
                     for n in 0 ..< 16 {
                         VP8Transform.add(code: bits >> 30, coefficients + 16 * n, yDst + scan[n])
+                        if bits >> 30 != 0 { VP8Transform.clearBlock(coefficients + 16 * n) }
                         bits <<= 2
                     }
                 }
@@ -189,6 +196,8 @@ struct VP8MacroblockContext {
         VP8Predict.predictBlock(vDst, size: 8, mode: uvMode)
         VP8Transform.addChroma(bits: chroma & 0xff, coefficients + 256, uDst)
         VP8Transform.addChroma(bits: (chroma >> 8) & 0xff, coefficients + 320, vDst)
+        if chroma & 0xff != 0 { for k in 0 ..< 4 { VP8Transform.clearBlock(coefficients + 256 + 16 * k) } }
+        if chroma & 0xff00 != 0 { for k in 0 ..< 4 { VP8Transform.clearBlock(coefficients + 320 + 16 * k) } }
         if y < height - 1 {
             top.update(from: yDst + 15 * bps, count: 16)
             (top + 16).update(from: uDst + 7 * bps, count: 8)

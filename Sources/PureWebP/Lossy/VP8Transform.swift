@@ -112,6 +112,14 @@ enum VP8Transform {
         }
     }
 
+    /// Zeroes a block's 16 coefficients (two 16-byte stores).
+    @inline(__always)
+    static func clearBlock(_ p: UnsafeMutablePointer<Int16>) {
+        let raw = UnsafeMutableRawPointer(p)
+        raw.storeBytes(of: SIMD8<Int16>(), as: SIMD8<Int16>.self)
+        raw.storeBytes(of: SIMD8<Int16>(), toByteOffset: 16, as: SIMD8<Int16>.self)
+    }
+
     /// Adds the four 4x4 residues of an 8x8 chroma block (libwebp's DoUVTransform); `bits` holds
     /// the four blocks' codes, first block in the low bits as libwebp packs them.
     @inline(__always)
