@@ -20,7 +20,8 @@ public struct WebPDecodingOptions: Sendable, Equatable {
     public var strict: Bool
     /// Lossy images use a second thread (libwebp's `use_threads`): it parses the headers and
     /// coefficients of the macroblock rows ahead while the calling thread reconstructs,
-    /// loop-filters and hands out each parsed row. The output is the same; lossless images
+    /// loop-filters and hands out each parsed row; when it is ahead, it also converts finished
+    /// rows of a still to RGB. The output is the same; lossless images
     /// always decode on one thread. (`ImageSource` sets it when its `threads` allows more
     /// than one, from half a megapixel when `threads` is nil: a 64x64 frame took three times as
     /// long with the thread's start, a 256x256 one up to 1.7 times.)
