@@ -1,8 +1,8 @@
 import ImageCore
 import PureWebP
 
-// WebPDecoder fed whole (on one thread and with `useThreads`) and in input-seeded chunks must
-// agree; a still's rows streamed by WebPRowDecoder must be the whole decode's; every frame of
+// WebPDecoder fed whole (on one thread and with `useThreads`, the worker writing every band it
+// may for inputs of odd length) and in input-seeded chunks must agree; a still's rows streamed by WebPRowDecoder must be the whole decode's; every frame of
 // an animation asked for out of order (WebPAnimation.frame(at:)) must not trap.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -14,6 +14,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // The lossy two-thread pipeline (speculative header parsing included) must match one thread.
     var threadOptions = WebPDecodingOptions()
     threadOptions.useThreads = true
+    threadOptions.workerWritesAllBands = size & 1 == 1
     var threadDecoder = WebPDecoder(limits: limits, options: threadOptions)
     var threaded: Image?
     if (try? threadDecoder.append(bytes)) != nil { threaded = try? threadDecoder.finish() }

@@ -28,9 +28,10 @@ public struct WebPDecodingOptions: Sendable, Equatable {
     public var useThreads: Bool
     /// `useThreads` applies to frames of at least this many pixels (0: every frame).
     package var minimumThreadedPixels = 0
-    /// With `useThreads`, the worker writes out every band of rows it may (tests: the worker's
-    /// writes on every vector; by default it writes only while it is ahead in its parse).
-    var workerWritesAllBands = false
+    /// With `useThreads`, the worker writes out every band of rows it may (tests and the fuzz
+    /// target: the worker's writes on every input; by default it writes only while its ring of
+    /// parsed rows is full).
+    package var workerWritesAllBands = false
 
     /// Options with libwebp's defaults.
     public init(fancyUpsampling: Bool = true, strict: Bool = false, useThreads: Bool = false) {
