@@ -26,9 +26,19 @@ struct VP8MacroblockContext {
 
     /// Parses the tokens of macroblock `x` (info as VP8Modes lays it out), updating the non-zero
     /// contexts; returns the luma and chroma summaries (libwebp's non_zero_y/non_zero_uv).
-    @inline(__always)
-    func parseResiduals(_ d: inout VP8BoolDecoder, x: Int, info: UnsafeMutablePointer<UInt8>,
+    /// Out of line, on a local copy of the decoder: inlined into the row loops, whose other calls
+    /// keep their variables on the stack, the decoder's fields were loaded and stored at every bit.
+    @inline(never)
+    func parseResiduals(_ decoder: inout VP8BoolDecoder, x: Int, info: UnsafeMutablePointer<UInt8>,
                         nzLeft: inout UInt8, nzDcLeft: inout UInt8) -> (luma: UInt32, chroma: UInt32) {
+        var d = decoder
+        defer {
+            decoder.value = d.value
+            decoder.bits = d.bits
+            decoder.range = d.range
+            decoder.position = d.position
+            decoder.eof = d.eof
+        }
         let i4 = info[VP8Modes.isI4x4] != 0
         if useSkip && info[VP8Modes.skip] != 0 {
             nzTop[x] = 0
@@ -50,8 +60,7 @@ struct VP8MacroblockContext {
             let ctx = Int(nzDcTop[x]) + Int(nzDcLeft)
             let nz = withUnsafeMutableBytes(of: &dc) { raw -> Int in
                 let p = raw.baseAddress!.assumingMemoryBound(to: Int16.self)
-                let nz = VP8Residuals.coefficients(&d, probabilities + 1 * 561, context: ctx, dc: q.y2.dc, ac: q.y2.ac,
-                                                   first: 0, p)
+                let nz = VP8Residuals.secondOrder(&d, probabilities + 1 * 561, context: ctx, dc: q.y2.dc, ac: q.y2.ac, p)
                 if nz > 1 {
                     VP8Residuals.inverseWHT(p, dst)
                 } else {
@@ -69,45 +78,50 @@ struct VP8MacroblockContext {
             first = 0
             lumaProbs = probabilities + 3 * 561
         }
-        var tnz = nzTop[x]
-        var lnz = nzLeft
+        // The 16 luma blocks, then 4 U and 4 V, in one loop with one call site, so that the
+        // token loop is inlined once. Block b's left and top context bits: luma row and column
+        // (bits 0-3); U and V at 4-5 and 6-7.
+        var tnz = UInt32(nzTop[x])
+        var lnz = UInt32(nzLeft)
         var luma: UInt32 = 0
-        var block = dst
-        for y in 0 ..< 4 {
-            var l = (lnz >> y) & 1
-            for xx in 0 ..< 4 {
-                let ctx = Int(l) + Int((tnz >> xx) & 1)
-                let nz = VP8Residuals.coefficients(&d, lumaProbs, context: ctx, dc: q.y1.dc, ac: q.y1.ac,
-                                                   first: first, block)
-                l = nz > first ? 1 : 0
-                tnz = (tnz & ~(1 << xx)) | (l << xx)
-                luma = VP8Residuals.nzCode(luma, nz, block[0] != 0)
-                block += 16
-            }
-            lnz = (lnz & ~(1 << y)) | (l << y)
-        }
         var chroma: UInt32 = 0
-        let chromaProbs = probabilities + 2 * 561
-        for ch in 0 ..< 2 {
-            let shift = 4 + 2 * ch
-            var codes: UInt32 = 0
-            for y in 0 ..< 2 {
-                var l = (lnz >> (shift + y)) & 1
-                for xx in 0 ..< 2 {
-                    let ctx = Int(l) + Int((tnz >> (shift + xx)) & 1)
-                    let nz = VP8Residuals.coefficients(&d, chromaProbs, context: ctx, dc: q.uv.dc, ac: q.uv.ac,
-                                                       first: 0, block)
-                    l = nz > 0 ? 1 : 0
-                    tnz = (tnz & ~(1 << (shift + xx))) | (l << (shift + xx))
-                    codes = VP8Residuals.nzCode(codes, nz, block[0] != 0)
-                    block += 16
-                }
-                lnz = (lnz & ~(1 << (shift + y))) | (l << (shift + y))
+        var block = dst
+        var probs = lumaProbs
+        var dcq = q.y1.dc, acq = q.y1.ac
+        var start = first
+        for b in 0 ..< 24 {
+            let lb: UInt32, tb: UInt32
+            if b < 16 {
+                lb = UInt32(truncatingIfNeeded: b &>> 2)
+                tb = UInt32(truncatingIfNeeded: b & 3)
+            } else {
+                let c = UInt32(truncatingIfNeeded: b &- 16)
+                let shift = 4 &+ 2 &* (c &>> 2)
+                lb = shift &+ ((c &>> 1) & 1)
+                tb = shift &+ (c & 1)
             }
-            chroma |= codes << (8 * UInt32(ch))
+            let ctx = Int(truncatingIfNeeded: ((lnz &>> lb) & 1) &+ ((tnz &>> tb) & 1))
+            let nz = VP8Residuals.coefficients(&d, probs, context: ctx, dc: dcq, ac: acq, first: start, block)
+            let l: UInt32 = nz > start ? 1 : 0
+            tnz = (tnz & ~(1 &<< tb)) | (l &<< tb)
+            lnz = (lnz & ~(1 &<< lb)) | (l &<< lb)
+            if b < 16 {
+                luma = VP8Residuals.nzCode(luma, nz, block[0] != 0)
+            } else {
+                chroma = VP8Residuals.nzCode(chroma, nz, block[0] != 0)
+            }
+            block += 16
+            if b == 15 {
+                probs = probabilities + 2 * 561
+                dcq = q.uv.dc
+                acq = q.uv.ac
+                start = 0
+            }
         }
-        nzTop[x] = tnz
-        nzLeft = lnz
+        // The codes went in U first (bits 8-15 now); the summary has U in bits 0-7.
+        chroma = (chroma &>> 8) | ((chroma & 0xFF) &<< 8)
+        nzTop[x] = UInt8(truncatingIfNeeded: tnz)
+        nzLeft = UInt8(truncatingIfNeeded: lnz)
         return (luma, chroma)
     }
 

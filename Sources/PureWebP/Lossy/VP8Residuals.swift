@@ -18,8 +18,8 @@ enum VP8Residuals {
     /// Decodes a block's tokens from position `first`; returns the index after the last decoded
     /// token (0 for an immediate end of block, 16 when the block is full), as GetCoeffs does.
     /// `probs` points at the block type's [position 17][context 3][node 11] probabilities.
-    /// The first end-of-block bit is read here, in the caller: an empty block (a large share of
-    /// them) then costs no call; the rest of the block is `tokens`, out of line.
+    /// Inlined with its token loop in one place, the block loop of `parseResiduals`, where the
+    /// decoder's fields stay in registers.
     @inline(__always)
     static func coefficients(_ decoder: inout VP8BoolDecoder, _ probs: UnsafePointer<UInt8>, context: Int,
                              dc: Int32, ac: Int32, first: Int, _ out: UnsafeMutablePointer<Int16>) -> Int {
@@ -28,12 +28,28 @@ enum VP8Residuals {
         return tokens(&decoder, probs, p, dc: dc, ac: ac, first: first, out)
     }
 
+    /// `coefficients` out of line, for the second-order block (one a 16x16 macroblock): with a
+    /// second place inlining the token loop, the optimiser inlined it in neither.
+    @inline(never)
+    static func secondOrder(_ decoder: inout VP8BoolDecoder, _ probs: UnsafePointer<UInt8>, context: Int,
+                            dc: Int32, ac: Int32, _ out: UnsafeMutablePointer<Int16>) -> Int {
+        var d = decoder
+        defer {
+            decoder.value = d.value
+            decoder.bits = d.bits
+            decoder.range = d.range
+            decoder.position = d.position
+            decoder.eof = d.eof
+        }
+        return coefficients(&d, probs, context: context, dc: dc, ac: ac, first: 0, out)
+    }
+
     /// The tokens of a block whose first end-of-block bit (at `p`, position `first` < 16) said
     /// the block goes on.
-    @inline(never)
+    @inline(__always)
     static func tokens(_ decoder: inout VP8BoolDecoder, _ probs: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>,
                        dc: Int32, ac: Int32, first: Int, _ out: UnsafeMutablePointer<Int16>) -> Int {
-        // A local copy keeps the decoder in registers; only its changing fields go back.
+        // A local copy, of which only the changing fields go back.
         var d = decoder
         defer {
             decoder.value = d.value
