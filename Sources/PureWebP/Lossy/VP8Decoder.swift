@@ -10,8 +10,8 @@ import ImageCore
 struct VP8Decoder: Sendable {
     let header: VP8Header
     let fancyUpsampling: Bool
-    /// Headers and tokens of the rows parsed on a thread of their own, ahead of the
-    /// reconstruction, filter and output (`WebPDecodingOptions.useThreads`).
+    /// Tokens of the rows parsed on a thread of their own, ahead of the headers' parse,
+    /// reconstruction, filter and output on the calling thread (`WebPDecodingOptions.useThreads`).
     let useThreads: Bool
     /// With threads and an output, the worker writes every band it may, not only while it is
     /// ahead in its parse (tests).
@@ -73,7 +73,7 @@ struct VP8Decoder: Sendable {
         self.limits = limits
         let mbW = header.macroblockWidth
         // With threads, the ring of parsed rows besides: headers, coefficients, summaries.
-        let threadRows = useThreads ? Self.ringRows * mbW * (VP8Modes.infoSize + 16 + 384 * 2 + 8) : 0
+        let threadRows = useThreads ? Self.ringRows * mbW * (VP8Modes.infoSize + 16 + 4 + 384 * 2 + 8) : 0
         let working = (useThreads ? Self.threadCacheSlots : 2) * mbW * 16 * (Self.historyRows + 8 + 16) * 3 / 2 + mbW * (32 + 16 + 16 + 16) + 4096 + threadRows
         if let violation = limits.check(width: header.width, height: header.height, bytesPerPixel: 0, extraBytes: working) {
             throw .limit(violation, offset: 0)
@@ -367,9 +367,10 @@ struct VP8Decoder: Sendable {
                 (cv + slot * slotC).update(from: cv + prev * slotC + 8 * uvStride, count: chromaTop * uvStride)
             }
 
-            /// The rows from `mbY` (at its start) on two threads: the worker parses the headers and
-            /// tokens of each row into the ring of parsed rows (``ringRows`` slots), running ahead,
-            /// while this thread reconstructs each parsed row from its slot, filters it and hands
+            /// The rows from `mbY` (at its start) on two threads: this thread parses the headers of
+            /// each row (the first partition) into the ring of parsed rows (``ringRows`` slots) as
+            /// soon as the row's slot is free, the worker then parses its tokens, running ahead,
+            /// and this thread reconstructs each parsed row from its slot, filters it and hands
             /// it out (`ProgressCounter`s carry the two sides' progress). A parse error is thrown
             /// after the rows before it are out, where the rows one after the other throw it.
             /// Returns at the frame's end, or after the rows before one whose token partition runs
@@ -378,21 +379,41 @@ struct VP8Decoder: Sendable {
             func pipelinedRows(_ worker: HandoffWorker, _ parsed: UnsafeMutablePointer<UInt8>,
                                _ parsedCoefficients: UnsafeMutablePointer<Int16>,
                                _ parsedSums: UnsafeMutablePointer<UInt32>) throws(WebPError) {
-                // The contexts a row's parse changes, to undo it when its partition runs out
-                // before the end of the data (then the rows go on one after the other, waiting
-                // for more bytes as without threads).
-                let saved = UnsafeMutablePointer<UInt8>.allocate(capacity: 6 * mbW)
+                // The contexts a row's token parse changes, to undo it when its partition runs
+                // out before the end of the data (then the rows go on one after the other).
+                let saved = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * mbW)
                 defer { saved.deallocate() }
-                /// Parses row `r`'s headers and tokens into its slot; false when its token
-                /// partition ran out and more bytes may come (everything undone).
+                let records = VP8HeaderRecords(slots: slots, macroblockWidth: mbW, start: firstPartition)
+                defer { records.free() }
+                let first = mbY
+                // Rows whose headers this thread has parsed; the error that stopped them (set first).
+                let headerRows = ProgressCounter(first)
+                var headersEnd = first
+                var headerFailure: WebPError?
+                /// Parses the headers of the rows before `end` not yet parsed into their slots.
+                func parseHeadersAhead(upTo end: Int) {
+                    while headersEnd < end && headerFailure == nil {
+                        records.record(headersEnd, firstPartition, top: intraTop.baseAddress!)
+                        let info = parsed + (headersEnd % slots) * rowBytes
+                        do throws(WebPError) {
+                            try parseHeaders(info: info, modes: info + mbW * VP8Modes.infoSize)
+                        } catch {
+                            headerFailure = error
+                            headerRows.end()
+                            return
+                        }
+                        headersEnd += 1
+                        headerRows.raise(to: headersEnd)
+                    }
+                }
+                /// Parses row `r`'s tokens into its slot (its headers are in); false when its
+                /// token partition ran out and more bytes may come (undone).
                 func parse(_ r: Int) throws(WebPError) -> Bool {
                     let info = parsed + (r % slots) * rowBytes
                     let part = r & partitionMask
-                    let startFirst = firstPartition, startTokens = tokenPartitions[part]
-                    saved.update(from: intraTop.baseAddress!, count: 4 * mbW)
-                    (saved + 4 * mbW).update(from: nzTop.baseAddress!, count: mbW)
-                    (saved + 5 * mbW).update(from: nzDcTop.baseAddress!, count: mbW)
-                    try parseHeaders(info: info, modes: info + mbW * VP8Modes.infoSize)
+                    let startTokens = tokenPartitions[part]
+                    saved.update(from: nzTop.baseAddress!, count: mbW)
+                    (saved + mbW).update(from: nzDcTop.baseAddress!, count: mbW)
                     var d = VP8BoolDecoder(tokenPartitions[part], base)
                     var c = ctx, left: UInt8 = 0, dcLeft: UInt8 = 0
                     let coefficients = parsedCoefficients + (r % slots) * mbW * 384
@@ -405,11 +426,9 @@ struct VP8Decoder: Sendable {
                             if isComplete || frame.partitionEnds[part] <= available {
                                 throw .truncated(what: "VP8 token partition \(part)", offset: offset + d.end)
                             }
-                            firstPartition = startFirst
                             tokenPartitions[part] = startTokens
-                            intraTop.baseAddress!.update(from: saved, count: 4 * mbW)
-                            nzTop.baseAddress!.update(from: saved + 4 * mbW, count: mbW)
-                            nzDcTop.baseAddress!.update(from: saved + 5 * mbW, count: mbW)
+                            nzTop.baseAddress!.update(from: saved, count: mbW)
+                            nzDcTop.baseAddress!.update(from: saved + mbW, count: mbW)
                             coefficients.update(repeating: 0, count: mbW * 384)
                             return false
                         }
@@ -427,7 +446,6 @@ struct VP8Decoder: Sendable {
                 let bands = UnsafeMutablePointer<(rows: Range<Int>, byWorker: Bool)>.allocate(capacity: mbH)
                 bands.initialize(repeating: (0 ..< 0, false), count: mbH)
                 defer { bands.deallocate() }
-                let first = mbY
                 let parsedRows = ProgressCounter(first), finishedRows = ProgressCounter(first)
                 // Rows whose bands the worker has written (or left to this thread), in order.
                 let writtenRows = ProgressCounter(first)
@@ -482,13 +500,14 @@ struct VP8Decoder: Sendable {
                     handOut(upTo: y + 1)
                     return r.upperBound
                 }
-                // The worker parses row after row into the ring of slots, up to `slots` rows ahead
-                // of the rows finished here, and stops at the frame's end, a parse error or a
-                // partition that runs out before more bytes can come; between rows it writes out
-                // the bands left to it. This thread finishes each row once it is parsed. Neither
-                // waits for the other but for a row not yet parsed, a slot not yet free or a band
-                // not yet written, so a row heavy in tokens and one heavy in filtering even out
-                // over the ring.
+                // This thread parses a row's headers once its slot is free (up to `slots` rows
+                // ahead of the rows finished here); the worker parses the row's tokens once its
+                // headers are in, and stops at the frame's end, a parse error or a partition that
+                // runs out before more bytes can come; between rows it writes out the bands left
+                // to it. This thread finishes each row once it is parsed. Neither waits for the
+                // other but for a row not yet parsed, headers not yet parsed or a band not yet
+                // written, so a row heavy in tokens and one heavy in filtering even out over the
+                // ring.
                 var failure: WebPError?
                 var parsedEnd = first
                 var delivered = rowsDelivered
@@ -506,14 +525,14 @@ struct VP8Decoder: Sendable {
                     }
                     var r = first
                     while r < mbH {
-                        var finished = finishedRows.count
-                        write(upTo: finished)
-                        // Row r takes the slot of row r - slots, which must be finished; each row
-                        // finished meanwhile may have left a band to write.
-                        while r - slots >= first && finished < r - slots + 1 {
-                            finished = finishedRows.wait(for: finished + 1)
-                            write(upTo: finished)
+                        write(upTo: finishedRows.count)
+                        // Row r's headers, parsed once row r - slots is finished (whose band,
+                        // and those of the rows finished meanwhile, may be left to this thread).
+                        if headerRows.wait(for: r + 1) <= r {
+                            failure = headerFailure
+                            break
                         }
+                        write(upTo: finishedRows.count)
                         do throws(WebPError) {
                             guard try parse(r) else { break }
                         } catch {
@@ -534,17 +553,23 @@ struct VP8Decoder: Sendable {
                 }, {
                     var y = first
                     while true {
+                        // Headers ahead of each row finished (the worker may wait for them, and
+                        // `finish` for the band it then writes).
+                        parseHeadersAhead(upTo: min(mbH, y + slots))
                         let ready = parsedRows.wait(for: y + 1)
                         guard ready > y else { break }
                         while y < ready {
+                            parseHeadersAhead(upTo: min(mbH, y + slots))
                             delivered = finish(y, delivered: delivered)
                             y += 1
                         }
                     }
                     finishedRows.end()
                 })
-                // Every row parsed is out; a parse that threw or stopped comes after them.
+                // Every row parsed is out; a parse that threw or stopped comes after them. Headers
+                // parsed ahead of a row whose tokens ran out are undone, to be parsed again.
                 handOut(upTo: parsedEnd)
+                if parsedEnd < headersEnd { firstPartition = records.restore(parsedEnd, top: intraTop.baseAddress!) }
                 rowsDelivered = delivered
                 mbY = parsedEnd
                 if let failure { throw failure }

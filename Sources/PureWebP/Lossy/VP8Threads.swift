@@ -31,3 +31,38 @@ private final class ConcurrentJob: @unchecked Sendable {
     var run: (() -> Void)?
     init(_ run: @escaping () -> Void) { self.run = run }
 }
+
+/// Where the first partition and the context modes above stood before each row's headers in the
+/// ring of parsed rows, so that headers parsed ahead of a row whose tokens ran out can be undone.
+struct VP8HeaderRecords {
+    let slots: Int, topCount: Int
+    let starts: UnsafeMutablePointer<VP8BoolState>
+    let tops: UnsafeMutablePointer<UInt8>
+
+    init(slots: Int, macroblockWidth: Int, start: VP8BoolState) {
+        self.slots = slots
+        topCount = 4 * macroblockWidth
+        starts = .allocate(capacity: slots)
+        starts.initialize(repeating: start, count: slots)
+        tops = .allocate(capacity: slots * topCount)
+    }
+
+    func free() {
+        starts.deinitialize(count: slots)
+        starts.deallocate()
+        tops.deallocate()
+    }
+
+    /// Records the state before row `row`'s headers.
+    func record(_ row: Int, _ state: VP8BoolState, top: UnsafePointer<UInt8>) {
+        starts[row % slots] = state
+        (tops + (row % slots) * topCount).update(from: top, count: topCount)
+    }
+
+    /// Puts the modes above back as they were before row `row`'s headers, and returns where the
+    /// first partition stood then.
+    func restore(_ row: Int, top: UnsafeMutablePointer<UInt8>) -> VP8BoolState {
+        top.update(from: tops + (row % slots) * topCount, count: topCount)
+        return starts[row % slots]
+    }
+}
