@@ -76,6 +76,17 @@ struct VP8BoolDecoder {
         return s
     }
 
+    /// Takes on where `d`, a local copy of this decoder, has read to: only the fields that
+    /// change (a whole-struct write-back stores the constant fields and padding too).
+    @inline(__always)
+    mutating func advance(to d: VP8BoolDecoder) {
+        value = d.value
+        bits = d.bits
+        range = d.range
+        position = d.position
+        eof = d.eof
+    }
+
     @inline(__always)
     mutating func loadNewBytes() {
         if position &+ 8 <= end {

@@ -32,13 +32,7 @@ struct VP8MacroblockContext {
     func parseResiduals(_ decoder: inout VP8BoolDecoder, x: Int, info: UnsafeMutablePointer<UInt8>,
                         nzLeft: inout UInt8, nzDcLeft: inout UInt8) -> (luma: UInt32, chroma: UInt32) {
         var d = decoder
-        defer {
-            decoder.value = d.value
-            decoder.bits = d.bits
-            decoder.range = d.range
-            decoder.position = d.position
-            decoder.eof = d.eof
-        }
+        defer { decoder.advance(to: d) }
         let i4 = info[VP8Modes.isI4x4] != 0
         if useSkip && info[VP8Modes.skip] != 0 {
             nzTop[x] = 0

@@ -34,13 +34,7 @@ enum VP8Residuals {
     static func secondOrder(_ decoder: inout VP8BoolDecoder, _ probs: UnsafePointer<UInt8>, context: Int,
                             dc: Int32, ac: Int32, _ out: UnsafeMutablePointer<Int16>) -> Int {
         var d = decoder
-        defer {
-            decoder.value = d.value
-            decoder.bits = d.bits
-            decoder.range = d.range
-            decoder.position = d.position
-            decoder.eof = d.eof
-        }
+        defer { decoder.advance(to: d) }
         return coefficients(&d, probs, context: context, dc: dc, ac: ac, first: 0, out)
     }
 
@@ -51,13 +45,7 @@ enum VP8Residuals {
                        dc: Int32, ac: Int32, first: Int, _ out: UnsafeMutablePointer<Int16>) -> Int {
         // A local copy, of which only the changing fields go back.
         var d = decoder
-        defer {
-            decoder.value = d.value
-            decoder.bits = d.bits
-            decoder.range = d.range
-            decoder.position = d.position
-            decoder.eof = d.eof
-        }
+        defer { decoder.advance(to: d) }
         var n = first
         var p = start
         while true {
