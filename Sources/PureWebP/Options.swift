@@ -18,9 +18,9 @@ public struct WebPDecodingOptions: Sendable, Equatable {
     /// bitstream without the RIFF header or without a chunk header. Off: each is a `.warning`
     /// (and an animation frame's codec also gets its chunk's padding byte, as the demuxer's).
     public var strict: Bool
-    /// Lossy images use a second thread (libwebp's `use_threads`): it parses the coefficients
-    /// of the macroblock rows ahead while the calling thread parses their headers and
-    /// reconstructs, loop-filters and hands out each parsed row; when it is ahead, it also converts finished
+    /// Lossy images use a second thread (libwebp's `use_threads`): it parses the headers and
+    /// coefficients of the macroblock rows ahead while the calling thread reconstructs,
+    /// loop-filters and hands out each parsed row (parsing headers ahead while it waits); when it is ahead, it also converts finished
     /// rows of a still to RGB. The output is the same; lossless images
     /// always decode on one thread. (`ImageSource` sets it when its `threads` allows more
     /// than one, from half a megapixel when `threads` is nil: a 64x64 frame took three times as

@@ -10,8 +10,8 @@ import ImageCore
 struct VP8Decoder: Sendable {
     let header: VP8Header
     let fancyUpsampling: Bool
-    /// Tokens of the rows parsed on a thread of their own, ahead of the headers' parse,
-    /// reconstruction, filter and output on the calling thread (`WebPDecodingOptions.useThreads`).
+    /// Headers and tokens of the rows parsed on a thread of their own, ahead of the
+    /// reconstruction, filter and output (`WebPDecodingOptions.useThreads`).
     let useThreads: Bool
     /// With threads and an output, the worker writes every band it may, not only while it is
     /// ahead in its parse (tests).
@@ -367,15 +367,12 @@ struct VP8Decoder: Sendable {
                 (cv + slot * slotC).update(from: cv + prev * slotC + 8 * uvStride, count: chromaTop * uvStride)
             }
 
-            /// The rows from `mbY` (at its start) on two threads: this thread parses the headers of
-            /// each row (the first partition) into the ring of parsed rows (``ringRows`` slots) as
-            /// soon as the row's slot is free, the worker then parses its tokens, running ahead,
-            /// and this thread reconstructs each parsed row from its slot, filters it and hands
-            /// it out (`ProgressCounter`s carry the two sides' progress). A parse error is thrown
-            /// after the rows before it are out, where the rows one after the other throw it.
-            /// Returns at the frame's end, or after the rows before one whose token partition runs
-            /// out before more bytes come (that row undone), for the rows one after the other to
-            /// take on from there.
+            /// The rows from `mbY` (at its start) on two threads: the worker parses each row into
+            /// the ring of parsed rows (``ringRows`` slots), running ahead (its headers unless this
+            /// thread parsed them while waiting), and this thread reconstructs each parsed row,
+            /// filters it and hands it out. A parse error is thrown after the rows before it are
+            /// out. Returns at the frame's end, or after the rows before one whose token partition
+            /// runs out before more bytes come (that row undone), for the rows one after the other.
             func pipelinedRows(_ worker: HandoffWorker, _ parsed: UnsafeMutablePointer<UInt8>,
                                _ parsedCoefficients: UnsafeMutablePointer<Int16>,
                                _ parsedSums: UnsafeMutablePointer<UInt32>) throws(WebPError) {
@@ -386,25 +383,26 @@ struct VP8Decoder: Sendable {
                 let records = VP8HeaderRecords(slots: slots, macroblockWidth: mbW, start: firstPartition)
                 defer { records.free() }
                 let first = mbY
-                // Rows whose headers this thread has parsed; the error that stopped them (set first).
-                let headerRows = ProgressCounter(first)
+                // Either thread parses the next row's headers under `headerGate` (guarding these,
+                // `firstPartition`, `intraTop`, `records`): the worker the row it goes on to, this
+                // thread rows ahead while it would otherwise wait for a parsed row.
+                let headerGate = ConditionLock()
                 var headersEnd = first
                 var headerFailure: WebPError?
-                /// Parses the headers of the rows before `end` not yet parsed into their slots.
-                func parseHeadersAhead(upTo end: Int) {
-                    while headersEnd < end && headerFailure == nil {
-                        records.record(headersEnd, firstPartition, top: intraTop.baseAddress!)
-                        let info = parsed + (headersEnd % slots) * rowBytes
-                        do throws(WebPError) {
-                            try parseHeaders(info: info, modes: info + mbW * VP8Modes.infoSize)
-                        } catch {
-                            headerFailure = error
-                            headerRows.end()
-                            return
-                        }
-                        headersEnd += 1
-                        headerRows.raise(to: headersEnd)
+                /// Parses the next row's headers into its slot if it is before `end`; false when
+                /// there is none to parse (or the headers failed).
+                func parseNextHeaders(before end: Int) -> Bool {
+                    headerGate.lock()
+                    defer { headerGate.unlock() }
+                    guard headersEnd < end && headerFailure == nil else { return false }
+                    records.record(headersEnd, firstPartition, top: intraTop.baseAddress!)
+                    let info = parsed + (headersEnd % slots) * rowBytes
+                    do throws(WebPError) { try parseHeaders(info: info, modes: info + mbW * VP8Modes.infoSize) } catch {
+                        headerFailure = error
+                        return false
                     }
+                    headersEnd += 1
+                    return true
                 }
                 /// Parses row `r`'s tokens into its slot (its headers are in); false when its
                 /// token partition ran out and more bytes may come (undone).
@@ -500,14 +498,12 @@ struct VP8Decoder: Sendable {
                     handOut(upTo: y + 1)
                     return r.upperBound
                 }
-                // This thread parses a row's headers once its slot is free (up to `slots` rows
-                // ahead of the rows finished here); the worker parses the row's tokens once its
-                // headers are in, and stops at the frame's end, a parse error or a partition that
-                // runs out before more bytes can come; between rows it writes out the bands left
-                // to it. This thread finishes each row once it is parsed. Neither waits for the
-                // other but for a row not yet parsed, headers not yet parsed or a band not yet
-                // written, so a row heavy in tokens and one heavy in filtering even out over the
-                // ring.
+                // The worker parses row after row, up to `slots` rows ahead of the rows finished
+                // here, and stops at the frame's end, a parse error or a partition that runs out
+                // before more bytes can come; between rows it writes out the bands left to it.
+                // Neither thread waits for the other but for a row not yet parsed, a slot not yet
+                // free or a band not yet written, so rows heavy in tokens and rows heavy in
+                // filtering even out over the ring.
                 var failure: WebPError?
                 var parsedEnd = first
                 var delivered = rowsDelivered
@@ -525,14 +521,19 @@ struct VP8Decoder: Sendable {
                     }
                     var r = first
                     while r < mbH {
-                        write(upTo: finishedRows.count)
-                        // Row r's headers, parsed once row r - slots is finished (whose band,
-                        // and those of the rows finished meanwhile, may be left to this thread).
-                        if headerRows.wait(for: r + 1) <= r {
-                            failure = headerFailure
+                        var finished = finishedRows.count
+                        write(upTo: finished)
+                        // Row r takes the slot of row r - slots, which must be finished (each row
+                        // finished meanwhile may have left a band to write); then its headers.
+                        while r - slots >= first && finished < r - slots + 1 {
+                            finished = finishedRows.wait(for: finished + 1)
+                            write(upTo: finished)
+                        }
+                        while parseNextHeaders(before: r + 1) {}
+                        if headerGate.withLock({ headersEnd <= r }) {
+                            failure = headerGate.withLock { headerFailure }
                             break
                         }
-                        write(upTo: finishedRows.count)
                         do throws(WebPError) {
                             guard try parse(r) else { break }
                         } catch {
@@ -553,13 +554,12 @@ struct VP8Decoder: Sendable {
                 }, {
                     var y = first
                     while true {
-                        // Headers ahead of each row finished (the worker may wait for them, and
-                        // `finish` for the band it then writes).
-                        parseHeadersAhead(upTo: min(mbH, y + slots))
-                        let ready = parsedRows.wait(for: y + 1)
+                        // Rows' headers ahead (up to the last free slot) while the row is not parsed.
+                        var ready = parsedRows.count
+                        while ready <= y && parseNextHeaders(before: min(mbH, y + slots)) { ready = parsedRows.count }
+                        if ready <= y { ready = parsedRows.wait(for: y + 1) }
                         guard ready > y else { break }
                         while y < ready {
-                            parseHeadersAhead(upTo: min(mbH, y + slots))
                             delivered = finish(y, delivered: delivered)
                             y += 1
                         }
