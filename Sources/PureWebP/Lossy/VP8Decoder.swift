@@ -530,8 +530,9 @@ struct VP8Decoder: Sendable {
                             write(upTo: finished)
                         }
                         while parseNextHeaders(before: r + 1) {}
-                        if headerGate.withLock({ headersEnd <= r }) {
-                            failure = headerGate.withLock { headerFailure }
+                        let (ready, headerError) = headerGate.withLock { (headersEnd > r, headerFailure) }
+                        if !ready {
+                            failure = headerError
                             break
                         }
                         do throws(WebPError) {
@@ -566,8 +567,7 @@ struct VP8Decoder: Sendable {
                     }
                     finishedRows.end()
                 })
-                // Every row parsed is out; a parse that threw or stopped comes after them. Headers
-                // parsed ahead of a row whose tokens ran out are undone, to be parsed again.
+                // Every row parsed is out, then what stopped the parse; headers parsed ahead undone.
                 handOut(upTo: parsedEnd)
                 if parsedEnd < headersEnd { firstPartition = records.restore(parsedEnd, top: intraTop.baseAddress!) }
                 rowsDelivered = delivered

@@ -43,7 +43,8 @@ enum VP8Residuals {
     @inline(__always)
     static func tokens(_ decoder: inout VP8BoolDecoder, _ probs: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>,
                        dc: Int32, ac: Int32, first: Int, _ out: UnsafeMutablePointer<Int16>) -> Int {
-        // A local copy, of which only the changing fields go back.
+        // A local copy, of which only the changing fields go back. Its callers hold copies in
+        // locals too, but without this one the loop compiled to 17 M more instructions a 12 MP decode.
         var d = decoder
         defer { decoder.advance(to: d) }
         var n = first
