@@ -180,8 +180,9 @@ struct JPEGRowStreamingTests {
         #expect(peaks[0] == peaks[1], "retained bytes \(peaks)")
         // Rings, upsampled chroma and two bands of output: nowhere near the 1.5 MB of the image.
         #expect(peaks[1] > 0 && peaks[1] < 64 * 16 * 3 * 12)
-        // Two threads add the worker's two batches (at most 16 MCU rows each) of coefficients
-        // and two slots of output rows: more, and again independent of the height.
+        // Two threads add the worker's two batches (at most 16 MCU rows each) of coefficient
+        // records (reserved for the worst case, 256 bytes a block) and two slots of output
+        // rows: more, and again independent of the height.
         var two = JPEGDecodingOptions()
         two.threads = 2
         var twoPeaks: [Int] = []
@@ -193,7 +194,7 @@ struct JPEGRowStreamingTests {
             twoPeaks.append(rows.peakRetained)
         }
         #expect(twoPeaks[0] == twoPeaks[1] && twoPeaks[0] > peaks[1], "two threads: retained bytes \(twoPeaks)")
-        #expect(twoPeaks[1] < 64 * 16 * 3 * 100, "two threads: \(twoPeaks[1]) bytes")
+        #expect(twoPeaks[1] < 64 * 16 * 3 * 120, "two threads: \(twoPeaks[1]) bytes")
     }
 
     @Test("limits count the band buffer, not the image, for streamable files")

@@ -398,6 +398,8 @@ extension MCULoop {
         var failed = stopped
         var blockIndex = 0
         let contexts = bins + ArithmeticBins.contexts
+        // A band's records are written from where the MCU starts, its end kept in `offsets[mx + 1]`.
+        if case let .band(band) = sink { band.offsets[mx &+ 1] = band.offsets[mx] }
         for (i, c) in plan.components.enumerated() {
             let hBlocks = plan.interleaved ? c.h : 1, vBlocks = plan.interleaved ? c.v : 1
             for bv in 0 ..< vBlocks {
@@ -413,13 +415,14 @@ extension MCULoop {
                         let offset = c.planeOffset &+ ((my % 3) &* c.bandRows &+ bv &* c.blockSize) &* c.stride &+ bx &* c.blockSize
                         plan.idcts[i](block, quant + c.quantOffset, base + offset, c.stride)
                         block.update(repeating: 0, count: 64)
-                    case let .band(base):
-                        let target = base + (mx &* blocksPerMCU &+ blockIndex) &* 64
-                        target.update(repeating: 0, count: 64)
+                    case let .band(band):
+                        // Decoded in natural order, then packed into the MCU's next record.
                         if !failed {
-                            failed = !w.sequentialBlock(target, bins: bins, component: c, context: contexts + i,
+                            failed = !w.sequentialBlock(block, bins: bins, component: c, context: contexts + i,
                                                         predictor: &st.predictors[i], zigzag: zigzag)
                         }
+                        let next = BandRecords.pack(block, zigzag: zigzag, into: band.records + Int(band.offsets[mx &+ 1]))
+                        band.offsets[mx &+ 1] = Int32(truncatingIfNeeded: next - band.records)
                     case let .coefficients(planes, changes):
                         if failed { break }
                         let bx: Int, by: Int

@@ -25,10 +25,23 @@ extension BitReader {
         _ block: UnsafeMutablePointer<Int16>, dc: HuffmanLookup, ac: HuffmanLookup, predictor: inout Int,
         zigzag: UnsafePointer<UInt8>, data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
     ) {
+        _ = decodeSequentialBlock(into: NaturalBlock(block: block, zigzag: zigzag), dc: dc, ac: ac, predictor: &predictor,
+                                  data: data, end: end, isFinal: isFinal)
+    }
+
+    /// The same into any ``BlockWriter``: the coefficients in zig-zag order as they are decoded
+    /// (a block in natural order, or a compact record for the other thread). Returns the number
+    /// of AC terms written.
+    @inline(__always)
+    mutating func decodeSequentialBlock<W: BlockWriter>(
+        into block: W, dc: HuffmanLookup, ac: HuffmanLookup, predictor: inout Int,
+        data: UnsafePointer<UInt8>, end: Int, isFinal: Bool
+    ) -> Int {
+        var n = 0
         var w = BitWindow(self)
         defer { w.store(into: &self) }
         decodeDCDifference(&w, dc: dc, predictor: &predictor, data: data, end: end, isFinal: isFinal)
-        block[0] = Int16(truncatingIfNeeded: predictor)
+        block.putDC(Int16(truncatingIfNeeded: predictor))
 
         // AC coefficients (T.81 F.2.2.2, figure F.13).
         var k = 1
@@ -44,10 +57,12 @@ extension BitReader {
                 if k > 63 {
                     if run == HuffmanTable.eobRun { break }
                     damage |= Damage.runPastBlock
-                    block[63] = Int16(truncatingIfNeeded: fast &>> 16)
+                    block.put(n, 63, Int16(truncatingIfNeeded: fast &>> 16))
+                    n &+= 1
                     break
                 }
-                block[Int(zigzag[k])] = Int16(truncatingIfNeeded: fast &>> 16)
+                block.put(n, k, Int16(truncatingIfNeeded: fast &>> 16))
+                n &+= 1
                 k &+= 1
                 continue
             }
@@ -62,11 +77,14 @@ extension BitReader {
             k &+= r
             if k > 63 {
                 damage |= Damage.runPastBlock
-                block[63] = Int16(truncatingIfNeeded: w.receiveExtend(s))
+                block.put(n, 63, Int16(truncatingIfNeeded: w.receiveExtend(s)))
+                n &+= 1
                 break
             }
-            block[Int(zigzag[k])] = Int16(truncatingIfNeeded: w.receiveExtend(s))
+            block.put(n, k, Int16(truncatingIfNeeded: w.receiveExtend(s)))
+            n &+= 1
             k &+= 1
         }
+        return n
     }
 }

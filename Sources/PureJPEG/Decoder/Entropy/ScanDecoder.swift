@@ -119,10 +119,12 @@ enum MCULoop {
                         st.reader.decodeACFirst(target, ac: direct.ac, ss: plan.ss, se: plan.se, al: plan.al, eobrun: &st.eobrun,
                                                 zigzag: zigzag, data: data, end: end, isFinal: isFinal)
                     }
-                } else if case let .band(base) = sink {
+                } else if case let .band(band) = sink {
                     bandTables.withUnsafeBufferPointer { tables in
-                        decodeBandMCU(&st, tables: tables, base: base + mx &* tables.count &* 64, zigzag: zigzag,
-                                      data: data, end: end, isFinal: isFinal)
+                        let records = band.records + Int(band.offsets[mx])
+                        let next = decodeBandMCU(&st, tables: tables, records: records, zigzag: zigzag,
+                                                 data: data, end: end, isFinal: isFinal)
+                        band.offsets[mx &+ 1] = Int32(truncatingIfNeeded: next - band.records)
                     }
                 } else if fastPlanes, case let .planes(base, _) = sink {
                     planeBlocks.withUnsafeBufferPointer { blocks in
@@ -177,8 +179,10 @@ enum MCULoop {
                 block.update(repeating: 0, count: 64)
                 writeBlocks(st.mcu, plan: plan, sink: sink, block: block)
             }
-            if !decoding, case let .band(base) = sink {
-                (base + mx &* blocksPerMCU &* 64).update(repeating: 0, count: blocksPerMCU &* 64)
+            if !decoding, case let .band(band) = sink {
+                var records = band.records + Int(band.offsets[mx])
+                for _ in 0 ..< blocksPerMCU { records = BandRecords.writeEmpty(records) }
+                band.offsets[mx &+ 1] = Int32(truncatingIfNeeded: records - band.records)
             }
             advance()
             if st.dataEnded && isCoefficientSink && !plan.arithmetic {
@@ -367,21 +371,22 @@ enum MCULoop {
         }
     }
 
-    /// A sequential MCU into a coefficient band: each block cleared, then decoded in place
-    /// (a replay after a rollback clears it again).
+    /// A sequential MCU into a band of compact records (``BandRecords``), from `records`;
+    /// returns the end of its last record (a replay after a rollback starts at the same place).
     @inline(__always)
     private static func decodeBandMCU(_ st: inout EntropyState, tables: UnsafeBufferPointer<(dc: HuffmanLookup, ac: HuffmanLookup, predictor: Int)>,
-                                      base: UnsafeMutablePointer<Int16>, zigzag: UnsafePointer<UInt8>,
-                                      data: UnsafePointer<UInt8>, end: Int, isFinal: Bool) {
-        var target = base
+                                      records: UnsafeMutablePointer<Int16>, zigzag: UnsafePointer<UInt8>,
+                                      data: UnsafePointer<UInt8>, end: Int, isFinal: Bool) -> UnsafeMutablePointer<Int16> {
+        var next = records
         for t in tables {
-            target.update(repeating: 0, count: 64)
             var predictor = st.predictors[t.predictor]
-            st.reader.decodeSequentialBlock(target, dc: t.dc, ac: t.ac, predictor: &predictor,
-                                                zigzag: zigzag, data: data, end: end, isFinal: isFinal)
+            let writer = BandRecordWriter(next, zigzag: zigzag)
+            let n = st.reader.decodeSequentialBlock(into: writer, dc: t.dc, ac: t.ac, predictor: &predictor,
+                                                    data: data, end: end, isFinal: isFinal)
+            next = writer.finish(n)
             st.predictors[t.predictor] = predictor
-            target += 64
         }
+        return next
     }
 
     /// Writes `block` (zeros: mid-gray) to every block of MCU `mcu` in streaming mode.

@@ -84,7 +84,7 @@ extension JPEGDecoder {
     /// else into the band rings (streaming) or the coefficient store. Returns the loop's step
     /// and the warnings it raised.
     mutating func decodeMCUs(_ plan: ScanPlan, stop: Int, isFinal: Bool, changes: UnsafeMutablePointer<UInt8>?,
-                                     band: UnsafeMutablePointer<Int16>?) -> (ScanStep, [String]) {
+                                     band: BandRecordRow?) -> (ScanStep, [String]) {
         var st = entropy
         var warnings: [String] = []
         let data = input

@@ -142,10 +142,10 @@ enum BlockSink {
     /// and the preview cache's change map when it keeps one (one byte per block, in coefficient
     /// order: set to 1 when a scan changes the block; see ``PreviewCache``).
     case coefficients(UnsafeMutablePointer<UnsafeMutablePointer<Int16>>, UnsafeMutablePointer<UInt8>?)
-    /// Streaming on two threads: one MCU row's coefficients, block after block in MCU order
-    /// (``PlaneBlock/blocks(of:quant:)``'s order within an MCU), for ``BandWorker`` to
-    /// reconstruct on the other thread.
-    case band(UnsafeMutablePointer<Int16>)
+    /// Streaming on two threads: one MCU row's coefficients as compact records, block after
+    /// block in MCU order (``PlaneBlock/blocks(of:quant:)``'s order within an MCU), for
+    /// ``BandWorker`` to reconstruct on the other thread.
+    case band(BandRecordRow)
 }
 
 enum ScanStep: Sendable, Equatable {

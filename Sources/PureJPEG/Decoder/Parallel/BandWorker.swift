@@ -26,9 +26,20 @@ final class BandWorker: @unchecked Sendable {
     private let blocks: [PlaneBlock]
     private let idcts: [@Sendable (UnsafePointer<Int16>, UnsafePointer<UInt16>, UnsafeMutablePointer<UInt8>, Int) -> Void]
     private let quant: UnsafeMutablePointer<UInt16>
-    /// Two batches of ``rowsPerBatch`` bands of one MCU row of coefficients each.
-    let coefficients: UnsafeMutablePointer<Int16>
+    /// Two batches of ``rowsPerBatch`` bands of one MCU row of coefficients each, as compact
+    /// records (``BandRecords``, at most ``bandValues`` Int16 values a band); for each band
+    /// the start of every MCU's records (``BandRecordRow``), and how many of its MCUs were decoded
+    /// (the rest are zero: a scan that ended early).
+    let records: UnsafeMutablePointer<Int16>
     let bandValues: Int
+    private let offsets: UnsafeMutablePointer<Int32>
+    private let decodedMCUs: UnsafeMutablePointer<Int>
+    /// An MCU's blocks in natural order for each side (zero between uses): a record is
+    /// expanded into them for the IDCTs, by the worker (``reconstruct(row:output:origin:)``,
+    /// the first half) and by the decoding thread (``transformAhead(row:)``, the second). A whole
+    /// MCU is expanded before its first IDCT, so the IDCT's vector loads do not wait for the
+    /// expansion's 2-byte stores to leave the store buffer.
+    private let scratch: UnsafeMutablePointer<Int16>
     /// MCU rows handed over at once: about 1 MiB of output (fewer hand-overs, each a chance for
     /// one thread to wait for the other: a 12 MP 4:2:0 decode on two threads ran 390 MP/s with
     /// 256 KiB batches against 407 in eight alternating runs), and at most a sixteenth of the
@@ -85,10 +96,17 @@ final class BandWorker: @unchecked Sendable {
         self.blocks = blocks
         idcts = plan.idcts
         mcusWide = plan.mcusWide
-        bandValues = plan.mcusWide * blocks.count * 64
+        bandValues = plan.mcusWide * blocks.count * BandRecords.maximumRecord
         rowsPerBatch = Self.rowsPerBatch(outputBytesPerRow: outputBytesPerRow, mcuRows: plan.mcuCount / max(plan.mcusWide, 1))
-        coefficients = .allocate(capacity: 2 * rowsPerBatch * bandValues)
-        coefficients.initialize(repeating: 0, count: 2 * rowsPerBatch * bandValues)
+        // Left uninitialized: a band is read only as far as it was written (its pages are
+        // touched as records fill them, so the worst-case reservation costs no memory).
+        records = .allocate(capacity: 2 * rowsPerBatch * bandValues)
+        offsets = .allocate(capacity: 2 * rowsPerBatch * (mcusWide + 1))
+        offsets.initialize(repeating: 0, count: 2 * rowsPerBatch * (mcusWide + 1))
+        decodedMCUs = .allocate(capacity: 2 * rowsPerBatch)
+        decodedMCUs.initialize(repeating: 0, count: 2 * rowsPerBatch)
+        scratch = .allocate(capacity: 2 * blocks.count * 64)
+        scratch.initialize(repeating: 0, count: 2 * blocks.count * 64)
         // The first component's blocks go to the decoding thread when there are others to
         // keep the worker busy (gray stays as it was: the worker's share would be a copy).
         let ahead = plan.components.count >= 3 ? blocks.indices.filter { blocks[$0].predictor == 0 } : []
@@ -121,8 +139,18 @@ final class BandWorker: @unchecked Sendable {
         mcusWide = other.mcusWide
         bandValues = other.bandValues
         rowsPerBatch = other.rowsPerBatch
-        coefficients = .allocate(capacity: 2 * rowsPerBatch * bandValues)
-        coefficients.initialize(from: other.coefficients, count: 2 * rowsPerBatch * bandValues)
+        records = .allocate(capacity: 2 * rowsPerBatch * bandValues)
+        offsets = .allocate(capacity: 2 * rowsPerBatch * (mcusWide + 1))
+        offsets.initialize(from: other.offsets, count: 2 * rowsPerBatch * (mcusWide + 1))
+        decodedMCUs = .allocate(capacity: 2 * rowsPerBatch)
+        decodedMCUs.initialize(from: other.decodedMCUs, count: 2 * rowsPerBatch)
+        for band in 0 ..< 2 * rowsPerBatch {
+            // The records of the MCUs decoded (what the worker may read).
+            let written = Int(offsets[band * (mcusWide + 1) + decodedMCUs[band]])
+            (records + band * bandValues).initialize(from: other.records + band * bandValues, count: written)
+        }
+        scratch = .allocate(capacity: 2 * blocks.count * 64)
+        scratch.initialize(repeating: 0, count: 2 * blocks.count * 64)
         aheadBlocks = other.aheadBlocks
         aheadSize = other.aheadSize
         sampleBandBytes = other.sampleBandBytes
@@ -143,7 +171,10 @@ final class BandWorker: @unchecked Sendable {
     deinit {
         thread?.close()
         quant.deallocate()
-        coefficients.deallocate()
+        records.deallocate()
+        offsets.deallocate()
+        decodedMCUs.deallocate()
+        scratch.deallocate()
         samples.deallocate()
         aheadFlags.deallocate()
         rowRanges.deallocate()
@@ -211,7 +242,7 @@ final class BandWorker: @unchecked Sendable {
     }
 
     /// Memory held beside the decoder's: two batches of coefficient and sample bands.
-    var retainedBytes: Int { 2 * rowsPerBatch * (bandValues * 2 + sampleBandBytes) }
+    var retainedBytes: Int { 2 * rowsPerBatch * (bandValues * 2 + (mcusWide + 1) * 4 + sampleBandBytes) }
 
     /// Waits for the batch handed over last and returns the output rows it finished.
     func collect() -> [Range<Int>] {
@@ -224,7 +255,13 @@ final class BandWorker: @unchecked Sendable {
     private func ringIndex(_ row: Int) -> Int { row % ringRows }
 
     /// The coefficient band of MCU row `row` (a ring of two batches).
-    func band(row: Int) -> UnsafeMutablePointer<Int16> { coefficients + ringIndex(row) * bandValues }
+    func band(row: Int) -> BandRecordRow {
+        BandRecordRow(records: records + ringIndex(row) * bandValues, offsets: offsets + ringIndex(row) * (mcusWide + 1))
+    }
+
+    /// Records that the first `count` MCUs of row `row` are decoded (the decoding thread, after
+    /// each call that decoded into its band, before the row is handed over).
+    func noteDecoded(row: Int, count: Int) { decodedMCUs[ringIndex(row)] = Swift.max(0, Swift.min(count, mcusWide)) }
 
     /// The sample band of MCU row `row` (the same ring of two batches as ``band(row:)``).
     private func sampleBand(row: Int) -> UnsafeMutablePointer<UInt8> {
@@ -238,20 +275,30 @@ final class BandWorker: @unchecked Sendable {
         let here = !aheadBlocks.isEmpty && row & 3 < share - 4
         aheadFlags[ringIndex(row)] = here
         if !here { return }
-        let source = band(row: row), target = sampleBand(row: row)
-        let perMCU = blocks.count, ahead = aheadBlocks.count
+        var record = UnsafePointer(band(row: row).records)
+        let target = sampleBand(row: row), valid = decodedMCUs[ringIndex(row)]
+        let ahead = aheadBlocks.count, mcu = scratch + blocks.count * 64
         blocks.withUnsafeBufferPointer { layout in
-            aheadBlocks.withUnsafeBufferPointer { indices in
+            zigzagToNatural.withUnsafeBufferPointer { zigzag in
+                guard let zigzag = zigzag.baseAddress else { return }
                 for mx in 0 ..< mcusWide {
+                    // The first component's blocks (the first `ahead` of the MCU) are expanded;
+                    // the others are the worker's, passed over.
+                    if mx < valid {
+                        for i in 0 ..< layout.count {
+                            record = i < ahead ? BandRecords.expand(record, into: mcu + i &* 64)
+                                : BandRecords.skip(record)
+                        }
+                    }
                     for j in 0 ..< ahead {
-                        let i = indices[j], b = layout[i]
-                        let coefficients = source + (mx &* perMCU &+ i) &* 64
+                        let b = layout[j], block = mcu + j &* 64
                         let out = target + (mx &* ahead &+ j) &* 64
                         if b.kernel < 0 {
-                            IDCTSIMD.idct8x8(coefficients, b.quant, out, 8)
+                            IDCTSIMD.idct8x8(block, b.quant, out, 8)
                         } else {
-                            idcts[b.kernel](coefficients, b.quant, out, 8)
+                            idcts[b.kernel](block, b.quant, out, 8)
                         }
+                        BandRecords.zero(block)
                     }
                 }
             }
@@ -289,17 +336,25 @@ final class BandWorker: @unchecked Sendable {
     /// Reconstructs MCU row `row` from its band into the rings, then emits what that row
     /// finishes into `output` (the whole image); returns those output rows.
     func reconstruct(row: Int, output: UnsafeMutablePointer<UInt8>, origin: Int = 0) -> Range<Int> {
-        let source = band(row: row), ahead = sampleBand(row: row)
+        let ahead = sampleBand(row: row), valid = decodedMCUs[ringIndex(row)]
         let blocks = self.blocks, idcts = self.idcts, mcusWide = self.mcusWide
         let copies = aheadFlags[ringIndex(row)], size = aheadSize
-        let ring = row % 3
+        let ring = row % 3, mcu = scratch
         pipeline?.planes.withUnsafeMutableBufferPointer { planes in
             guard let base = planes.baseAddress else { return }
             blocks.withUnsafeBufferPointer { layout in
-                do {
-                    var coefficients = source, done = UnsafePointer(ahead)
+                zigzagToNatural.withUnsafeBufferPointer { zigzag in
+                    guard let zigzag = zigzag.baseAddress else { return }
+                    var record = UnsafePointer(band(row: row).records), done = UnsafePointer(ahead)
                     for mx in 0 ..< mcusWide {
-                        for b in layout {
+                        if mx < valid {
+                            for i in 0 ..< layout.count {
+                                record = copies && layout[i].predictor == 0 ? BandRecords.skip(record)
+                                    : BandRecords.expand(record, into: mcu + i &* 64)
+                            }
+                        }
+                        for i in 0 ..< layout.count {
+                            let b = layout[i], block = mcu + i &* 64
                             let target = base + (b.offset &+ ring &* b.bandBytes &+ mx &* b.stepX)
                             if copies && b.predictor == 0 {
                                 // Transformed on the decoding thread: copy its rows in.
@@ -315,12 +370,14 @@ final class BandWorker: @unchecked Sendable {
                                     }
                                 }
                                 done += 64
-                            } else if b.kernel < 0 {
-                                IDCTSIMD.idct8x8(coefficients, b.quant, target, b.stride)
-                            } else {
-                                idcts[b.kernel](coefficients, b.quant, target, b.stride)
+                                continue
                             }
-                            coefficients += 64
+                            if b.kernel < 0 {
+                                IDCTSIMD.idct8x8(block, b.quant, target, b.stride)
+                            } else {
+                                idcts[b.kernel](block, b.quant, target, b.stride)
+                            }
+                            BandRecords.zero(block)
                         }
                     }
                 }

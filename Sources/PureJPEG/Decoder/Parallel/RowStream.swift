@@ -80,6 +80,7 @@ extension JPEGDecoder {
                                      base: UnsafeMutablePointer<UInt8>?, count: Int) -> (ScanStep, [String]) {
         let stop = min(plan.mcuCount, (row + 1) * plan.mcusWide)
         let (step, warnings) = decodeMCUs(plan, stop: stop, isFinal: isFinal, changes: nil, band: worker.band(row: row))
+        worker.noteDecoded(row: row, count: entropy.mcu - row * plan.mcusWide)
         switch step {
         case .reached:
             retryAt = 0
