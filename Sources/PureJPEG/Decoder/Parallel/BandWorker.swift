@@ -582,21 +582,4 @@ extension JPEGDecoder {
         }
         return try outcome.get()
     }
-
-    /// Writes a byte into each page of the output rows of MCU row `band` before the worker
-    /// gets it, so the kernel's zeroing of fresh pages (a sixth of a one-thread decode) falls
-    /// on this thread, which has less to do than the worker. The worker is writing earlier
-    /// rows meanwhile; it overwrites these bytes, and rows never written are filled before
-    /// they are seen (``Image/unfilled(width:height:format:metadata:)``).
-    func touchPages(ofBand band: Int, in base: UnsafeMutablePointer<UInt8>, count: Int) {
-        guard let geometry else { return }
-        let rowBytes = geometry.width * geometry.format.bytesPerPixel
-        let start = min(band * geometry.bandRows * rowBytes, count)
-        let end = min(start + geometry.bandRows * rowBytes, count)
-        var offset = start
-        while offset < end {
-            base[offset] = 0
-            offset &+= 4096
-        }
-    }
 }
