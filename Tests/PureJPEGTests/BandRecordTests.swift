@@ -56,8 +56,7 @@ import Testing
             #expect(BandRecords.skip(record) == next)
             record = next
         }
-        scratch.initialize(repeating: 1, count: 64)
-        BandRecords.zero(scratch)
+        scratch.initialize(repeating: 0, count: 64)
         let afterEmpty = BandRecords.expand(record, into: scratch)
         #expect((0 ..< 64).allSatisfy { scratch[$0] == 0 }, "an empty record is a zero block")
         #expect(afterEmpty == UnsafePointer(end))

@@ -67,13 +67,6 @@ enum BandRecords {
         return record + 2 + 2 &* count
     }
 
-    /// Zeroes a block after its IDCT: eight 16-byte stores (a `memset` call cost more).
-    @inline(__always)
-    static func zero(_ block: UnsafeMutablePointer<Int16>) {
-        let raw = UnsafeMutableRawPointer(block)
-        for row in 0 ..< 8 { raw.storeBytes(of: SIMD8<Int16>(), toByteOffset: row &* 16, as: SIMD8<Int16>.self) }
-    }
-
     /// The record after the one at `record`.
     @inline(__always)
     static func skip(_ record: UnsafePointer<Int16>) -> UnsafePointer<Int16> {

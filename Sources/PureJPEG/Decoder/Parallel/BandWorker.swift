@@ -279,8 +279,7 @@ final class BandWorker: @unchecked Sendable {
         let target = sampleBand(row: row), valid = decodedMCUs[ringIndex(row)]
         let ahead = aheadBlocks.count, mcu = scratch + blocks.count * 64
         blocks.withUnsafeBufferPointer { layout in
-            zigzagToNatural.withUnsafeBufferPointer { zigzag in
-                guard let zigzag = zigzag.baseAddress else { return }
+            do {
                 for mx in 0 ..< mcusWide {
                     // The first component's blocks (the first `ahead` of the MCU) are expanded;
                     // the others are the worker's, passed over.
@@ -298,7 +297,7 @@ final class BandWorker: @unchecked Sendable {
                         } else {
                             idcts[b.kernel](block, b.quant, out, 8)
                         }
-                        BandRecords.zero(block)
+                        block.update(repeating: 0, count: 64)
                     }
                 }
             }
@@ -343,8 +342,7 @@ final class BandWorker: @unchecked Sendable {
         pipeline?.planes.withUnsafeMutableBufferPointer { planes in
             guard let base = planes.baseAddress else { return }
             blocks.withUnsafeBufferPointer { layout in
-                zigzagToNatural.withUnsafeBufferPointer { zigzag in
-                    guard let zigzag = zigzag.baseAddress else { return }
+                do {
                     var record = UnsafePointer(band(row: row).records), done = UnsafePointer(ahead)
                     for mx in 0 ..< mcusWide {
                         if mx < valid {
@@ -377,7 +375,7 @@ final class BandWorker: @unchecked Sendable {
                             } else {
                                 idcts[b.kernel](block, b.quant, target, b.stride)
                             }
-                            BandRecords.zero(block)
+                            block.update(repeating: 0, count: 64)
                         }
                     }
                 }
