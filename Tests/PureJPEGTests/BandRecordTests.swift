@@ -2,7 +2,8 @@ import Testing
 @testable import PureJPEG
 
 /// The compact records the decoding thread hands to ``BandWorker`` (``BandRecords``): a block
-/// packed and expanded again is the block, whatever its number of non-zero terms; a record's
+/// packed and expanded again is the block, whatever its number of non-zero terms and however
+/// large they are (values past ten bits go in escapes); a record's
 /// length is what `skip` passes over; an empty record is a zero block. The decoder's writer is
 /// checked end to end by `JPEGDecoderThreadsTests` (every vector, damaged file and cut).
 @Suite struct BandRecordTests {
@@ -25,6 +26,25 @@ import Testing
         return block
     }
 
+    /// Values at the edges of the ten-bit field and past it (escapes), down to every term
+    /// escaped, and one escape among small terms at each end of a block.
+    static let edgeBlocks: [[Int16]] = {
+        let edges: [Int16] = [1, -1, 511, -511, 512, -512, 513, -513, 1023, -1024, 32767, -32768]
+        var blocks: [[Int16]] = []
+        var all = [Int16](repeating: 0, count: 64)
+        for i in 0 ..< 64 { all[i] = edges[i % edges.count] }
+        blocks.append(all)
+        var escapes = [Int16](repeating: 0, count: 64)
+        for i in 0 ..< 64 { escapes[i] = i % 2 == 0 ? 4000 + Int16(i) : -4000 - Int16(i) }
+        blocks.append(escapes)
+        for position in [1, 63] {
+            var b = [Int16](repeating: 3, count: 64)
+            b[position] = -600
+            blocks.append(b)
+        }
+        return blocks
+    }()
+
     @Test func packExpandRoundTrip() {
         var seed: UInt64 = 7
         let zigzag = zigzagToNatural.withUnsafeBufferPointer { $0.baseAddress! }
@@ -37,12 +57,14 @@ import Testing
         for count in [0, 1, 2, 5, 17, 40, 62, 63] {
             for _ in 0 ..< 4 { blocks.append(Self.block(count: count, seed: &seed)) }
         }
+        blocks += Self.edgeBlocks
         var end = records
         for b in blocks {
             scratch.initialize(from: b, count: 64)
             let next = BandRecords.pack(scratch, zigzag: zigzag, into: end)
             let nonzero = b[1...].filter { $0 != 0 }.count
-            #expect(next - end == 2 + 2 * nonzero)
+            let escaped = b[1...].filter { $0 != 0 && !(-512 ... 511).contains($0) }.count
+            #expect(next - end == 2 + nonzero + escaped)
             #expect(next - end <= BandRecords.maximumRecord)
             #expect((0 ..< 64).allSatisfy { scratch[$0] == 0 }, "pack leaves its block zeroed")
             end = next
@@ -71,8 +93,7 @@ import Testing
         let b = UnsafeMutablePointer<Int16>.allocate(capacity: BandRecords.maximumRecord)
         let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: 64)
         defer { a.deallocate(); b.deallocate(); scratch.deallocate() }
-        for count in [0, 3, 63] {
-            let block = Self.block(count: count, seed: &seed)
+        for block in [0, 3, 63].map({ Self.block(count: $0, seed: &seed) }) + Self.edgeBlocks {
             scratch.initialize(from: block, count: 64)
             let packedEnd = BandRecords.pack(scratch, zigzag: zigzag, into: a)
             let writer = BandRecordWriter(b, zigzag: zigzag)
@@ -86,5 +107,43 @@ import Testing
             #expect(packedEnd - a == writtenEnd - b)
             #expect(Array(UnsafeBufferPointer(start: a, count: packedEnd - a)) == Array(UnsafeBufferPointer(start: b, count: writtenEnd - b)))
         }
+    }
+
+    /// Values of ten bits and more reach the record through the Huffman decoder as escapes:
+    /// the fast table leaves codes with ten extra bits to the slow path (its values always fit
+    /// a term word), and the writer escapes what does not fit, in either path.
+    @Test func decoderEscapesLargeValues() throws {
+        let dc = try #require(HuffmanTable(counts: [0, 1, 5, 1, 1, 1, 1, 1, 1] + [UInt8](repeating: 0, count: 7),
+                                           values: Array(0 ... 11), isDC: true))
+        // AC codes: 0 = run 0 size 10, 10 = run 0 size 9, 110 = EOB; 1 + 10 bits fit the fast
+        // table's 11, so only the size limit keeps the first code off the fast path.
+        let ac = try #require(HuffmanTable(counts: [1, 1, 1] + [UInt8](repeating: 0, count: 13), values: [0x0A, 0x09, 0x00], isDC: false))
+        let fastEntry = ac.lookup.fastAC[0]
+        #expect(fastEntry == 0, "a size-10 code takes the slow path")
+        for i in 0 ..< 1 << HuffmanTable.fastBits where ac.lookup.fastAC[i] != 0 {
+            #expect((-511 ... 511).contains(ac.lookup.fastAC[i] >> 16))
+        }
+        // DC category 0 (00); +1000 (0 1111101000), -300 (10 011010011), +511 (10 111111111),
+        // -1023 (0 0000000000), EOB (110).
+        let data = packBits("00 0 1111101000 10 011010011 10 111111111 0 0000000000 110")
+        let records = UnsafeMutablePointer<Int16>.allocate(capacity: BandRecords.maximumRecord)
+        let block = UnsafeMutablePointer<Int16>.allocate(capacity: 64)
+        defer { records.deallocate(); block.deallocate() }
+        var predictor = 0
+        let end = data.withUnsafeBufferPointer { b in
+            zigzagToNatural.withUnsafeBufferPointer { z in
+                var r = BitReader()
+                let writer = BandRecordWriter(records, zigzag: z.baseAddress!)
+                let n = r.decodeSequentialBlock(into: writer, dc: dc.lookup, ac: ac.lookup, predictor: &predictor,
+                                                data: b.baseAddress!, end: b.count, isFinal: true)
+                return writer.finish(n)
+            }
+        }
+        #expect(end - records == 2 + 4 + 2, "four terms, two escaped")
+        block.initialize(repeating: 0, count: 64)
+        #expect(BandRecords.expand(records, into: block) == UnsafePointer(end))
+        var expected = [Int16](repeating: 0, count: 64)
+        for (k, v) in [(1, 1000), (2, -300), (3, 511), (4, -1023)] { expected[Int(zigzagToNatural[k])] = Int16(v) }
+        #expect(Array(UnsafeBufferPointer(start: block, count: 64)) == expected)
     }
 }

@@ -57,11 +57,11 @@ extension BitReader {
                 if k > 63 {
                     if run == HuffmanTable.eobRun { break }
                     damage |= Damage.runPastBlock
-                    block.put(n, 63, Int16(truncatingIfNeeded: fast &>> 16))
+                    block.putShort(n, 63, Int16(truncatingIfNeeded: fast &>> 16))
                     n &+= 1
                     break
                 }
-                block.put(n, k, Int16(truncatingIfNeeded: fast &>> 16))
+                block.putShort(n, k, Int16(truncatingIfNeeded: fast &>> 16))
                 n &+= 1
                 k &+= 1
                 continue

@@ -90,7 +90,9 @@ final class HuffmanTable: @unchecked Sendable {
 
     /// The `fastAC` entries of one AC code of `length` bits (its 2^(fastBits - length) entries
     /// start at `entries`): EOB and ZRL, or run, size and the extra bits decoded when code and
-    /// extra bits fit in `fastBits`; zero (the slow path) otherwise.
+    /// extra bits fit in `fastBits` and the size is at most 9; zero (the slow path) otherwise.
+    /// Values of up to nine bits (-511...511) always fit a band record's ten-bit field
+    /// (``BlockWriter/putShort(_:_:_:)``); larger ones are rare enough for the slow path.
     private static func fillCombined(_ entries: UnsafeMutablePointer<Int32>, length: Int, symbol: Int) {
         let run = symbol >> 4, size = symbol & 15
         let span = 1 << (fastBits - length)
@@ -98,7 +100,7 @@ final class HuffmanTable: @unchecked Sendable {
             entries.update(repeating: Int32(run == 15 ? 15 : eobRun) << 8 | Int32(length), count: span)
             return
         }
-        guard length + size <= fastBits else { return }
+        guard length + size <= fastBits, size <= 9 else { return }
         // The extra bits follow the code inside the same window (T.81 F.2.2.1 EXTEND): each
         // value of them covers 2^(fastBits - length - size) entries.
         let each = 1 << (fastBits - length - size)

@@ -4,6 +4,8 @@
 protocol BlockWriter {
     func putDC(_ value: Int16)
     func put(_ n: Int, _ k: Int, _ value: Int16)
+    /// ``put(_:_:_:)`` of a value known to be in -511...511 (a fast table entry's).
+    func putShort(_ n: Int, _ k: Int, _ value: Int16)
 }
 
 /// A block in natural order (zeroed by the caller), as the IDCTs read it.
@@ -12,20 +14,31 @@ struct NaturalBlock: BlockWriter {
     let zigzag: UnsafePointer<UInt8>
     @inline(__always) func putDC(_ value: Int16) { block[0] = value }
     @inline(__always) func put(_ n: Int, _ k: Int, _ value: Int16) { block[Int(zigzag[k])] = value }
+    @inline(__always) func putShort(_ n: Int, _ k: Int, _ value: Int16) { block[Int(zigzag[k])] = value }
 }
 
 /// The coefficients handed from the decoding thread to ``BandWorker``, block after block, in a
-/// compact record: the number n of non-zero AC terms, the DC term, then n pairs of an AC
-/// term's position in natural order and its value (2 + 2n Int16 values, at most 128).
+/// compact record of UInt16 words (stored as Int16):
 ///
-/// A dense block is 128 bytes whatever it holds, and both threads touched every byte of it:
-/// the decoding thread zeroed and wrote the block, the worker read it, so each of its cache
-/// lines crossed between the two cores' caches twice a row. A 4:2:0 photo at quality 85 has a
-/// few non-zero terms a block, so a record is a fraction of the bytes, written and read in
-/// order. Where the virtual machine makes cross-core traffic dear (BENCHMARKS.md, "JPEG"), the
-/// dense hand-over left two threads little faster than one.
+/// - a header: the number n of non-zero AC terms, and in the high byte the number e of them
+///   whose value is outside -512...511 (rare: 8-bit photos seldom pass ±200);
+/// - the DC term;
+/// - n words, one an AC term in the order found: its position in natural order (1...63) in the
+///   low six bits and its value in the high ten (two's complement); or, for a value that does
+///   not fit, 0 in the low bits and the position in the high ones, the value following among
+///   the escapes;
+/// - the e escaped values, in order.
+///
+/// 2 + n + e words, at most 128. A dense block is 128 bytes whatever it holds, and both threads
+/// touched every byte of it: the decoding thread zeroed and wrote the block, the worker read it,
+/// so each of its cache lines crossed between the two cores' caches twice a row. A 4:2:0 photo
+/// has a few non-zero terms a block, so a record is a fraction of the bytes, written and read
+/// in order: the 12 MP photo of the benchmarks has 8.4 a block, 5.9 MB of records a decode
+/// against 36 MB of blocks (and 10.6 MB with a position word and a value word a term). Where
+/// the virtual machine makes cross-core traffic dear (BENCHMARKS.md, "JPEG"), each line of a
+/// record the worker has read costs the decoding thread a wait when it writes there again.
 enum BandRecords {
-    /// The most Int16 values one record takes (every AC term non-zero).
+    /// The most Int16 values one record takes (reserved for each block in a band).
     static let maximumRecord = 128
 
     /// An all-zero block's record (mid-gray: blocks of a stretch decoded with no data).
@@ -57,41 +70,77 @@ enum BandRecords {
     /// next record.
     @inline(__always)
     static func expand(_ record: UnsafePointer<Int16>, into block: UnsafeMutablePointer<Int16>) -> UnsafePointer<Int16> {
-        let count = Int(UInt16(bitPattern: record[0]))
+        let header = Int(UInt16(bitPattern: record[0]))
+        let count = header & 0xFF
         block[0] = record[1]
-        let pairs = UnsafeRawPointer(record + 2)
+        let terms = record + 2
+        var escaped = terms + count
         for i in 0 ..< count {
-            let pair = pairs.loadUnaligned(fromByteOffset: i &* 4, as: UInt32.self)
-            block[Int(pair & 63)] = Int16(truncatingIfNeeded: pair &>> 16)
+            let word = terms[i]
+            var position = Int(word & 63), value = word &>> 6
+            if position == 0 {
+                position = Int(value)
+                value = escaped[0]
+                escaped += 1
+            }
+            block[position] = value
         }
-        return record + 2 + 2 &* count
+        return terms + (count &+ (header &>> 8))
     }
 
     /// The record after the one at `record`.
     @inline(__always)
     static func skip(_ record: UnsafePointer<Int16>) -> UnsafePointer<Int16> {
-        record + 2 + 2 &* Int(UInt16(bitPattern: record[0]))
+        let header = Int(UInt16(bitPattern: record[0]))
+        return record + (2 &+ (header & 0xFF) &+ (header &>> 8))
     }
 }
 
-/// Writes one compact record (``BandRecords``) as the decoder finds the coefficients.
+/// Writes one compact record (``BandRecords``) as the decoder finds the coefficients. Escaped
+/// values wait at the end of the record's reservation (the header counts them meanwhile) and
+/// ``finish(_:)`` moves them after the terms.
 struct BandRecordWriter: BlockWriter {
     let start: UnsafeMutablePointer<Int16>
     let zigzag: UnsafePointer<UInt8>
     @inline(__always) init(_ start: UnsafeMutablePointer<Int16>, zigzag: UnsafePointer<UInt8>) {
         self.start = start
         self.zigzag = zigzag
+        start[0] = 0
     }
     @inline(__always) func putDC(_ value: Int16) { start[1] = value }
     @inline(__always) func put(_ n: Int, _ k: Int, _ value: Int16) {
-        let pair = start + (2 &+ 2 &* n)
-        pair[0] = Int16(zigzag[k])
-        pair[1] = value
+        let position = Int16(zigzag[k])
+        let word = value &<< 6
+        if word &>> 6 == value {
+            start[2 &+ n] = word | position
+        } else {
+            escape(n, position, value)
+        }
     }
-    /// Stores the count of AC terms, `n`; returns the end of the record.
+    @inline(__always) func putShort(_ n: Int, _ k: Int, _ value: Int16) {
+        start[2 &+ n] = value &<< 6 | Int16(zigzag[k])
+    }
+    @inline(__always) func escape(_ n: Int, _ position: Int16, _ value: Int16) {
+        let e = Int(start[0])
+        start[BandRecords.maximumRecord &- 1 &- e] = value
+        start[0] = Int16(truncatingIfNeeded: e &+ 1)
+        start[2 &+ n] = position &<< 6
+    }
+    /// Stores the header for `n` AC terms, moving any escaped values after them; returns the end
+    /// of the record.
     @inline(__always) func finish(_ n: Int) -> UnsafeMutablePointer<Int16> {
-        start[0] = Int16(truncatingIfNeeded: n)
-        return start + (2 &+ 2 &* n)
+        let e = Int(start[0])
+        if e != 0 { moveEscapes(n, e) }
+        start[0] = Int16(truncatingIfNeeded: n | e &<< 8)
+        return start + (2 &+ n &+ e)
+    }
+    /// The `e` escaped values, waiting last first at the reservation's end, into their places
+    /// after the `n` terms (through a copy: with many escapes the two ranges overlap).
+    @inline(never) func moveEscapes(_ n: Int, _ e: Int) {
+        withUnsafeTemporaryAllocation(of: Int16.self, capacity: 64) { values in
+            for j in 0 ..< e { values[j] = start[BandRecords.maximumRecord &- 1 &- j] }
+            for j in 0 ..< e { start[2 &+ n &+ j] = values[j] }
+        }
     }
 }
 
