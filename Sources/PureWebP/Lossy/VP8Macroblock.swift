@@ -73,10 +73,12 @@ struct VP8MacroblockContext {
             lumaProbs = probabilities + 3 * 561
         }
         // The 16 luma blocks, then 4 U and 4 V, in one loop with one call site, so that the
-        // token loop is inlined once. Block b's left and top context bits: luma row and column
-        // (bits 0-3); U and V at 4-5 and 6-7.
-        var tnz = UInt32(nzTop[x])
-        var lnz = UInt32(nzLeft)
+        // token loop is inlined once. The contexts live in one word: the top contexts in bits
+        // 0-7 and the left ones in 8-15 (luma 0-3, U 4-5, V 6-7 in each byte), then one bit a
+        // block (16 + b) saying whether it had coefficients; `contextBits` gives the bits of
+        // block b's top and left neighbours.
+        var nz = UInt64(nzTop[x]) | UInt64(nzLeft) &<< 8
+        let neighbours = Self.contextBits
         var luma: UInt32 = 0
         var chroma: UInt32 = 0
         var block = dst
@@ -84,25 +86,14 @@ struct VP8MacroblockContext {
         var dcq = q.y1.dc, acq = q.y1.ac
         var start = first
         for b in 0 ..< 24 {
-            let lb: UInt32, tb: UInt32
+            let e = UInt64(neighbours[b])
+            let ctx = Int(truncatingIfNeeded: ((nz &>> (e & 63)) & 1) &+ ((nz &>> (e &>> 8)) & 1))
+            let count = VP8Residuals.coefficients(&d, probs, context: ctx, dc: dcq, ac: acq, first: start, block)
+            nz |= (count > start ? 1 : 0) &<< UInt64(truncatingIfNeeded: 16 &+ b)
             if b < 16 {
-                lb = UInt32(truncatingIfNeeded: b &>> 2)
-                tb = UInt32(truncatingIfNeeded: b & 3)
+                luma = VP8Residuals.nzCode(luma, count, block[0] != 0)
             } else {
-                let c = UInt32(truncatingIfNeeded: b &- 16)
-                let shift = 4 &+ 2 &* (c &>> 2)
-                lb = shift &+ ((c &>> 1) & 1)
-                tb = shift &+ (c & 1)
-            }
-            let ctx = Int(truncatingIfNeeded: ((lnz &>> lb) & 1) &+ ((tnz &>> tb) & 1))
-            let nz = VP8Residuals.coefficients(&d, probs, context: ctx, dc: dcq, ac: acq, first: start, block)
-            let l: UInt32 = nz > start ? 1 : 0
-            tnz = (tnz & ~(1 &<< tb)) | (l &<< tb)
-            lnz = (lnz & ~(1 &<< lb)) | (l &<< lb)
-            if b < 16 {
-                luma = VP8Residuals.nzCode(luma, nz, block[0] != 0)
-            } else {
-                chroma = VP8Residuals.nzCode(chroma, nz, block[0] != 0)
+                chroma = VP8Residuals.nzCode(chroma, count, block[0] != 0)
             }
             block += 16
             if b == 15 {
@@ -114,10 +105,36 @@ struct VP8MacroblockContext {
         }
         // The codes went in U first (bits 8-15 now); the summary has U in bits 0-7.
         chroma = (chroma &>> 8) | ((chroma & 0xFF) &<< 8)
-        nzTop[x] = UInt8(truncatingIfNeeded: tnz)
-        nzLeft = UInt8(truncatingIfNeeded: lnz)
+        // Below: the bottom row's blocks (luma 12-15, U 18-19, V 22-23); to the right: the
+        // right column's (luma 3, 7, 11, 15, U 17, 19, V 21, 23).
+        let flags = nz &>> 16
+        let top = (flags &>> 12) & 0xF | ((flags &>> 18) & 3) &<< 4 | ((flags &>> 22) & 3) &<< 6
+        let left = (flags &>> 3) & 1 | ((flags &>> 7) & 1) &<< 1 | ((flags &>> 11) & 1) &<< 2 | ((flags &>> 15) & 1) &<< 3
+            | ((flags &>> 17) & 1) &<< 4 | ((flags &>> 19) & 1) &<< 5 | ((flags &>> 21) & 1) &<< 6 | ((flags &>> 23) & 1) &<< 7
+        nzTop[x] = UInt8(truncatingIfNeeded: top)
+        nzLeft = UInt8(truncatingIfNeeded: left)
         return (luma, chroma)
     }
+
+    /// For block b (16 luma, 4 U, 4 V): the bit of `parseResiduals`' context word that holds
+    /// its top neighbour's flag (low byte) and its left neighbour's (high byte).
+    nonisolated(unsafe) static let contextBits: UnsafePointer<UInt16> = {
+        let table = UnsafeMutablePointer<UInt16>.allocate(capacity: 24)
+        for b in 0 ..< 24 {
+            let top: Int, left: Int
+            if b < 16 {
+                let row = b >> 2, column = b & 3
+                top = row == 0 ? column : 16 + b - 4
+                left = column == 0 ? 8 + row : 16 + b - 1
+            } else {
+                let plane = (b - 16) >> 2, i = (b - 16) & 3, row = i >> 1, column = i & 1
+                top = row == 0 ? 4 + 2 * plane + column : 16 + b - 2
+                left = column == 0 ? 8 + 4 + 2 * plane + row : 16 + b - 1
+            }
+            table[b] = UInt16(top | left << 8)
+        }
+        return UnsafePointer(table)
+    }()
 
     static let scan: [Int] = (0 ..< 16).map { ($0 & 3) * 4 + ($0 >> 2) * 4 * VP8Predict.stride }
 
