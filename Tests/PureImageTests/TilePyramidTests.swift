@@ -398,4 +398,22 @@ struct PyramidCase: CustomStringConvertible, Sendable {
         #expect(try filesUnder(dir + "/p_files").count == 6)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["p.dzi", "p_files"])
     }
+
+    /// The decoder gets the processors the tile encoders leave, unless the caller says.
+    @Test func decoderTakesTheProcessorsTheEncodersLeave() {
+        var options = TilePyramidOptions()
+        let defaults = ImageSourceOptions()
+        #expect(TilePyramidBuilder.decodingThreads(options: options, sourceOptions: defaults, processors: 2) == 1)
+        #expect(TilePyramidBuilder.decodingThreads(options: options, sourceOptions: defaults, processors: 8) == 1)
+        #expect(TilePyramidBuilder.decodingThreads(options: options, sourceOptions: defaults, processors: 1) == 1)
+        options.encoderThreads = 4
+        #expect(TilePyramidBuilder.decodingThreads(options: options, sourceOptions: defaults, processors: 8) == 4)
+        #expect(TilePyramidBuilder.decodingThreads(options: options, sourceOptions: defaults, processors: 2) == 1)
+        var explicit = ImageSourceOptions()
+        explicit.threads = 3
+        #expect(TilePyramidBuilder.decodingThreads(options: options, sourceOptions: explicit, processors: 8) == 3)
+        options.tilesInFlight = 0
+        #expect(TilePyramidBuilder.decodingThreads(options: options, sourceOptions: defaults, processors: 8) == nil,
+                "tiles encoded on the calling thread leave the decoder every processor")
+    }
 }
