@@ -79,8 +79,8 @@ struct VP8MacroblockContext {
         // block b's top and left neighbours.
         var nz = UInt64(nzTop[x]) | UInt64(nzLeft) &<< 8
         let neighbours = Self.contextBits
-        var luma: UInt32 = 0
-        var chroma: UInt32 = 0
+        // Two bits a block (VP8Residuals.nzCode), block 0 highest: luma, then U, then V.
+        var codes: UInt64 = 0
         var block = dst
         var probs = lumaProbs
         var dcq = q.y1.dc, acq = q.y1.ac
@@ -90,11 +90,7 @@ struct VP8MacroblockContext {
             let ctx = Int(truncatingIfNeeded: ((nz &>> (e & 63)) & 1) &+ ((nz &>> (e &>> 8)) & 1))
             let count = VP8Residuals.coefficients(&d, probs, context: ctx, dc: dcq, ac: acq, first: start, block)
             nz |= (count > start ? 1 : 0) &<< UInt64(truncatingIfNeeded: 16 &+ b)
-            if b < 16 {
-                luma = VP8Residuals.nzCode(luma, count, block[0] != 0)
-            } else {
-                chroma = VP8Residuals.nzCode(chroma, count, block[0] != 0)
-            }
+            codes = codes &<< 2 | UInt64(VP8Residuals.nzCode(0, count, block[0] != 0))
             block += 16
             if b == 15 {
                 probs = probabilities + 2 * 561
@@ -103,8 +99,9 @@ struct VP8MacroblockContext {
                 start = 0
             }
         }
-        // The codes went in U first (bits 8-15 now); the summary has U in bits 0-7.
-        chroma = (chroma &>> 8) | ((chroma & 0xFF) &<< 8)
+        // The chroma summary has U in bits 0-7 and V in 8-15.
+        let luma = UInt32(truncatingIfNeeded: codes &>> 16)
+        let chroma = UInt32(truncatingIfNeeded: (codes &>> 8) & 0xFF | (codes & 0xFF) &<< 8)
         // Below: the bottom row's blocks (luma 12-15, U 18-19, V 22-23); to the right: the
         // right column's (luma 3, 7, 11, 15, U 17, 19, V 21, 23).
         let flags = nz &>> 16
