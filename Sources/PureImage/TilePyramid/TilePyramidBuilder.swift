@@ -25,8 +25,9 @@ public struct TilePyramidBuilder {
     private var done: TilePyramid?
 
     /// `options.maxWorkingBytes` is lowered to `sourceOptions.limits.maxBytes` if that is smaller.
-    /// With `sourceOptions.threads` nil, the decoder takes the processors the tile encoders leave
-    /// (``decodingThreads(options:sourceOptions:processors:)``): one, by default.
+    /// With `sourceOptions.threads` nil, the decoder takes the processors the tile encoders leave:
+    /// one by default (``TilePyramidOptions/encoderThreads`` take the others), every processor
+    /// when tiles are encoded on the calling thread (``TilePyramidOptions/tilesInFlight`` 0).
     public init(directory: String, name: String, options: TilePyramidOptions = .init(),
                 sourceOptions: ImageSourceOptions = .init()) {
         self.directory = directory
