@@ -42,8 +42,7 @@ final class TileEncodingQueue: @unchecked Sendable {
         // search would cost more time than the bytes it saves are worth here.
         pngOptions = PNGEncodingOptions(compressionLevel: 3, writeMetadata: false)
         slots = options.tilesInFlight > 0 ? DispatchSemaphore(value: options.tilesInFlight) : nil
-        let threads = options.encoderThreads ?? max(1, Processors.online - 1)
-        workers = (0 ..< max(1, threads)).map { DispatchQueue(label: "PureImage.TileEncoding.\($0)") }
+        workers = (0 ..< options.encoderThreadCount()).map { DispatchQueue(label: "PureImage.TileEncoding.\($0)") }
     }
 
     /// Queues `tile` to be written to `path`; throws an earlier tile's failure.

@@ -50,8 +50,7 @@ public struct TilePyramidBuilder {
                                 processors: Int = Processors.online) -> Int? {
         if let threads = sourceOptions.threads { return threads }
         guard options.tilesInFlight > 0 else { return nil }
-        let encoders = max(1, options.encoderThreads ?? max(1, processors - 1))
-        return max(1, processors - encoders)
+        return max(1, processors - options.encoderThreadCount(processors: processors))
     }
 
     /// The image's size and format, once its header has arrived.
