@@ -46,6 +46,44 @@ struct EncoderThreadsTests {
         }
     }
 
+    @Test("a band's coded bytes appended after any number of pending bits equal one writer's")
+    func appendCodedAtEveryOffset() {
+        // Symbols of 1...32 bits, many of them all ones (so 0xFF bytes, stuffed, in every
+        // position of an 8-byte word), from a fixed generator.
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return seed >> 11
+        }
+        let symbols: [(UInt64, Int)] = (0 ..< 3000).map { i in
+            let n = Int(next() % 32) + 1
+            let value = i % 3 == 0 ? (1 << UInt64(n)) - 1 : next() & ((1 << UInt64(n)) - 1)
+            return (value, n)
+        }
+        for headBits in 0 ..< 80 {
+            for tail in [0, 1, 7, 200, 3000] {
+                var whole = BitWriter(capacity: 1 << 16)
+                var head = BitWriter(capacity: 1 << 16)
+                var band = BitWriter(capacity: 1 << 16)
+                var left = headBits
+                while left > 0 {
+                    let n = min(left, 13)
+                    whole.put(0x1FFF >> UInt64(13 - n), n)
+                    head.put(0x1FFF >> UInt64(13 - n), n)
+                    left -= n
+                }
+                for (value, n) in symbols.prefix(tail) {
+                    whole.put(value, n)
+                    band.put(value, n)
+                }
+                band.bytes().withUnsafeBufferPointer { head.appendCoded($0, pendingBits: band.acc, count: band.bits) }
+                whole.flushBits()
+                head.flushBits()
+                #expect(head.bytes() == whole.bytes(), "\(headBits) bits before, \(tail) symbols")
+            }
+        }
+    }
+
     @Test("16-bit rows and a stream encoder dropped mid-image")
     func sixteenBitAndAbandoned() throws {
         var image = Image(width: 77, height: 53, format: .rgb16)

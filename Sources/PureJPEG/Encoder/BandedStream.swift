@@ -119,7 +119,7 @@ final class BandedStream: @unchecked Sendable {
             workerBusy = false
         }
         for band in queue {
-            band.join(into: &w, state: &state, layout: setup.layout, tables: tables)
+            band.join(into: &w, state: &state, tables: tables)
             spare.append(band)
         }
         queue.removeAll(keepingCapacity: true)

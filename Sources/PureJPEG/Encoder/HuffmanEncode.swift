@@ -180,13 +180,12 @@ extension BitWriter {
         withSink { sink in
             var i = 0
             while i < n {
-                if i &+ 4 <= n {
-                    let word = UInt32(bigEndian: UnsafeRawPointer(src + i).loadUnaligned(as: UInt32.self))
-                    let inverted = ~word
-                    // No 0xFF among the four bytes (so no stuffed zero either): all 32 bits at once.
-                    if (inverted &- 0x0101_0101) & word & 0x8080_8080 == 0 {
-                        sink.put(UInt64(word), 32)
-                        i &+= 4
+                if i &+ 8 <= n {
+                    let word = UInt64(bigEndian: UnsafeRawPointer(src + i).loadUnaligned(as: UInt64.self))
+                    // No 0xFF among the eight bytes (so no stuffed zero either): all 64 bits at once.
+                    if (~word &- 0x0101_0101_0101_0101) & word & 0x8080_8080_8080_8080 == 0 {
+                        sink.put64(word)
+                        i &+= 8
                         continue
                     }
                 }
@@ -256,6 +255,18 @@ struct BitSink {
         emit8((acc &<< UInt64(free)) | (value &>> UInt64(spill)))
         acc = value
         free = 64 &- spill
+    }
+
+    /// Appends all 64 bits of `value`: the pending bits and the high bits of `value` go out as
+    /// eight bytes, and the rest of `value` stays pending (as many bits as before).
+    @inline(__always)
+    mutating func put64(_ value: UInt64) {
+        if free == 64 {
+            emit8(value)
+        } else {
+            emit8((acc &<< UInt64(free)) | (value &>> UInt64(64 &- free)))
+            acc = value
+        }
     }
 
     @inline(__always)

@@ -241,4 +241,13 @@ extension EncoderLayout {
         one.mcusDown = 1
         return one
     }
+
+    /// The layout of a single MCU (one MCU row one MCU wide), for a copy of one MCU's blocks.
+    static func oneMCU(of layout: EncoderLayout) -> EncoderLayout {
+        var one = layout
+        one.mcusDown = 1
+        one.mcusAcross = 1
+        for c in one.components.indices { one.components[c].blocksPerLine = one.components[c].h }
+        return one
+    }
 }

@@ -8,7 +8,7 @@ import ImageCore
 /// Two things tie a band to the one before it, and both are recovered without waiting for it:
 /// - the DC predictions its first MCU starts from are the last DC terms of the band before: the
 ///   band codes its first MCU aside (to learn the predictions the rest of it starts from) and
-///   keeps that MCU row's blocks, and the join codes that MCU again with the true predictions
+///   keeps a copy of that MCU's blocks, and the join codes that MCU again with the true predictions
 ///   before the band's bits (transforming and coding the row before instead cost an MCU row of
 ///   extra work a band);
 /// - its bits start wherever the band before ended, which is not a byte boundary in general:
@@ -30,7 +30,7 @@ enum SegmentedBaseline {
         var bytes: [UInt8] = []
         var acc: UInt64 = 0
         var bits = 0
-        /// The band's first MCU row of blocks (all bands but the image's first), and the DC
+        /// The band's first MCU of blocks (all bands but the image's first), and the DC
         /// predictions the band ends with.
         var first: CoefficientStore?
         var lastDC: [Int32] = []
@@ -38,26 +38,24 @@ enum SegmentedBaseline {
         /// Codes MCU rows `rows` (source rows of MCU row r at `pixels(r)`, `rowBytes` apart)
         /// with `processor` and one MCU row of blocks `store`. The DC predictions a band after
         /// the image's first starts from are the band before's last: its first MCU is coded
-        /// aside (for the predictions the rest starts from) and again by ``join(into:state:layout:tables:)``,
-        /// from that MCU row's blocks, kept in ``first``.
+        /// aside (for the predictions the rest starts from) and again by ``join(into:state:tables:)``,
+        /// from a copy of that MCU's blocks, kept in ``first``.
         func code(rows: Range<Int>, pixels: (Int) -> UnsafePointer<UInt8>, rowBytes: Int, layout: EncoderLayout,
                   tables: EntropyTables, processor: MCURowProcessor, store: CoefficientStore) {
             var state = BaselineScanState(components: layout.components.count, restartInterval: 0)
             var writer = BitWriter(capacity: max(layout.width * layout.mcuHeight * rows.count / 4, 4096))
+            first = nil
             for mcuRow in rows {
-                let keep = mcuRow == rows.lowerBound && mcuRow > 0
-                let target = keep ? (first ?? CoefficientStore(layout: EncoderLayout.oneMCURow(of: layout))) : store
                 let y0 = mcuRow * layout.mcuHeight
                 processor.process(rows: pixels(mcuRow), rowBytes: rowBytes, count: min(layout.mcuHeight, layout.height - y0),
-                                  mcuRow: mcuRow, out: target.rowPointers(0), masks: target.rowMaskPointers(0))
-                let blocks = target.rowPointers(0).map { UnsafePointer($0) }, masks = target.rowMaskPointers(0).map { UnsafePointer($0) }
-                if keep {
+                                  mcuRow: mcuRow, out: store.rowPointers(0), masks: store.rowMaskPointers(0))
+                let blocks = store.rowPointers(0).map { UnsafePointer($0) }, masks = store.rowMaskPointers(0).map { UnsafePointer($0) }
+                if mcuRow == rows.lowerBound && mcuRow > 0 {
                     var scratch = BitWriter(capacity: 4096)
                     state.encodeRow(blocks, masks: masks, layout: layout, tables: tables, writer: &scratch, mcus: 0 ..< 1)
                     state.encodeRow(blocks, masks: masks, layout: layout, tables: tables, writer: &writer, mcus: 1 ..< layout.mcusAcross)
-                    first = target
+                    first = Self.copyFirstMCU(of: store)
                 } else {
-                    if mcuRow == rows.lowerBound { first = nil }
                     state.encodeRow(blocks, masks: masks, layout: layout, tables: tables, writer: &writer)
                 }
             }
@@ -67,11 +65,24 @@ enum SegmentedBaseline {
             lastDC = state.lastDC
         }
 
+        /// A store of one MCU (``EncoderLayout/oneMCU(of:)``) holding the first MCU of `row`'s
+        /// blocks and non-zero maps: all the join needs of the band's first row.
+        static func copyFirstMCU(of row: CoefficientStore) -> CoefficientStore {
+            let one = CoefficientStore(layout: EncoderLayout.oneMCU(of: row.layout))
+            for (c, comp) in row.layout.components.enumerated() {
+                for by in 0 ..< comp.v {
+                    (one.planes[c] + by * comp.h * 64).update(from: row.planes[c] + by * comp.blocksPerLine * 64, count: comp.h * 64)
+                    (one.masks[c] + by * comp.h).update(from: row.masks[c] + by * comp.blocksPerLine, count: comp.h)
+                }
+            }
+            return one
+        }
+
         /// Appends the band to `w`, after the bands before it (`state` holds their predictions).
-        func join(into w: inout BitWriter, state: inout BaselineScanState, layout: EncoderLayout, tables: EntropyTables) {
+        func join(into w: inout BitWriter, state: inout BaselineScanState, tables: EntropyTables) {
             if let first {
                 state.encodeRow(first.rowPointers(0).map { UnsafePointer($0) }, masks: first.rowMaskPointers(0).map { UnsafePointer($0) },
-                                layout: layout, tables: tables, writer: &w, mcus: 0 ..< 1)
+                                layout: first.layout, tables: tables, writer: &w, mcus: 0 ..< 1)
             }
             bytes.withUnsafeBufferPointer { w.appendCoded($0, pendingBits: acc, count: bits) }
             state.lastDC = lastDC
@@ -143,7 +154,7 @@ enum SegmentedBaseline {
 
         /// Band `i` is coded: joins it and the finished bands after it when they are next and
         /// no other thread is joining.
-        func finish(_ i: Int, layout: EncoderLayout, tables: EntropyTables) {
+        func finish(_ i: Int, tables: EntropyTables) {
             gate.lock()
             finished[i] = true
             guard !joining else {
@@ -154,7 +165,7 @@ enum SegmentedBaseline {
             while joined < bands.count && finished[joined] {
                 let next = joined
                 gate.unlock()
-                bands[next].join(into: &writer, state: &state, layout: layout, tables: tables)
+                bands[next].join(into: &writer, state: &state, tables: tables)
                 gate.lock()
                 joined += 1
             }
@@ -183,7 +194,7 @@ enum SegmentedBaseline {
                 bands[i].code(rows: rows * i / count ..< rows * (i + 1) / count,
                               pixels: { source.base + $0 * layout.mcuHeight * rowBytes }, rowBytes: rowBytes,
                               layout: layout, tables: tables, processor: processor, store: store)
-                joiner.finish(i, layout: layout, tables: tables)
+                joiner.finish(i, tables: tables)
             }
         }
         swap(&joiner.writer, &w)
