@@ -28,9 +28,11 @@ import TestSupport
         var rng = SplitMix64(seed: 7)
         var filtered = 0
         for trial in 0 ..< 3000 {
-            let step = [0, 3, 10, 30, 80][trial % 5]
+            // Steps of 120 and 200 at the largest level: differences that saturate the
+            // filter's sums (its base value and its updates) on lanes the masks pass.
+            let step = [0, 3, 10, 30, 80, 120, 200][trial % 7]
             let (y0, u0, v0) = Self.planes(&rng, step: step)
-            let level = Int32.random(in: 1 ... 63, using: &rng)
+            let level = step >= 120 ? 63 : Int32.random(in: 1 ... 63, using: &rng)
             // Interior limits up to 9 (sharpness > 0) or up to the level (sharpness 0).
             let interior = Int32.random(in: 1 ... (trial % 2 == 0 ? 9 : level), using: &rng)
             let strength = VP8FilterStrength(limit: 2 * level + interior, interiorLimit: interior,

@@ -1,9 +1,9 @@
 /// The loop filters of `VP8LoopFilter` on 16 byte lanes at once (SSE2-style), same results:
 /// each lane is one position along the edge, the eight vectors the pixels p3...q3 across it.
 /// The masks (edge limit, interior limit, high edge variance) are taken on bytes with
-/// saturating differences; the filter values on signed bytes (pixels minus 128) with signed
-/// saturating sums, as libwebp's SSE2 filters (the 6-tap products on two halves of 8 Int16
-/// lanes); the saturation clips as the scalar filter does. Horizontal edges are filtered in place;
+/// saturating differences; the filter values are the signed saturating sums of libwebp's SSE2
+/// filters, held biased by 128 and summed with unsigned saturation (the 6-tap products on two
+/// halves of 8 Int16 lanes); the saturation clips as the scalar filter does. Horizontal edges are filtered in place;
 /// vertical edges on a transposed copy of the macroblock (columns as rows), in libwebp's
 /// order, so the result is that of the scalar filter (tested equal).
 enum VP8LoopFilterSIMD {
@@ -13,8 +13,10 @@ enum VP8LoopFilterSIMD {
 
     // Masks are vectors of 0 or all ones: the concrete lane comparisons' `SIMDMask`
     // reinterpreted as its storage (the generic `SIMDMask` blends compile to per-lane loops).
-    // These patterns become single SSE2 instructions: psubusb, paddusb, pmaxub; the signed
-    // byte sums below paddsb and psubsb.
+    // These patterns become single SSE2 instructions (psubusb, paddusb, pmaxub), inlined. The
+    // filter needs no signed saturating sum (paddsb, psubsb): written as the clamp of a 16-bit
+    // sum they compile to that instruction, but stay calls, with the vectors live across them
+    // spilled to the stack.
     /// a - b, floored at 0.
     @inline(__always)
     static func subs(_ a: U, _ b: U) -> U { (a &- b) & unsafeBitCast(a .> b, to: U.self) }
@@ -51,42 +53,24 @@ enum VP8LoopFilterSIMD {
           Int8(truncatingIfNeeded: b[7]))
     }
 
-    typealias W = SIMD16<Int16>
+    /// `p + up - down`, clamped to 0...255: a signed update held as its positive and negative
+    /// parts (one of them 0), added with unsigned saturation.
     @inline(__always)
-    static func wide(_ a: I) -> W {
-        W(lowHalf: widenLow(a), highHalf: widenHigh(a))
-    }
-    /// Signed saturating byte sums and differences, written as the clamp of the 16-bit result
-    /// (which the compiler turns into paddsb / psubsb).
-    @inline(__always)
-    static func saturate(_ s: W) -> I {
-        let lo = W(repeating: -128), hi = W(repeating: 127)
-        let c = s.replacing(with: lo, where: s .< lo)
-        let d = c.replacing(with: hi, where: c .> hi)
-        return narrow(d.lowHalf, d.highHalf)
-    }
-    // Not forced inline: written out in the filters they make the caller too large for the
-    // optimiser's inlining of the edge functions; as calls they are one instruction each,
-    // which the code generator inlines.
-    static func adds(_ a: I, _ b: I) -> I { saturate(wide(a) &+ wide(b)) }
-    static func subs(_ a: I, _ b: I) -> I { saturate(wide(a) &- wide(b)) }
-    /// Pixels as signed bytes (x - 128) and back.
+    static func update(_ p: U, _ up: U, _ down: U) -> U { subs(adds(p, up), down) }
+    /// Biased bytes (x - 128 held as x) as signed bytes.
     @inline(__always)
     static func signed(_ u: U) -> I { unsafeBitCast(u ^ U(repeating: 0x80), to: I.self) }
-    @inline(__always)
-    static func unsigned(_ s: I) -> U { unsafeBitCast(s, to: U.self) ^ U(repeating: 0x80) }
-    @inline(__always)
-    static func bytes(_ n: Int8) -> I { I(repeating: n) }
 
     /// The filter across one edge: `px[0...7]` are p3, p2, p1, p0, q0, q1, q2, q3.
     /// `kind`: 0 simple, 1 normal inner edge, 2 normal macroblock edge. `thresh` is the edge
     /// limit (4 |p0 - q0| + |p1 - q1| <= 2 thresh + 1, taken as 2 |p0 - q0| + |p1 - q1| / 2 <=
     /// thresh, the same on integers), at most 255.
     ///
-    /// The filter values are taken on signed bytes (pixels minus 128) with saturating sums, as
-    /// libwebp's SSE2 filters do: the base value 3 (q0 - p0) + (p1 - q1) saturates to
-    /// -128...127, which is where the scalar filter clamps it (or where its shifted values clamp
-    /// to -16...15 anyway); the updates saturate as the scalar clip does.
+    /// The filter values are signed bytes with saturating sums, as in libwebp's SSE2 filters:
+    /// the base value 3 (q0 - p0) + (p1 - q1) saturates to -128...127, which is where the
+    /// scalar filter clamps it (or where its shifted values clamp to -16...15 anyway); the
+    /// updates saturate as the scalar clip does. The sums are unsigned saturating ones on
+    /// values biased by 128 (see the body).
     @inline(__always)
     static func filter(_ px: inout (U, U, U, U, U, U, U, U), kind: Int, thresh: UInt8, interior: UInt8, hevThresh: UInt8) {
         let p1 = px.2, p0 = px.3, q0 = px.4, q1 = px.5
@@ -103,45 +87,70 @@ enum VP8LoopFilterSIMD {
         // No lane to filter (a strong edge along the whole span): the pixels stay.
         let any = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
         if any[0] | any[1] == 0 { return }
-        let m = unsafeBitCast(mask, to: I.self), h = unsafeBitCast(hev, to: I.self)
-        let sp1 = signed(p1), sp0 = signed(p0), sq0 = signed(q0), sq1 = signed(q1)
-        let q0p0 = subs(sq0, sp0)
+        // The filter values are signed bytes held biased by 128 (0x80 is zero) in unsigned
+        // lanes, so every saturating sum is an unsigned one (paddusb, psubusb), which the
+        // compiler inlines (the signed ones stay calls, with the vectors live across them
+        // spilled to the stack). q0 - p0 enters as its positive and negative parts, not
+        // clamped to -128...127 first: three saturating steps of it give the same base value
+        // either way (checked for every p1 - q1 and q0 - p0).
+        let bias = U(repeating: 0x80)
+        let qp = subs(q0, p0), pq = subs(p0, q0)
+        var b = update(bias, subs(p1, q1), subs(q1, p1))
         // p1 - q1 is in the base value except on the inner edges' lanes without high edge
         // variance (their 4-tap filter).
-        let p1q1 = kind == 1 ? subs(sp1, sq1) & h : subs(sp1, sq1)
-        let base = adds(adds(adds(p1q1, q0p0), q0p0), q0p0)
+        if kind == 1 { b = ((b ^ bias) & hev) ^ bias }
+        b = update(b, qp, pq)
+        b = update(b, qp, pq)
+        b = update(b, qp, pq)
+        // An update (a + k) >> 3 of a biased value a comes out as (a + k + 128) >> 3, logical,
+        // which is the update plus 16: its positive and negative parts are the unsigned
+        // saturating differences with 16.
+        let sixteen = U(repeating: 16)
         if kind == 0 {
-            let a = base & m
-            px.3 = unsigned(adds(sp0, adds(a, bytes(3)) &>> 3))
-            px.4 = unsigned(subs(sq0, adds(a, bytes(4)) &>> 3))
+            let a = ((b ^ bias) & mask) ^ bias
+            let t2 = adds(a, U(repeating: 3)) &>> 3, t1 = adds(a, U(repeating: 4)) &>> 3
+            px.3 = update(p0, subs(t2, sixteen), subs(sixteen, t2))
+            px.4 = update(q0, subs(sixteen, t1), subs(t1, sixteen))
             return
         }
         if kind == 1 {
-            let a = base & m
-            let a2 = adds(a, bytes(3)) &>> 3, a1 = adds(a, bytes(4)) &>> 3
-            px.3 = unsigned(adds(sp0, a2))
-            px.4 = unsigned(subs(sq0, a1))
-            let a3 = ((a1 &+ bytes(1)) &>> 1) & ~h
-            px.2 = unsigned(adds(sp1, a3))
-            px.5 = unsigned(subs(sq1, a3))
+            let a = ((b ^ bias) & mask) ^ bias
+            let t2 = adds(a, U(repeating: 3)) &>> 3, t1 = adds(a, U(repeating: 4)) &>> 3
+            px.3 = update(p0, subs(t2, sixteen), subs(sixteen, t2))
+            px.4 = update(q0, subs(sixteen, t1), subs(t1, sixteen))
+            // (a1 + 1) >> 1 on the outer pixels of lanes without high edge variance: from
+            // a1 + 16 it comes out plus 8.
+            let t3 = (t1 &+ U(repeating: 1)) &>> 1, eight = U(repeating: 8), low = ~hev
+            let up = subs(t3, eight) & low, down = subs(eight, t3) & low
+            px.2 = update(p1, up, down)
+            px.5 = update(q1, down, up)
             return
         }
         // Macroblock edge: the 2-tap filter on hev lanes, the 6-tap one on the others.
-        let f = base & (m & h)
-        let np0 = adds(sp0, adds(f, bytes(3)) &>> 3), nq0 = subs(sq0, adds(f, bytes(4)) &>> 3)
-        let g = base & (m & ~h)
+        let f = ((b ^ bias) & (mask & hev)) ^ bias
+        let t2 = adds(f, U(repeating: 3)) &>> 3, t1 = adds(f, U(repeating: 4)) &>> 3
+        let np0 = update(p0, subs(t2, sixteen), subs(sixteen, t2))
+        let nq0 = update(q0, subs(sixteen, t1), subs(t1, sixteen))
+        let g = signed(b) & unsafeBitCast(mask & ~hev, to: I.self)
         let lo9 = widenLow(g) &* V(repeating: 9), hi9 = widenHigh(g) &* V(repeating: 9)
-        let r = V(repeating: 63)
+        // (k g + 63) >> 7 for k = 9, 18, 27, each plus 128 (the rounding term carries
+        // 128 << 7; every sum stays in 12991...19876), so its parts are differences with 128.
+        let r = V(repeating: 63 + 128 << 7)
         let lo2 = lo9 &+ r, hi2 = hi9 &+ r
         let lo1 = lo2 &+ lo9, hi1 = hi2 &+ hi9
         let lo0 = lo1 &+ lo9, hi0 = hi1 &+ hi9
-        let w2 = narrow(lo2 &>> 7, hi2 &>> 7), w1 = narrow(lo1 &>> 7, hi1 &>> 7), w0 = narrow(lo0 &>> 7, hi0 &>> 7)
-        px.1 = unsigned(adds(signed(px.1), w2))
-        px.6 = unsigned(subs(signed(px.6), w2))
-        px.2 = unsigned(adds(sp1, w1))
-        px.5 = unsigned(subs(sq1, w1))
-        px.3 = unsigned(adds(np0, w0))
-        px.4 = unsigned(subs(nq0, w0))
+        let w2 = unsafeBitCast(narrow(lo2 &>> 7, hi2 &>> 7), to: U.self)
+        let w1 = unsafeBitCast(narrow(lo1 &>> 7, hi1 &>> 7), to: U.self)
+        let w0 = unsafeBitCast(narrow(lo0 &>> 7, hi0 &>> 7), to: U.self)
+        let up2 = subs(w2, bias), down2 = subs(bias, w2)
+        let up1 = subs(w1, bias), down1 = subs(bias, w1)
+        let up0 = subs(w0, bias), down0 = subs(bias, w0)
+        px.1 = update(px.1, up2, down2)
+        px.6 = update(px.6, down2, up2)
+        px.2 = update(p1, up1, down1)
+        px.5 = update(q1, down1, up1)
+        px.3 = update(np0, up0, down0)
+        px.4 = update(nq0, down0, up0)
     }
 
     @inline(__always)
