@@ -41,11 +41,6 @@ public struct TilePyramidOptions: Sendable, Equatable {
     /// online (at least one), so the thread that decodes and averages keeps a core of its own:
     /// it is the critical path, and sharing its core with encoders slows the whole run.
     public var encoderThreads: Int?
-
-    /// The encoder threads ``encoderThreads`` asks for on `processors` processors (at least one).
-    func encoderThreadCount(processors: Int = Processors.online) -> Int {
-        max(1, encoderThreads ?? processors - 1)
-    }
     /// Working memory the row buffers may take (``TilePyramidGeometry/workingBytes(channels:)``);
     /// a wider image fails with ``TilePyramidError/limit(_:)`` before anything is allocated.
     public var maxWorkingBytes: Int
@@ -278,5 +273,12 @@ enum DeepZoomDescriptor {
             i += 1
         }
         return result
+    }
+}
+
+extension TilePyramidOptions {
+    /// The encoder threads ``encoderThreads`` asks for on `processors` processors (at least one).
+    func encoderThreadCount(processors: Int = Processors.online) -> Int {
+        max(1, encoderThreads ?? processors - 1)
     }
 }

@@ -106,18 +106,20 @@ enum VP8LoopFilterSIMD {
         // which is the update plus 16: its positive and negative parts are the unsigned
         // saturating differences with 16.
         let sixteen = U(repeating: 16)
+        // The 2-tap update of p0 and q0: every lane the masks pass, but only the high edge
+        // variance lanes on macroblock edges (the others take the 6-tap filter below).
+        let a = ((b ^ bias) & (kind == 2 ? mask & hev : mask)) ^ bias
+        let t2 = adds(a, U(repeating: 3)) &>> 3, t1 = adds(a, U(repeating: 4)) &>> 3
+        let np0 = update(p0, subs(t2, sixteen), subs(sixteen, t2))
+        let nq0 = update(q0, subs(sixteen, t1), subs(t1, sixteen))
         if kind == 0 {
-            let a = ((b ^ bias) & mask) ^ bias
-            let t2 = adds(a, U(repeating: 3)) &>> 3, t1 = adds(a, U(repeating: 4)) &>> 3
-            px.3 = update(p0, subs(t2, sixteen), subs(sixteen, t2))
-            px.4 = update(q0, subs(sixteen, t1), subs(t1, sixteen))
+            px.3 = np0
+            px.4 = nq0
             return
         }
         if kind == 1 {
-            let a = ((b ^ bias) & mask) ^ bias
-            let t2 = adds(a, U(repeating: 3)) &>> 3, t1 = adds(a, U(repeating: 4)) &>> 3
-            px.3 = update(p0, subs(t2, sixteen), subs(sixteen, t2))
-            px.4 = update(q0, subs(sixteen, t1), subs(t1, sixteen))
+            px.3 = np0
+            px.4 = nq0
             // (a1 + 1) >> 1 on the outer pixels of lanes without high edge variance: from
             // a1 + 16 it comes out plus 8.
             let t3 = (t1 &+ U(repeating: 1)) &>> 1, eight = U(repeating: 8), low = ~hev
@@ -126,11 +128,6 @@ enum VP8LoopFilterSIMD {
             px.5 = update(q1, down, up)
             return
         }
-        // Macroblock edge: the 2-tap filter on hev lanes, the 6-tap one on the others.
-        let f = ((b ^ bias) & (mask & hev)) ^ bias
-        let t2 = adds(f, U(repeating: 3)) &>> 3, t1 = adds(f, U(repeating: 4)) &>> 3
-        let np0 = update(p0, subs(t2, sixteen), subs(sixteen, t2))
-        let nq0 = update(q0, subs(sixteen, t1), subs(t1, sixteen))
         let g = signed(b) & unsafeBitCast(mask & ~hev, to: I.self)
         let lo9 = widenLow(g) &* V(repeating: 9), hi9 = widenHigh(g) &* V(repeating: 9)
         // (k g + 63) >> 7 for k = 9, 18, 27, each plus 128 (the rounding term carries
